@@ -208,7 +208,9 @@ type Window struct {
 }
 
 // Known reports whether the window has a usable start and end.
-func (w Window) Known() bool { return w.Source != "unknown" && !w.Start.IsZero() && w.End.After(w.Start) }
+func (w Window) Known() bool {
+	return w.Source != "unknown" && !w.Start.IsZero() && w.End.After(w.Start)
+}
 
 // Seconds is the window length in seconds, 0 when unknown.
 func (w Window) Seconds() float64 {
