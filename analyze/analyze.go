@@ -1,0 +1,449 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// MinRuns is the number of runs per level below which across-run figures
+// are flagged.
+const MinRuns = 3
+
+// Analyze computes the Summary of an ingested sweep.
+func Analyze(sw *ingest.Sweep) *Summary {
+	cfg := sw.Config
+	led := newLedger()
+	s := &Summary{
+		Schema: SchemaVersion,
+		Title:  cfg.Title,
+		Method: Method{
+			Percentile: cfg.Percentile, PercentileRule: percentileRule(cfg.Percentile),
+			MAD: cfg.MAD, MADRule: madRule(cfg.MAD),
+			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRule(cfg.Warmup),
+			SLO:                 SLO{TTFTms: Num(cfg.SLO.TTFTms), TPOTms: Num(cfg.SLO.TPOTms), E2Ems: Num(cfg.SLO.E2Ems)},
+			CounterTolerance:    cfg.CounterTolerance,
+			SpeculativeDecoding: cfg.SpeculativeDecoding,
+			MinRuns:             MinRuns,
+		},
+		Notes: []string{
+			"Client timings (TTFT, TPOT, E2E from per-request records) and server histograms (from /metrics bucket deltas) measure different intervals and different request sets; they are shown side by side and never joined, subtracted or divided.",
+			"Percentiles are never averaged across runs: across-run figures are the median ± MAD of per-run statistics, and pooled figures are percentiles of all runs' requests together.",
+			"Output and prompt token rates are separate quantities and are never added into one tokens/s figure.",
+		},
+	}
+	for _, f := range sw.IgnoredFiles {
+		led.add(ScopeFile, "ignored file: "+f.Reason, 1, f.Path)
+	}
+	for _, d := range sw.Diagnostics {
+		if d.Reason == "unrecognised environment log" {
+			led.add(ScopeFile, "environment log not recognised", 1, d.File)
+		}
+	}
+
+	// Group runs by level; analyze level by level so pooled samples are
+	// released as soon as a level is done.
+	var levels []int
+	byLevel := map[int][]*ingest.Run{}
+	for _, r := range sw.Runs {
+		if _, ok := byLevel[r.Concurrency]; !ok {
+			levels = append(levels, r.Concurrency)
+		}
+		byLevel[r.Concurrency] = append(byLevel[r.Concurrency], r)
+	}
+	sort.Ints(levels)
+	for _, c := range levels {
+		var runSummaries []RunSummary
+		var pooled samples
+		for _, r := range byLevel[c] {
+			for _, d := range r.Diagnostics {
+				if d.Reason == "several series" {
+					led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
+				}
+				if d.Reason == "unreadable scrape" {
+					led.add(ScopeFile, "unreadable scrape", 1, d.String())
+				}
+			}
+			rs, smp := analyzeRun(runInput{run: r, cfg: cfg, led: led})
+			runSummaries = append(runSummaries, rs)
+			pooled.ttft = append(pooled.ttft, smp.ttft...)
+			pooled.e2e = append(pooled.e2e, smp.e2e...)
+			pooled.tpot = append(pooled.tpot, smp.tpot...)
+			pooled.itl = append(pooled.itl, smp.itl...)
+			pooled.prompt = append(pooled.prompt, smp.prompt...)
+			pooled.output = append(pooled.output, smp.output...)
+		}
+		s.Runs = append(s.Runs, runSummaries...)
+		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pooled, cfg))
+	}
+	s.Accounting = accounting(s.Runs)
+	s.Exclusions = led.list()
+	s.Environment = environment(sw)
+	s.Findings = lint(sw, s)
+	return s
+}
+
+func madRule(form string) string {
+	if form == "scaled" {
+		return "scaled MAD: 1.4826 × median(|xᵢ − median(x)|) over the per-run values"
+	}
+	return "raw MAD: median(|xᵢ − median(x)|) over the per-run values (not scaled)"
+}
+
+func warmupRule(w ingest.WarmupConfig) string {
+	if w.Mode == "none" {
+		return "none: every request is measured"
+	}
+	return fmt.Sprintf("stabilisation: in send order, the median of each block of %d requests must change by less than %g%% from the previous block %d times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded", w.Window, 100*w.Tolerance, w.Consecutive)
+}
+
+// statSpec describes one per-run statistic summarised across runs.
+type statSpec struct {
+	key, metric, stat, unit, sample string
+	get                             func(RunSummary) Num
+}
+
+func distSpecs(prefix, metric, unit, sample string, get func(RunSummary) Distribution) []statSpec {
+	var out []statSpec
+	for _, st := range []string{"p50", "p95", "p99", "mean"} {
+		st := st
+		out = append(out, statSpec{prefix + "." + st, metric, st, unit, sample, func(r RunSummary) Num { return get(r).Value(st) }})
+	}
+	return out
+}
+
+// levelStatSpecs lists every per-run statistic in report order.
+func levelStatSpecs() []statSpec {
+	var specs []statSpec
+	specs = append(specs, distSpecs("ttft", "TTFT", "ms", SamplePerRequest, func(r RunSummary) Distribution { return r.TTFT })...)
+	specs = append(specs, distSpecs("tpot", "TPOT", "ms", SamplePerRequest, func(r RunSummary) Distribution { return r.TPOT })...)
+	specs = append(specs, distSpecs("e2e", "E2E latency", "ms", SamplePerRequest, func(r RunSummary) Distribution { return r.E2E })...)
+	specs = append(specs, distSpecs("user_tps", "user TPS", "tokens/s", SamplePerRequest, func(r RunSummary) Distribution { return r.UserTPS })...)
+	specs = append(specs, statSpec{"itl.gap_weighted_mean", "ITL", "mean", "ms", "per-gap (Σ(E2E−TTFT)/Σ(n−1))", func(r RunSummary) Num { return r.GapWeightedITL }})
+	for _, st := range []string{"p50", "p95", "p99"} {
+		st := st
+		specs = append(specs, statSpec{"itl." + st, "ITL", st, "ms", SamplePerGap, func(r RunSummary) Num {
+			if !r.GapDistributionKnown {
+				return NaN
+			}
+			return r.ITL.Value(st)
+		}})
+	}
+	specs = append(specs,
+		statSpec{"throughput.output_tokens_per_s", "output tokens/s", "rate", "tokens/s", SampleWindowCount, func(r RunSummary) Num { return r.Throughput.OutputTokensPerSec }},
+		statSpec{"throughput.prompt_tokens_per_s", "prompt tokens/s", "rate", "tokens/s", SampleWindowCount, func(r RunSummary) Num { return r.Throughput.PromptTokensPerSec }},
+		statSpec{"throughput.requests_per_s", "requests/s", "rate", "req/s", "successful requests completed in the window / window", func(r RunSummary) Num { return r.Throughput.RequestsPerSec }},
+		statSpec{"throughput.client_output_tokens_per_s", "client output tokens/s", "rate", "tokens/s", SampleClientSpan, func(r RunSummary) Num { return r.Throughput.ClientOutputTokensPerSec }},
+		statSpec{"goodput.percent", "goodput", "pass rate", "%", "measured requests meeting every SLO / measured requests", func(r RunSummary) Num { return r.Goodput.Percent }},
+		statSpec{"goodput.requests_per_s", "request goodput", "rate", "req/s", "requests meeting every SLO / window", func(r RunSummary) Num { return r.Goodput.RequestsPerSec }},
+	)
+	for _, role := range ingest.HistogramRoles {
+		role := role
+		for _, st := range []string{"p50", "p95", "p99"} {
+			st := st
+			specs = append(specs, statSpec{"server." + string(role) + "." + st, histogramLabels[role][0], st, "ms", SampleServerHist, func(r RunSummary) Num {
+				for _, h := range r.Server {
+					if h.Role == string(role) && h.Omitted == "" {
+						switch st {
+						case "p50":
+							return h.P50
+						case "p95":
+							return h.P95
+						case "p99":
+							return h.P99
+						}
+					}
+				}
+				return NaN
+			}})
+		}
+	}
+	return specs
+}
+
+// cdfProbabilities are the quantiles at which pooled CDFs are sampled.
+func cdfProbabilities() []float64 {
+	var ps []float64
+	for i := 1; i <= 100; i++ {
+		ps = append(ps, float64(i)/100)
+		if i == 99 {
+			ps = append(ps, 0.995, 0.999)
+		}
+	}
+	return ps
+}
+
+func cdf(xs []float64) []CDFPoint {
+	if len(xs) == 0 {
+		return nil
+	}
+	ps := cdfProbabilities()
+	q := Quantiles(xs, ps, NearestRank)
+	out := make([]CDFPoint, len(ps))
+	for i, p := range ps {
+		out[i] = CDFPoint{P: p, Value: Num(q[i])}
+	}
+	return out
+}
+
+func buildLevel(c int, runs []RunSummary, pooled samples, cfg ingest.Config) Level {
+	lv := Level{Concurrency: c}
+	var ok []RunSummary
+	for _, r := range runs {
+		if !r.Failed {
+			ok = append(ok, r)
+			lv.Runs = append(lv.Runs, r.Dir)
+		}
+		lv.Counts = addCounts(lv.Counts, r.Counts)
+	}
+	for _, sp := range levelStatSpecs() {
+		ar := AcrossRuns{Key: sp.key, Metric: sp.metric, Statistic: sp.stat, Unit: sp.unit, Sample: sp.sample, Median: NaN, MAD: NaN}
+		var vals []float64
+		for _, r := range ok {
+			v := sp.get(r)
+			ar.PerRun = append(ar.PerRun, v)
+			if v.Valid() {
+				vals = append(vals, float64(v))
+			}
+		}
+		ar.Runs = len(vals)
+		if len(vals) > 0 {
+			ar.Median = Num(Median(vals))
+			ar.MAD = Num(MAD(vals, cfg.MAD == "scaled"))
+		}
+		ar.FewRuns = ar.Runs < MinRuns
+		lv.Stats = append(lv.Stats, ar)
+	}
+	m := cfg.Percentile
+	lv.PooledTTFT = distribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+	lv.PooledE2E = distribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
+	lv.PooledTPOT = distribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
+	lv.PooledITL = distribution("ITL", "ms", SamplePooledGap, m, pooled.itl)
+	if len(pooled.itl) == 0 {
+		lv.PooledITL.Unavailable = "per-gap distribution not available for every run"
+	}
+	lv.CDFTTFT, lv.CDFTPOT, lv.CDFE2E = cdf(pooled.ttft), cdf(pooled.tpot), cdf(pooled.e2e)
+	lv.Workload.PromptTokens = distribution("prompt length", "tokens", SamplePooled, m, append([]float64(nil), pooled.prompt...))
+	lv.Workload.OutputTokens = distribution("output length", "tokens", SamplePooled, m, append([]float64(nil), pooled.output...))
+	lv.Workload.PromptHistogram = bins(pooled.prompt, 30)
+	lv.Workload.OutputHistogram = bins(pooled.output, 30)
+	lv.Workload.EarlyStopPercent, lv.Workload.AchievedConcurrency = NaN, NaN
+	var early, basis float64
+	var conc []float64
+	for _, r := range ok {
+		if r.Workload.EarlyStopPercent.Valid() {
+			early += float64(r.Workload.EarlyStopPercent) * float64(r.Workload.EarlyStopBasis) / 100
+			basis += float64(r.Workload.EarlyStopBasis)
+		}
+		if r.Workload.AchievedConcurrency.Valid() {
+			conc = append(conc, float64(r.Workload.AchievedConcurrency))
+		}
+	}
+	if basis > 0 {
+		lv.Workload.EarlyStopPercent = Num(100 * math.Round(early) / basis)
+		lv.Workload.EarlyStopBasis = int(basis)
+	}
+	if len(conc) > 0 {
+		lv.Workload.AchievedConcurrency = Num(Median(conc))
+	}
+	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "see per-run values")
+	return lv
+}
+
+// bins builds an equal-width histogram of xs over [0, max] (does not reorder xs).
+func bins(xs []float64, n int) []HistogramBin {
+	if len(xs) == 0 {
+		return nil
+	}
+	max := 0.0
+	for _, x := range xs {
+		max = math.Max(max, x)
+	}
+	width := math.Ceil((max + 1) / float64(n))
+	if width < 1 {
+		width = 1
+	}
+	out := make([]HistogramBin, n)
+	for i := range out {
+		out[i] = HistogramBin{Lo: float64(i) * width, Hi: float64(i+1) * width}
+	}
+	for _, x := range xs {
+		k := int(x / width)
+		if k >= n {
+			k = n - 1
+		}
+		out[k].Count++
+	}
+	return out
+}
+
+func addCounts(a, b Counts) Counts {
+	return Counts{
+		RowsRead: a.RowsRead + b.RowsRead, BadRows: a.BadRows + b.BadRows, Accepted: a.Accepted + b.Accepted,
+		WarmUp: a.WarmUp + b.WarmUp, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
+		ZeroToken: a.ZeroToken + b.ZeroToken, OneToken: a.OneToken + b.OneToken, MultiToken: a.MultiToken + b.MultiToken,
+	}
+}
+
+func accounting(runs []RunSummary) Accounting {
+	a := Accounting{Runs: len(runs)}
+	for _, r := range runs {
+		if r.Failed {
+			a.FailedRuns++
+		}
+		a.Requests = addCounts(a.Requests, r.Counts)
+	}
+	return a
+}
+
+func environment(sw *ingest.Sweep) EnvironmentSummary {
+	var e EnvironmentSummary
+	srcSet := map[string]bool{}
+	var first *ingest.Run
+	for _, r := range sw.Runs {
+		if first == nil && !r.Failed {
+			first = r
+		}
+		for _, src := range r.Env.Sources {
+			srcSet[src.Path+" ("+src.Format+")"] = true
+		}
+	}
+	for k := range srcSet {
+		e.Sources = append(e.Sources, k)
+	}
+	sort.Strings(e.Sources)
+	if first == nil && len(sw.Runs) > 0 {
+		first = sw.Runs[0]
+	}
+	if first != nil {
+		for _, k := range ingest.CanonicalFields {
+			if v, ok := first.Env.Canonical[k]; ok {
+				e.Canonical = append(e.Canonical, EnvField{Key: k, Value: v})
+			}
+		}
+		e.Missing = append(e.Missing, first.Env.Missing...)
+	}
+	for _, d := range sw.EnvDiffs {
+		ed := EnvDiff{Key: d.Key}
+		for _, v := range d.Values {
+			ed.Values = append(ed.Values, EnvDiffValue{Value: v.Value, Runs: v.Runs})
+		}
+		e.Diffs = append(e.Diffs, ed)
+	}
+	return e
+}
+
+// lint lists the findings, most severe first.
+func lint(sw *ingest.Sweep, s *Summary) []Finding {
+	var fs []Finding
+	add := func(sev, rule, source, msg string, runs []string) {
+		fs = append(fs, Finding{Severity: sev, Rule: rule, Source: source, Message: msg, Runs: runs})
+	}
+	for _, lv := range s.Levels {
+		if len(lv.Runs) < MinRuns {
+			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
+				fmt.Sprintf("concurrency %d has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Concurrency, len(lv.Runs), MinRuns), lv.Runs)
+		}
+	}
+	if sw.Config.Warmup.Mode == "none" {
+		add("warning", "no-warm-up-handling", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
+			"warm-up handling is disabled (warmup: none): early, slower requests are measured", nil)
+	}
+	var unstable, overlap, mismatch, noWindow, chunked, notStreamed, restart, missingScrape []string
+	for _, r := range s.Runs {
+		if r.Failed {
+			continue
+		}
+		if sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised {
+			unstable = append(unstable, r.Dir)
+		}
+		if r.Warmup.OverlapsWindow {
+			overlap = append(overlap, r.Dir)
+		}
+		if r.Throughput.CounterMismatch.Valid() && float64(r.Throughput.CounterMismatch) > sw.Config.CounterTolerance {
+			mismatch = append(mismatch, fmt.Sprintf("%s (Δ generation_tokens %g vs Σ completion_tokens %d, %.2f%%)",
+				r.Dir, float64(r.Throughput.GenerationTokensDelta), r.Throughput.ClientCompletionTokens, 100*float64(r.Throughput.CounterMismatch)))
+		}
+		if r.Throughput.WindowSource == "unknown" {
+			noWindow = append(noWindow, r.Dir)
+		}
+		if !r.GapDistributionKnown && r.ITL.Sample == SampleChunkGap {
+			chunked = append(chunked, r.Dir)
+		}
+		if !r.Streamed {
+			notStreamed = append(notStreamed, r.Dir)
+		}
+		if strings.Contains(r.Throughput.ServerUnavailable, "decreased") {
+			restart = append(restart, r.Dir)
+		}
+		if strings.Contains(r.Throughput.ServerUnavailable, "missing") {
+			missingScrape = append(missingScrape, r.Dir)
+		}
+	}
+	if len(unstable) > 0 {
+		add("warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
+			fmt.Sprintf("%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured", len(unstable)), unstable)
+	}
+	if len(overlap) > 0 {
+		add("warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
+			fmt.Sprintf("%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up", len(overlap)), overlap)
+	}
+	if len(mismatch) > 0 {
+		add("warning", "counter-client-mismatch", "serving-workloads §2.4 throughput from counter deltas over a declared window",
+			fmt.Sprintf("generation-token counter delta disagrees with the client's completion tokens by more than %g%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*sw.Config.CounterTolerance), mismatch)
+	}
+	if len(noWindow) > 0 {
+		add("warning", "missing-window", "latency-and-throughput: define where the observation time starts and ends",
+			"no measurement window (run.yaml window or scrape timestamps): server throughput and request goodput rate are unavailable", noWindow)
+	}
+	if len(missingScrape) > 0 {
+		add("info", "missing-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
+			"metrics-start.prom or metrics-end.prom is missing: server-side figures are unavailable", missingScrape)
+	}
+	if len(restart) > 0 {
+		add("error", "counter-decreased", "serving-workloads §2.4: throughput from counter deltas",
+			"a counter decreased inside the window (server restart?): server throughput for these runs is invalid", restart)
+	}
+	if len(chunked) > 0 {
+		add("info", "chunked-streaming", "serving-workloads §2.2 per-gap deltas are conditional",
+			"text chunks do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such", chunked)
+	}
+	if len(notStreamed) > 0 {
+		add("error", "non-streamed-ttft", "serving-workloads §2.1: non-streaming responses cannot reveal TTFT",
+			"TTFT equals E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported", notStreamed)
+	}
+	var several []string
+	for _, r := range sw.Runs {
+		for _, d := range r.Diagnostics {
+			if d.Reason == "several series" {
+				several = append(several, d.String())
+			}
+		}
+	}
+	if len(several) > 0 {
+		add("error", "several-engines-in-scrape", "serving-workloads §2.2: do not combine unrelated series",
+			"a metric has several series (engines or models) and no label_selector chooses one; it is not used", several)
+	}
+	if len(sw.EnvDiffs) > 0 {
+		var keys []string
+		for _, d := range sw.EnvDiffs {
+			keys = append(keys, d.Key)
+		}
+		add("warning", "environment-differs", "serving-workloads §4.1 environment log: compare under the same conditions",
+			fmt.Sprintf("the environment differs between runs in %d key(s): %s", len(keys), strings.Join(keys, ", ")), nil)
+	}
+	low := 0
+	for _, r := range s.Runs {
+		low += r.Counts.ZeroToken + r.Counts.OneToken
+	}
+	if low > 0 {
+		add("info", "zero-and-one-token-outputs", "serving-workloads §2.2: TPOT undefined for n ≤ 1",
+			fmt.Sprintf("%d measured request(s) had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", low), nil)
+	}
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
+	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
+	return fs
+}

@@ -1,0 +1,276 @@
+package analyze
+
+import (
+	"math"
+	"sort"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// Percentile methods.
+const (
+	NearestRank = "nearest-rank"
+	Linear      = "linear"
+)
+
+// percentileRule describes a method in words, for the report.
+func percentileRule(method string) string {
+	if method == Linear {
+		return "linear interpolation between closest ranks: h = (N−1)·p, x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]) (numpy's default)"
+	}
+	return "nearest rank: the value at rank ⌈p·N⌉ of the sorted sample (no interpolation)"
+}
+
+// Quantiles returns the p-quantiles (0 < p ≤ 1) of xs by the given method.
+// It reorders xs in place (selection, not a full sort) and returns NaN for
+// every p when xs is empty. ps must be ascending.
+func Quantiles(xs []float64, ps []float64, method string) []float64 {
+	out := make([]float64, len(ps))
+	if len(xs) == 0 {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	n := len(xs)
+	// Ranks (0-based) needed, ascending and unique.
+	var ranks []int
+	for _, p := range ps {
+		if method == Linear {
+			h := float64(n-1) * p
+			lo := int(math.Floor(h))
+			ranks = append(ranks, lo)
+			if lo+1 < n {
+				ranks = append(ranks, lo+1)
+			}
+		} else {
+			ranks = append(ranks, nearestRankIndex(p, n))
+		}
+	}
+	sort.Ints(ranks)
+	ranks = uniqueInts(ranks)
+	multiSelect(xs, ranks)
+	for i, p := range ps {
+		if method == Linear {
+			h := float64(n-1) * p
+			lo := int(math.Floor(h))
+			if lo+1 >= n {
+				out[i] = xs[n-1]
+				continue
+			}
+			out[i] = xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
+		} else {
+			out[i] = xs[nearestRankIndex(p, n)]
+		}
+	}
+	return out
+}
+
+// nearestRankIndex is the 0-based index of rank ⌈p·N⌉, at least rank 1.
+// A tiny epsilon keeps p·N that is an integer in exact arithmetic (0.95·20
+// = 19) from rounding up to the next rank through floating-point error.
+func nearestRankIndex(p float64, n int) int {
+	r := int(math.Ceil(p*float64(n) - 1e-9))
+	if r < 1 {
+		r = 1
+	}
+	if r > n {
+		r = n
+	}
+	return r - 1
+}
+
+func uniqueInts(xs []int) []int {
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// multiSelect reorders xs so that xs[k] holds the k-th smallest value for
+// every k in ranks (ascending), with smaller values before it. It costs
+// O(N log len(ranks)) on average instead of a full sort.
+func multiSelect(xs []float64, ranks []int) {
+	if len(ranks) == 0 || len(xs) < 2 {
+		return
+	}
+	mid := len(ranks) / 2
+	k := ranks[mid]
+	selectKth(xs, k)
+	multiSelect(xs[:k], ranks[:mid])
+	right := make([]int, 0, len(ranks)-mid-1)
+	for _, r := range ranks[mid+1:] {
+		right = append(right, r-k-1)
+	}
+	multiSelect(xs[k+1:], right)
+}
+
+// selectKth places the k-th smallest value at xs[k] (Hoare quickselect with
+// a median-of-three pivot; deterministic).
+func selectKth(xs []float64, k int) {
+	lo, hi := 0, len(xs)-1
+	for hi > lo {
+		if hi-lo < 16 {
+			insertionSort(xs[lo : hi+1])
+			return
+		}
+		m := lo + (hi-lo)/2
+		if xs[m] < xs[lo] {
+			xs[m], xs[lo] = xs[lo], xs[m]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[m] {
+			xs[hi], xs[m] = xs[m], xs[hi]
+		}
+		pivot := xs[m]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+func insertionSort(xs []float64) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+// Median returns the median of xs (the mean of the two middle values for an
+// even count), NaN when empty. It does not modify xs.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// MADScale is the factor that makes the MAD a consistent estimator of the
+// standard deviation for normally distributed data.
+const MADScale = 1.4826
+
+// MAD returns the median absolute deviation around the median: raw, or
+// multiplied by MADScale when scaled is true. NaN when xs is empty.
+func MAD(xs []float64, scaled bool) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	m := Median(xs)
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - m)
+	}
+	mad := Median(dev)
+	if scaled {
+		mad *= MADScale
+	}
+	return mad
+}
+
+// HistogramDelta subtracts the start histogram from the end one, bucket by
+// bucket. start may be nil (a server that had served nothing before). It
+// returns ok false with a reason when the bucket layouts differ or a count
+// went down (a restart).
+func HistogramDelta(start *ingest.Histogram, end ingest.Histogram) (ingest.Histogram, string) {
+	if start == nil {
+		return end, ""
+	}
+	if len(start.Buckets) != len(end.Buckets) {
+		return ingest.Histogram{}, "bucket layouts differ between the start and end scrapes"
+	}
+	d := ingest.Histogram{Count: end.Count - start.Count, Sum: end.Sum - start.Sum, Buckets: make([]ingest.Bucket, len(end.Buckets))}
+	for i, b := range end.Buckets {
+		if b.UpperBound != start.Buckets[i].UpperBound && !(math.IsInf(b.UpperBound, 1) && math.IsInf(start.Buckets[i].UpperBound, 1)) {
+			return ingest.Histogram{}, "bucket layouts differ between the start and end scrapes"
+		}
+		d.Buckets[i] = ingest.Bucket{UpperBound: b.UpperBound, Count: b.Count - start.Buckets[i].Count}
+		if d.Buckets[i].Count < 0 {
+			return ingest.Histogram{}, "a bucket count decreased between the scrapes (server restart?)"
+		}
+	}
+	if d.Count < 0 {
+		return ingest.Histogram{}, "the observation count decreased between the scrapes (server restart?)"
+	}
+	return d, ""
+}
+
+// HistogramQuantile estimates the q-quantile of a cumulative histogram the
+// way Prometheus's histogram_quantile does: find the bucket holding rank
+// q·count and interpolate linearly inside it, assuming the lowest bucket
+// starts at 0 (when its bound is positive); a rank in the +Inf bucket
+// returns the highest finite bound. NaN when there are no observations or
+// no +Inf bucket.
+func HistogramQuantile(q float64, h ingest.Histogram) float64 {
+	b := h.Buckets
+	if len(b) < 2 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
+		return math.NaN()
+	}
+	// Prometheus tolerates small non-monotonicity from float noise by
+	// forcing counts to be non-decreasing.
+	counts := make([]float64, len(b))
+	maxSoFar := 0.0
+	for i := range b {
+		maxSoFar = math.Max(maxSoFar, b[i].Count)
+		counts[i] = maxSoFar
+	}
+	total := counts[len(counts)-1]
+	if total == 0 {
+		return math.NaN()
+	}
+	if q < 0 {
+		return math.Inf(-1)
+	}
+	if q > 1 {
+		return math.Inf(1)
+	}
+	rank := q * total
+	i := sort.Search(len(counts)-1, func(i int) bool { return counts[i] >= rank })
+	if i == len(b)-1 {
+		return b[len(b)-2].UpperBound
+	}
+	if i == 0 && b[0].UpperBound <= 0 {
+		return b[0].UpperBound
+	}
+	start, end := 0.0, b[i].UpperBound
+	prev := 0.0
+	if i > 0 {
+		start = b[i-1].UpperBound
+		prev = counts[i-1]
+	}
+	inBucket := counts[i] - prev
+	if inBucket == 0 {
+		return end
+	}
+	return start + (end-start)*((rank-prev)/inBucket)
+}

@@ -1,0 +1,691 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// Request classes, per the measurement rules.
+const (
+	classError = iota // status ≠ ok: not a latency sample
+	classZero         // n = 0: not a latency sample
+	classOne          // n = 1: TTFT and E2E only
+	classMulti        // n ≥ 2: every per-request metric
+)
+
+// isOK reports whether a status means success.
+func isOK(status string) bool {
+	s := strings.TrimSpace(status)
+	return s == "" || strings.EqualFold(s, "ok")
+}
+
+// samples are one run's per-request samples, kept for pooling.
+type samples struct {
+	ttft, e2e, tpot, itl []float64
+	prompt, output       []float64
+}
+
+// runInput bundles what analyzing one run needs.
+type runInput struct {
+	run *ingest.Run
+	cfg ingest.Config
+	led *ledger
+}
+
+// classify returns the class of request i.
+func classify(r *ingest.Requests, i int) int {
+	if r.Status != nil && !isOK(r.Status[i]) {
+		return classError
+	}
+	switch n := r.CompletionTokens[i]; {
+	case n == 0:
+		return classZero
+	case n == 1:
+		return classOne
+	default:
+		return classMulti
+	}
+}
+
+// sendOrder returns request indices in send order: by t_request_sent when
+// every request has one, else file order.
+func sendOrder(r *ingest.Requests) []int {
+	order := make([]int, r.N)
+	for i := range order {
+		order[i] = i
+	}
+	if r.TRequestSent == nil {
+		return order
+	}
+	for _, t := range r.TRequestSent {
+		if math.IsNaN(t) {
+			return order
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return r.TRequestSent[order[a]] < r.TRequestSent[order[b]] })
+	return order
+}
+
+// completionTime is when request i ended, in unix seconds, or NaN.
+func completionTime(r *ingest.Requests, i int) float64 {
+	if r.TLastText != nil && !math.IsNaN(r.TLastText[i]) {
+		return r.TLastText[i]
+	}
+	if r.TRequestSent != nil && !math.IsNaN(r.TRequestSent[i]) {
+		return r.TRequestSent[i] + r.E2Ems[i]/1000
+	}
+	return math.NaN()
+}
+
+// analyzeRun computes one run's summary and returns its samples for pooling.
+func analyzeRun(in runInput) (RunSummary, samples) {
+	run, cfg, led := in.run, in.cfg, in.led
+	rs := RunSummary{Dir: run.Dir, Concurrency: run.Concurrency, Repeat: run.Repeat}
+	var smp samples
+	if run.Failed || run.Requests == nil {
+		rs.Failed = true
+		rs.FailReason = "run could not be read"
+		for _, d := range run.Diagnostics {
+			if d.Severity == ingest.Error {
+				rs.FailReason = d.String()
+				break
+			}
+		}
+		led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
+		if run.Requests != nil {
+			rs.Counts.RowsRead = run.Requests.RowsRead
+		}
+		return rs, smp
+	}
+	rf := run.Requests
+	req := rf.Requests
+	method := cfg.Percentile
+
+	rs.Counts.RowsRead = rf.RowsRead
+	rs.Counts.BadRows = len(rf.Excluded)
+	rs.Counts.Accepted = req.N
+	for _, d := range rf.Excluded {
+		led.add(ScopeRequest, "bad row: "+d.Reason, 1, d.String())
+	}
+
+	order := sendOrder(req)
+	classes := make([]int, req.N)
+	for i := range classes {
+		classes[i] = classify(req, i)
+	}
+
+	// Warm-up.
+	rs.Warmup = warmup(req, order, classes, cfg.Warmup, run.Window)
+	if rs.Warmup.Discarded > 0 {
+		led.add(ScopeRequest, "warm-up (stabilisation rule): discarded before measuring", rs.Warmup.Discarded, run.Dir)
+	}
+	measured := order[rs.Warmup.Discarded:]
+	rs.Counts.WarmUp = rs.Warmup.Discarded
+	rs.Counts.Measured = len(measured)
+
+	errorsByText := map[string]int{}
+	for _, i := range measured {
+		switch classes[i] {
+		case classError:
+			rs.Counts.Errors++
+			errorsByText[errorKey(req.Status[i])]++
+		case classZero:
+			rs.Counts.ZeroToken++
+		case classOne:
+			rs.Counts.OneToken++
+		case classMulti:
+			rs.Counts.MultiToken++
+		}
+	}
+	rs.Errors = sortedReasonCounts(errorsByText)
+	for _, e := range rs.Errors {
+		led.add(ScopeRequest, "request error (not a latency sample): "+e.Reason, e.Count, run.Dir)
+	}
+	led.add(ScopeRequest, "no output tokens, n = 0 (not a latency sample)", rs.Counts.ZeroToken, run.Dir)
+	led.add(ScopeStatistic, "one output token, n = 1: no TPOT or user-TPS sample (TTFT and E2E kept)", rs.Counts.OneToken, run.Dir)
+
+	// Streaming check: TTFT == E2E for (nearly) all requests with output.
+	var withOutput, flat int
+	for _, i := range measured {
+		if classes[i] == classOne || classes[i] == classMulti {
+			withOutput++
+			if req.E2Ems[i]-req.TTFTms[i] <= 1e-9 {
+				flat++
+			}
+		}
+	}
+	rs.Streamed = !(withOutput > 0 && float64(flat) >= cfg.StreamingCheckFraction*float64(withOutput) && flat > 0 && classMultiCount(classes, measured) > 0)
+
+	// Per-request samples.
+	var zeroDecode int
+	var gapSum float64
+	var gapCount int64
+	userTPS := make([]float64, 0, rs.Counts.MultiToken)
+	for _, i := range measured {
+		c := classes[i]
+		if c != classOne && c != classMulti {
+			continue
+		}
+		smp.e2e = append(smp.e2e, req.E2Ems[i])
+		smp.ttft = append(smp.ttft, req.TTFTms[i])
+		if c == classMulti {
+			gaps := float64(req.CompletionTokens[i] - 1)
+			decode := req.E2Ems[i] - req.TTFTms[i]
+			smp.tpot = append(smp.tpot, decode/gaps)
+			gapSum += decode
+			gapCount += req.CompletionTokens[i] - 1
+			if decode > 0 {
+				userTPS = append(userTPS, gaps/(decode/1000))
+			} else {
+				zeroDecode++
+			}
+		}
+	}
+	led.add(ScopeStatistic, "E2E = TTFT with n ≥ 2: no user-TPS sample (decode time is zero)", zeroDecode, run.Dir)
+
+	rs.E2E = distribution("E2E latency", "ms", SamplePerRequest, method, smp.e2e)
+	if rs.Streamed {
+		rs.TTFT = distribution("TTFT", "ms", SamplePerRequest, method, smp.ttft)
+		rs.TPOT = distribution("TPOT", "ms", SamplePerRequest, method, smp.tpot)
+		rs.UserTPS = distribution("user TPS", "tokens/s", SamplePerRequest, method, userTPS)
+		rs.GapWeightedITL = NaN
+		if gapCount > 0 {
+			rs.GapWeightedITL = Num(gapSum / float64(gapCount))
+		}
+		rs.GapCount = gapCount
+	} else {
+		why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", flat, withOutput)
+		rs.TTFT = unavailable("TTFT", "ms", SamplePerRequest, method, why)
+		rs.TPOT = unavailable("TPOT", "ms", SamplePerRequest, method, why)
+		rs.UserTPS = unavailable("user TPS", "tokens/s", SamplePerRequest, method, why)
+		rs.GapWeightedITL = NaN
+		led.add(ScopeStatistic, "TTFT, TPOT and ITL not measured: response not streamed (TTFT = E2E)", 1, run.Dir)
+		smp.ttft, smp.tpot = nil, nil
+	}
+	if rs.Streamed {
+		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
+		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
+			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, run.Dir)
+		}
+	} else {
+		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
+	}
+
+	rs.Throughput = throughput(run, req, measured, classes, led)
+	rs.Server = serverHistograms(run, req, cfg, led)
+	rs.Goodput = goodput(req, measured, classes, cfg.SLO, rs.Throughput.WindowSeconds, rs.Streamed)
+	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
+	return rs, smp
+}
+
+func classMultiCount(classes []int, idx []int) int {
+	n := 0
+	for _, i := range idx {
+		if classes[i] == classMulti {
+			n++
+		}
+	}
+	return n
+}
+
+// failCategory names why a run failed, for grouping.
+func failCategory(run *ingest.Run) string {
+	for _, d := range run.Diagnostics {
+		if d.Severity == ingest.Error {
+			return d.Reason
+		}
+	}
+	return "unreadable"
+}
+
+// distribution summarises xs (reordering it).
+func distribution(metric, unit, sample, method string, xs []float64) Distribution {
+	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: len(xs), MeanWeighting: meanWeighting(sample)}
+	if len(xs) == 0 {
+		d.P50, d.P95, d.P99, d.Max, d.Mean = NaN, NaN, NaN, NaN, NaN
+		d.Unavailable = "no samples"
+		return d
+	}
+	sum, max := 0.0, math.Inf(-1)
+	for _, x := range xs {
+		sum += x
+		if x > max {
+			max = x
+		}
+	}
+	q := Quantiles(xs, []float64{0.50, 0.95, 0.99}, method)
+	d.P50, d.P95, d.P99 = Num(q[0]), Num(q[1]), Num(q[2])
+	d.Max, d.Mean = Num(max), Num(sum/float64(len(xs)))
+	return d
+}
+
+func meanWeighting(sample string) string {
+	switch sample {
+	case SamplePerGap, SampleChunkGap, SamplePooledGap:
+		return WeightGap
+	}
+	return WeightRequest
+}
+
+func unavailable(metric, unit, sample, method, why string) Distribution {
+	return Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, MeanWeighting: meanWeighting(sample),
+		P50: NaN, P95: NaN, P99: NaN, Max: NaN, Mean: NaN, Unavailable: why}
+}
+
+// chunkGaps builds the per-gap ITL distribution from chunk arrivals. It is
+// per-gap only when every measured request with output has as many text
+// chunks as completion tokens; otherwise the gaps are chunk-arrival gaps.
+func chunkGaps(req *ingest.Requests, measured []int, classes []int, method string) (Distribution, bool, []float64) {
+	if req.ChunkOffsets == nil {
+		return unavailable("ITL", "ms", SamplePerGap, method, "no chunk_ms column: per-gap arrivals were not recorded"), false, nil
+	}
+	oneTokenPerChunk := true
+	var gaps []float64
+	for _, i := range measured {
+		if classes[i] != classOne && classes[i] != classMulti {
+			continue
+		}
+		chunks := req.Chunks(i)
+		nChunks := int64(len(chunks))
+		if req.TextChunks != nil && req.TextChunks[i] >= 0 {
+			nChunks = req.TextChunks[i]
+		}
+		if nChunks != req.CompletionTokens[i] || int64(len(chunks)) != req.CompletionTokens[i] {
+			oneTokenPerChunk = false
+		}
+		for k := 1; k < len(chunks); k++ {
+			gaps = append(gaps, chunks[k]-chunks[k-1])
+		}
+	}
+	if oneTokenPerChunk {
+		return distribution("ITL", "ms", SamplePerGap, method, gaps), true, gaps
+	}
+	d := distribution("chunk-arrival gap", "ms", SampleChunkGap, method, gaps)
+	d.Unavailable = "per-gap distribution unknown: chunks carry several tokens"
+	return d, false, nil
+}
+
+// warmup applies the configured warm-up rule to one run.
+func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
+	res := WarmupResult{Mode: wc.Mode}
+	var ttftVals, tpotVals []float64
+	var ttftPos, tpotPos []int
+	for pos, i := range order {
+		switch classes[i] {
+		case classOne:
+			ttftVals, ttftPos = append(ttftVals, req.TTFTms[i]), append(ttftPos, pos)
+		case classMulti:
+			ttftVals, ttftPos = append(ttftVals, req.TTFTms[i]), append(ttftPos, pos)
+			tpotVals = append(tpotVals, (req.E2Ems[i]-req.TTFTms[i])/float64(req.CompletionTokens[i]-1))
+			tpotPos = append(tpotPos, pos)
+		}
+	}
+	rule := WarmupRule{Window: wc.Window, Tolerance: wc.Tolerance, Consecutive: wc.Consecutive}
+	if wc.Mode == "none" {
+		res.Note = "warm-up handling disabled (warmup: none): every request is measured"
+	} else {
+		cutTTFT, okTTFT := StabilisationCut(ttftVals, rule)
+		cutTPOT, okTPOT := StabilisationCut(tpotVals, rule)
+		switch {
+		case !okTTFT || !okTPOT:
+			var which []string
+			if !okTTFT {
+				which = append(which, "TTFT")
+			}
+			if !okTPOT {
+				which = append(which, "TPOT")
+			}
+			res.Note = fmt.Sprintf("%s never stabilised under the rule; no request was discarded", strings.Join(which, " and "))
+		default:
+			res.Stabilised = true
+			cut := 0
+			if cutTTFT < len(ttftPos) {
+				cut = ttftPos[cutTTFT]
+			}
+			if cutTPOT < len(tpotPos) && tpotPos[cutTPOT] > cut {
+				cut = tpotPos[cutTPOT]
+			}
+			res.Discarded = cut
+		}
+	}
+	if res.Discarded > 0 && window.Known() {
+		start := float64(window.Start.UnixNano()) / 1e9
+		for _, i := range order[:res.Discarded] {
+			if t := completionTime(req, i); !math.IsNaN(t) && t > start {
+				res.OverlapsWindow = true
+				break
+			}
+		}
+	}
+	// Trace for the plot: the first requests in send order.
+	n := len(order)
+	limit := 200
+	if 3*res.Discarded > limit {
+		limit = 3 * res.Discarded
+	}
+	if limit > 2000 {
+		limit = 2000
+	}
+	if n < limit {
+		limit = n
+	}
+	var recent []float64
+	for pos := 0; pos < limit; pos++ {
+		i := order[pos]
+		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, RunningMedian: NaN}
+		if classes[i] == classOne || classes[i] == classMulti {
+			p.TTFTms = Num(req.TTFTms[i])
+			recent = append(recent, req.TTFTms[i])
+			if len(recent) > wc.Window {
+				recent = recent[1:]
+			}
+		}
+		if len(recent) == wc.Window && wc.Window > 0 {
+			p.RunningMedian = Num(Median(recent))
+		}
+		res.Trace = append(res.Trace, p)
+	}
+	return res
+}
+
+// throughput computes server throughput from counter deltas over the
+// window and client throughput from the records, separately.
+func throughput(run *ingest.Run, req *ingest.Requests, measured, classes []int, led *ledger) Throughput {
+	t := Throughput{
+		WindowSource: run.Window.Source, WindowSeconds: NaN,
+		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
+		RequestsPerSec: NaN, CounterMismatch: NaN, ClientOutputTokensPerSec: NaN, ClientSpanSeconds: NaN,
+	}
+	for i := 0; i < req.N; i++ {
+		t.ClientCompletionTokens += req.CompletionTokens[i]
+	}
+	if run.Window.Known() {
+		t.WindowStart, t.WindowEnd = formatTime(run.Window.Start), formatTime(run.Window.End)
+		t.WindowSeconds = Num(run.Window.Seconds())
+	}
+
+	// Server side.
+	switch {
+	case !run.Window.Known():
+		t.ServerUnavailable = "measurement window unknown (no run.yaml window and no scrape timestamps)"
+		led.add(ScopeRun, "window unknown: server throughput and goodput rate unavailable", 1, run.Dir)
+	case run.ScrapeStart == nil || run.ScrapeEnd == nil:
+		t.ServerUnavailable = "metrics-start.prom or metrics-end.prom missing or unreadable"
+		led.add(ScopeRun, "scrape missing: server throughput and histograms unavailable", 1, run.Dir)
+	default:
+		delta := func(role ingest.MetricRole) (float64, string) {
+			s, ok1 := run.ScrapeStart.Counters[role]
+			e, ok2 := run.ScrapeEnd.Counters[role]
+			if !ok1 || !ok2 {
+				return math.NaN(), fmt.Sprintf("counter %s not found in both scrapes", role)
+			}
+			if e < s {
+				return math.NaN(), fmt.Sprintf("counter %s decreased from %g to %g (server restart?)", run.ScrapeEnd.CounterNames[role], s, e)
+			}
+			return e - s, ""
+		}
+		secs := run.Window.Seconds()
+		gen, why1 := delta(ingest.RoleGenerationTokens)
+		prompt, why2 := delta(ingest.RolePromptTokens)
+		if why1 == "" {
+			t.GenerationTokensDelta = Num(gen)
+			t.OutputTokensPerSec = Num(gen / secs)
+		}
+		if why2 == "" {
+			t.PromptTokensDelta = Num(prompt)
+			t.PromptTokensPerSec = Num(prompt / secs)
+		}
+		if why := strings.Trim(strings.Join([]string{why1, why2}, "; "), "; "); why != "" {
+			t.ServerUnavailable = why
+			reason := "server counter unusable"
+			if strings.Contains(why, "decreased") {
+				reason = "counter decreased (server restart): server throughput invalid"
+			}
+			led.add(ScopeRun, reason, 1, run.Dir+": "+why)
+		}
+		if why1 == "" && t.ClientCompletionTokens > 0 {
+			t.CounterMismatch = Num(math.Abs(gen-float64(t.ClientCompletionTokens)) / float64(t.ClientCompletionTokens))
+		}
+	}
+
+	// Requests per second: successful requests completing inside the window.
+	if run.Window.Known() {
+		start := float64(run.Window.Start.UnixNano()) / 1e9
+		end := float64(run.Window.End.UnixNano()) / 1e9
+		timed := req.TRequestSent != nil || req.TLastText != nil
+		for _, i := range measured {
+			if classes[i] == classError {
+				continue
+			}
+			if !timed {
+				t.RequestsInWindow++
+				continue
+			}
+			if c := completionTime(req, i); c >= start && c <= end {
+				t.RequestsInWindow++
+			}
+		}
+		if timed {
+			t.RequestsBasis = "measured successful requests completing inside the window"
+		} else {
+			t.RequestsBasis = "all measured successful requests (no timestamps to place them in the window)"
+		}
+		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
+	}
+
+	// Client side: Σ n / (T_last − T_first) over measured successful requests.
+	if req.TRequestSent == nil {
+		t.ClientUnavailable = "no t_request_sent column"
+		return t
+	}
+	first, last := math.Inf(1), math.Inf(-1)
+	var tokens int64
+	for _, i := range measured {
+		if classes[i] == classError {
+			continue
+		}
+		s, c := req.TRequestSent[i], completionTime(req, i)
+		if math.IsNaN(s) || math.IsNaN(c) {
+			continue
+		}
+		first, last = math.Min(first, s), math.Max(last, c)
+		tokens += req.CompletionTokens[i]
+	}
+	if last > first {
+		t.ClientSpanSeconds = Num(last - first)
+		t.ClientOutputTokensPerSec = Num(float64(tokens) / (last - first))
+	} else {
+		t.ClientUnavailable = "no timed successful requests"
+	}
+	return t
+}
+
+// histogramLabels describe each server histogram role.
+var histogramLabels = map[ingest.MetricRole][2]string{
+	ingest.RoleTTFT:        {"server TTFT (arrival → first token)", "per request"},
+	ingest.RoleITL:         {"server inter-token latency", "per decode step per running request"},
+	ingest.RoleRequestTPOT: {"server per-request TPOT", "per request"},
+	ingest.RoleE2E:         {"server E2E latency", "per request"},
+	ingest.RolePrefill:     {"server prefill time", "per request"},
+	ingest.RoleQueue:       {"server queue time", "per request"},
+	ingest.RoleDecode:      {"server decode time", "per request"},
+}
+
+// serverHistograms computes quantiles of every server histogram over the
+// window from bucket deltas.
+func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, led *ledger) []ServerHistogram {
+	var lowToken int
+	for i := 0; i < req.N; i++ {
+		if req.CompletionTokens[i] <= 1 {
+			lowToken++
+		}
+	}
+	var out []ServerHistogram
+	for _, role := range ingest.HistogramRoles {
+		lab := histogramLabels[role]
+		h := ServerHistogram{Role: string(role), Label: lab[0], Sample: lab[1], Unit: "ms", Count: NaN, P50: NaN, P95: NaN, P99: NaN, Mean: NaN}
+		if role == ingest.RoleITL {
+			if cfg.SpeculativeDecoding {
+				h.Sample = "per step (speculative decoding: one observation may cover several tokens)"
+			} else {
+				h.Sample = "per step; per token only when each step emits one token"
+			}
+		}
+		if run.ScrapeEnd == nil {
+			h.Omitted = "no end scrape"
+			out = append(out, h)
+			continue
+		}
+		end, ok := run.ScrapeEnd.Histograms[role]
+		if !ok {
+			h.Omitted = "not in the end scrape"
+			out = append(out, h)
+			continue
+		}
+		h.Metric = run.ScrapeEnd.HistogramNames[role]
+		if role == ingest.RoleRequestTPOT && lowToken > 0 {
+			h.Omitted = fmt.Sprintf("omitted: %d requests had 0 or 1 output tokens, which the server histogram records as 0 s TPOT", lowToken)
+			led.add(ScopeSeries, "server TPOT histogram omitted: run has 0- or 1-token completions", 1, run.Dir)
+			out = append(out, h)
+			continue
+		}
+		var start *ingest.Histogram
+		if run.ScrapeStart != nil {
+			if s, ok := run.ScrapeStart.Histograms[role]; ok {
+				start = &s
+			} else {
+				h.Omitted = "not in the start scrape: no delta over the window"
+				out = append(out, h)
+				continue
+			}
+		} else {
+			h.Omitted = "no start scrape: no delta over the window"
+			out = append(out, h)
+			continue
+		}
+		d, why := HistogramDelta(start, end)
+		if why != "" {
+			h.Omitted = why
+			led.add(ScopeSeries, "server histogram unusable: "+why, 1, run.Dir+" "+h.Metric)
+			out = append(out, h)
+			continue
+		}
+		h.Count = Num(d.Count)
+		if d.Count > 0 {
+			h.P50 = Num(1000 * HistogramQuantile(0.50, d))
+			h.P95 = Num(1000 * HistogramQuantile(0.95, d))
+			h.P99 = Num(1000 * HistogramQuantile(0.99, d))
+			h.Mean = Num(1000 * d.Sum / d.Count)
+		} else {
+			h.Omitted = "no observations in the window"
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// goodput counts measured requests meeting every applicable SLO.
+func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, windowSecs Num, streamed bool) Goodput {
+	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: len(measured)}
+	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
+		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
+		return g
+	}
+	failed := map[string]int{}
+	for _, i := range measured {
+		switch classes[i] {
+		case classError:
+			failed["request error"]++
+			continue
+		case classZero:
+			failed["no output tokens (n = 0)"]++
+			continue
+		}
+		ttft, e2e := req.TTFTms[i], req.E2Ems[i]
+		switch {
+		case slo.TTFTms > 0 && ttft > slo.TTFTms:
+			failed[fmt.Sprintf("TTFT > %g ms", slo.TTFTms)]++
+		case slo.TPOTms > 0 && classes[i] == classMulti && (e2e-ttft)/float64(req.CompletionTokens[i]-1) > slo.TPOTms:
+			failed[fmt.Sprintf("TPOT > %g ms", slo.TPOTms)]++
+		case slo.E2Ems > 0 && e2e > slo.E2Ems:
+			failed[fmt.Sprintf("E2E > %g ms", slo.E2Ems)]++
+		default:
+			g.Passed++
+		}
+	}
+	g.FailedBy = sortedReasonCounts(failed)
+	if g.Measured > 0 {
+		g.Percent = Num(100 * float64(g.Passed) / float64(g.Measured))
+	}
+	if windowSecs.Valid() && windowSecs > 0 {
+		g.RequestsPerSec = Num(float64(g.Passed) / float64(windowSecs))
+	} else {
+		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
+	}
+	return g
+}
+
+// workload describes the measured successful requests.
+func workload(run *ingest.Run, req *ingest.Requests, measured, classes []int, method string) (Workload, []float64, []float64) {
+	var prompt, output []float64
+	var early, earlyBasis int
+	for _, i := range measured {
+		if classes[i] == classError {
+			continue
+		}
+		prompt = append(prompt, float64(req.PromptTokens[i]))
+		output = append(output, float64(req.CompletionTokens[i]))
+		max := int64(run.MaxTokens)
+		if req.MaxTokens != nil && req.MaxTokens[i] > 0 {
+			max = req.MaxTokens[i]
+		}
+		if max > 0 {
+			earlyBasis++
+			if req.CompletionTokens[i] < max {
+				early++
+			}
+		}
+	}
+	w := Workload{
+		PromptTokens:     distribution("prompt length", "tokens", SamplePerRequest, method, append([]float64(nil), prompt...)),
+		OutputTokens:     distribution("output length", "tokens", SamplePerRequest, method, append([]float64(nil), output...)),
+		EarlyStopPercent: NaN, EarlyStopBasis: earlyBasis, AchievedConcurrency: NaN,
+	}
+	if earlyBasis > 0 {
+		w.EarlyStopPercent = Num(100 * float64(early) / float64(earlyBasis))
+	}
+	var sent []float64
+	if req.TRequestSent != nil {
+		first, last, busy := math.Inf(1), math.Inf(-1), 0.0
+		for _, i := range measured {
+			s := req.TRequestSent[i]
+			if math.IsNaN(s) {
+				continue
+			}
+			sent = append(sent, s)
+			c := completionTime(req, i)
+			if math.IsNaN(c) {
+				continue
+			}
+			first, last = math.Min(first, s), math.Max(last, c)
+			busy += c - s
+		}
+		if last > first {
+			w.AchievedConcurrency = Num(busy / (last - first))
+		}
+	}
+	sort.Float64s(sent)
+	gaps := make([]float64, 0, len(sent))
+	for k := 1; k < len(sent); k++ {
+		gaps = append(gaps, 1000*(sent[k]-sent[k-1]))
+	}
+	w.InterArrivalMs = distribution("inter-arrival time", "ms", SamplePerRequest, method, gaps)
+	if len(sent) == 0 {
+		w.InterArrivalMs.Unavailable = "no t_request_sent column"
+	}
+	return w, prompt, output
+}

@@ -1,0 +1,437 @@
+// Package analyze turns an ingested sweep into a Summary: the serving
+// metrics exactly as the measurement rules define them, per run, across the
+// runs of each concurrency level (median ± MAD) and pooled, together with a
+// ledger of everything excluded and a list of lint findings.
+//
+// Analyze is pure computation: no I/O and no formatting. Every figure it
+// produces carries its metric, unit, sample, the weighting of any mean, the
+// percentile method and the counts it rests on, so that the report only has
+// to print labels it is given. Percentiles are never averaged, subtracted or
+// combined across runs, series or phases; client timings and server
+// histograms are never joined.
+package analyze
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// SchemaVersion identifies the layout of Summary (and summary.json).
+// It changes whenever a field is renamed or its meaning changes.
+const SchemaVersion = "benchnote.summary/v1"
+
+// Num is a float64 that encodes NaN and ±Inf as JSON null ("not available").
+type Num float64
+
+// NaN is the "not available" Num.
+var NaN = Num(math.NaN())
+
+// Valid reports whether the number is finite.
+func (n Num) Valid() bool { return !math.IsNaN(float64(n)) && !math.IsInf(float64(n), 0) }
+
+// MarshalJSON writes the shortest exact decimal, or null when not finite.
+func (n Num) MarshalJSON() ([]byte, error) {
+	if !n.Valid() {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number or null (as NaN).
+func (n *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = NaN
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*n = Num(f)
+	return err
+}
+
+// Sample names describe what a statistic was computed over.
+const (
+	SamplePerRequest  = "per-request"
+	SamplePerGap      = "per-gap"
+	SampleChunkGap    = "per-chunk-arrival gap"
+	SamplePerRun      = "per-run statistic"
+	SamplePooled      = "pooled per-request (all runs)"
+	SamplePooledGap   = "pooled per-gap (all runs)"
+	SampleServerHist  = "server histogram (bucket deltas over the window)"
+	SampleWindowCount = "counter delta over the window"
+	SampleClientSpan  = "client records over T_last − T_first"
+)
+
+// Weightings of means.
+const (
+	WeightRequest = "request-weighted"
+	WeightGap     = "gap-weighted"
+)
+
+// Summary is the whole analysis of one sweep.
+type Summary struct {
+	Schema string `json:"schema"`
+	Title  string `json:"title"`
+	Method Method `json:"method"`
+	// Levels holds one entry per concurrency level, ascending.
+	Levels []Level `json:"levels"`
+	// Runs holds every run (also the failed ones), in level, repeat order.
+	Runs []RunSummary `json:"runs"`
+	// Accounting adds up every input row of the sweep.
+	Accounting Accounting `json:"accounting"`
+	// Exclusions lists everything not used, grouped by reason.
+	Exclusions []Exclusion `json:"exclusions"`
+	// Findings are the lint findings, most severe first.
+	Findings []Finding `json:"findings"`
+	// Environment is the sweep's environment and its differences.
+	Environment EnvironmentSummary `json:"environment"`
+	// Notes are fixed statements the report must carry (for example that
+	// client timings and server histograms are not joinable).
+	Notes []string `json:"notes"`
+}
+
+// Method records every choice that shapes the numbers.
+type Method struct {
+	Percentile       string  `json:"percentile"`
+	PercentileRule   string  `json:"percentile_rule"`
+	MAD              string  `json:"mad"`
+	MADRule          string  `json:"mad_rule"`
+	Warmup           string  `json:"warmup"`
+	WarmupRule       string  `json:"warmup_rule"`
+	SLO              SLO     `json:"slo"`
+	CounterTolerance float64 `json:"counter_tolerance"`
+	// SpeculativeDecoding marks server per-token histograms as per-step.
+	SpeculativeDecoding bool `json:"speculative_decoding"`
+	MinRuns             int  `json:"min_runs"`
+}
+
+// SLO is the goodput targets (ms; 0 = not applied).
+type SLO struct {
+	TTFTms Num `json:"ttft_ms"`
+	TPOTms Num `json:"tpot_ms"`
+	E2Ems  Num `json:"e2e_ms"`
+}
+
+// Distribution summarises one sample of values.
+type Distribution struct {
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	Sample string `json:"sample"`
+	// Method is the percentile method.
+	Method string `json:"percentile_method"`
+	// N is the number of values in the sample.
+	N    int `json:"n"`
+	P50  Num `json:"p50"`
+	P95  Num `json:"p95"`
+	P99  Num `json:"p99"`
+	Max  Num `json:"max"`
+	Mean Num `json:"mean"`
+	// MeanWeighting says how the mean weights the sample.
+	MeanWeighting string `json:"mean_weighting"`
+	// Unavailable says why the distribution is empty, if it is.
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// Value returns the named statistic ("p50", "p95", "p99", "max", "mean").
+func (d Distribution) Value(stat string) Num {
+	switch stat {
+	case "p50":
+		return d.P50
+	case "p95":
+		return d.P95
+	case "p99":
+		return d.P99
+	case "max":
+		return d.Max
+	case "mean":
+		return d.Mean
+	}
+	return NaN
+}
+
+// CDFPoint is one point of an empirical CDF: the value at quantile P
+// (nearest rank).
+type CDFPoint struct {
+	P     float64 `json:"p"`
+	Value Num     `json:"value"`
+}
+
+// HistogramBin is one bin of a length histogram: [Lo, Hi).
+type HistogramBin struct {
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Count int     `json:"count"`
+}
+
+// Counts adds up a run's requests from rows read to latency samples.
+type Counts struct {
+	RowsRead int `json:"rows_read"`
+	BadRows  int `json:"bad_rows"`
+	Accepted int `json:"accepted"`
+	WarmUp   int `json:"warm_up"`
+	// Measured = Accepted − WarmUp.
+	Measured int `json:"measured"`
+	Errors   int `json:"errors"`
+	// ZeroToken counts successful requests with no output token.
+	ZeroToken int `json:"zero_token"`
+	// OneToken counts successful one-token requests (TTFT/E2E samples only).
+	OneToken int `json:"one_token"`
+	// MultiToken counts successful requests with n ≥ 2 (TPOT samples).
+	MultiToken int `json:"multi_token"`
+}
+
+// Accounting adds up a whole sweep.
+type Accounting struct {
+	Runs       int    `json:"runs"`
+	FailedRuns int    `json:"failed_runs"`
+	Requests   Counts `json:"requests"`
+}
+
+// Throughput is a run's throughput, server- and client-side, never mixed.
+type Throughput struct {
+	// Window is the declared measurement window.
+	WindowStart   string `json:"window_start,omitempty"`
+	WindowEnd     string `json:"window_end,omitempty"`
+	WindowSeconds Num    `json:"window_seconds"`
+	WindowSource  string `json:"window_source"`
+	// OutputTokensPerSec = Δ generation_tokens / window.
+	OutputTokensPerSec Num `json:"output_tokens_per_s"`
+	// PromptTokensPerSec = Δ prompt_tokens / window.
+	PromptTokensPerSec Num `json:"prompt_tokens_per_s"`
+	// GenerationTokensDelta and PromptTokensDelta are the counter deltas.
+	GenerationTokensDelta Num `json:"generation_tokens_delta"`
+	PromptTokensDelta     Num `json:"prompt_tokens_delta"`
+	// ServerUnavailable says why server throughput is missing.
+	ServerUnavailable string `json:"server_unavailable,omitempty"`
+	// RequestsPerSec = successful requests completed in the window / window.
+	RequestsPerSec Num `json:"requests_per_s"`
+	// RequestsInWindow is the numerator of RequestsPerSec.
+	RequestsInWindow int `json:"requests_in_window"`
+	// RequestsBasis says how RequestsInWindow was counted.
+	RequestsBasis string `json:"requests_basis,omitempty"`
+	// ClientCompletionTokens is Σ completion_tokens over the run's accepted rows.
+	ClientCompletionTokens int64 `json:"client_completion_tokens"`
+	// CounterMismatch is the relative difference between the counter delta
+	// and ClientCompletionTokens; NaN when not comparable.
+	CounterMismatch Num `json:"counter_mismatch"`
+	// ClientOutputTokensPerSec = Σ n / (T_last − T_first) over measured requests.
+	ClientOutputTokensPerSec Num    `json:"client_output_tokens_per_s"`
+	ClientSpanSeconds        Num    `json:"client_span_seconds"`
+	ClientUnavailable        string `json:"client_unavailable,omitempty"`
+}
+
+// ServerHistogram is one server histogram's quantiles over a run's window.
+type ServerHistogram struct {
+	Role   string `json:"role"`
+	Metric string `json:"metric"`
+	Label  string `json:"label"`
+	// Sample says what one observation is (per request, per step, per token).
+	Sample string `json:"sample"`
+	Unit   string `json:"unit"`
+	// Count is the number of observations in the window (Δ count).
+	Count Num `json:"count"`
+	P50   Num `json:"p50"`
+	P95   Num `json:"p95"`
+	P99   Num `json:"p99"`
+	// Mean = Δ sum / Δ count, observation-weighted.
+	Mean Num `json:"mean"`
+	// Omitted says why the histogram is not shown, if it is not.
+	Omitted string `json:"omitted,omitempty"`
+}
+
+// Goodput is the per-request SLO pass rate and its rate over the window.
+type Goodput struct {
+	// Percent = requests meeting every applicable SLO / measured requests × 100.
+	Percent Num `json:"percent"`
+	Passed  int `json:"passed"`
+	// Measured is the denominator: every measured request, errors and n = 0 included.
+	Measured int `json:"measured"`
+	// RequestsPerSec = Passed / window seconds.
+	RequestsPerSec Num    `json:"requests_per_s"`
+	Unavailable    string `json:"unavailable,omitempty"`
+	// FailedBy counts failing requests by first failed condition.
+	FailedBy []ReasonCount `json:"failed_by"`
+}
+
+// ReasonCount is a count with its reason.
+type ReasonCount struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// Workload describes what was sent and received.
+type Workload struct {
+	PromptTokens Distribution `json:"prompt_tokens"`
+	OutputTokens Distribution `json:"output_tokens"`
+	// EarlyStopPercent is the share of successful requests with n < max_tokens.
+	EarlyStopPercent Num          `json:"early_stop_percent"`
+	EarlyStopBasis   int          `json:"early_stop_basis"`
+	InterArrivalMs   Distribution `json:"inter_arrival_ms"`
+	// AchievedConcurrency = Σ request durations / (T_last − T_first).
+	AchievedConcurrency Num            `json:"achieved_concurrency"`
+	PromptHistogram     []HistogramBin `json:"prompt_histogram,omitempty"`
+	OutputHistogram     []HistogramBin `json:"output_histogram,omitempty"`
+}
+
+// WarmupResult is what the stabilisation rule decided for one run.
+type WarmupResult struct {
+	Mode string `json:"mode"`
+	// Discarded is the number of requests (in send order) cut as warm-up.
+	Discarded int `json:"discarded"`
+	// Stabilised is false when the rule never held; nothing is cut then.
+	Stabilised bool `json:"stabilised"`
+	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
+	OverlapsWindow bool   `json:"overlaps_window"`
+	Note           string `json:"note,omitempty"`
+	// Trace is the TTFT (ms) of the first requests in send order (0 for
+	// requests without a TTFT sample, with Valid false) and the running median.
+	Trace []WarmupPoint `json:"trace,omitempty"`
+}
+
+// WarmupPoint is one request of the warm-up trace.
+type WarmupPoint struct {
+	Index         int `json:"index"`
+	TTFTms        Num `json:"ttft_ms"`
+	RunningMedian Num `json:"running_median_ms"`
+}
+
+// RunSummary is the analysis of one run.
+type RunSummary struct {
+	Dir         string `json:"dir"`
+	Concurrency int    `json:"concurrency"`
+	Repeat      int    `json:"repeat"`
+	// Failed is set when the run could not be used; Reason says why.
+	Failed     bool         `json:"failed"`
+	FailReason string       `json:"fail_reason,omitempty"`
+	Counts     Counts       `json:"counts"`
+	Warmup     WarmupResult `json:"warmup"`
+	// Streamed is false when TTFT equals E2E for (nearly) all requests.
+	Streamed bool `json:"streamed"`
+	// Client latency distributions (per request, measured requests).
+	TTFT    Distribution `json:"ttft"`
+	E2E     Distribution `json:"e2e"`
+	TPOT    Distribution `json:"tpot"`
+	UserTPS Distribution `json:"user_tps"`
+	// GapWeightedITL = Σ(E2E − TTFT) / Σ(n − 1).
+	GapWeightedITL Num   `json:"gap_weighted_itl_ms"`
+	GapCount       int64 `json:"gap_count"`
+	// ITL is the per-gap distribution from chunk arrivals, labelled per-gap
+	// or per-chunk-arrival gap.
+	ITL Distribution `json:"itl"`
+	// GapDistributionKnown says chunks carried exactly one token each.
+	GapDistributionKnown bool              `json:"gap_distribution_known"`
+	Throughput           Throughput        `json:"throughput"`
+	Server               []ServerHistogram `json:"server"`
+	Goodput              Goodput           `json:"goodput"`
+	Workload             Workload          `json:"workload"`
+	// Errors counts failed requests by error text.
+	Errors []ReasonCount `json:"errors"`
+}
+
+// AcrossRuns is one per-run statistic summarised across the runs of a level.
+type AcrossRuns struct {
+	// Key identifies the statistic, for example "ttft.p95".
+	Key       string `json:"key"`
+	Metric    string `json:"metric"`
+	Statistic string `json:"statistic"`
+	Unit      string `json:"unit"`
+	// Sample is what each run's value was computed over.
+	Sample string `json:"sample"`
+	Median Num    `json:"median"`
+	MAD    Num    `json:"mad"`
+	// Runs is how many runs had a value.
+	Runs int `json:"runs"`
+	// PerRun holds each run's value in repeat order (NaN where missing).
+	PerRun []Num `json:"per_run"`
+	// FewRuns is set when Runs < Method.MinRuns.
+	FewRuns bool `json:"few_runs"`
+}
+
+// Level is one concurrency level: its runs' statistics summarised.
+type Level struct {
+	Concurrency int `json:"concurrency"`
+	// Runs are the run directories used, in repeat order.
+	Runs []string `json:"runs"`
+	// Stats holds median ± MAD across runs for every per-run statistic,
+	// in a fixed order.
+	Stats []AcrossRuns `json:"stats"`
+	// Pooled percentiles over every measured request of the level's runs.
+	PooledTTFT Distribution `json:"pooled_ttft"`
+	PooledE2E  Distribution `json:"pooled_e2e"`
+	PooledTPOT Distribution `json:"pooled_tpot"`
+	PooledITL  Distribution `json:"pooled_itl"`
+	// CDFs of the pooled samples, for plots.
+	CDFTTFT []CDFPoint `json:"cdf_ttft"`
+	CDFTPOT []CDFPoint `json:"cdf_tpot"`
+	CDFE2E  []CDFPoint `json:"cdf_e2e"`
+	Counts  Counts     `json:"counts"`
+	// Workload pooled over the level's measured requests.
+	Workload Workload `json:"workload"`
+}
+
+// Stat returns the across-runs statistic with the given key, or false.
+func (l Level) Stat(key string) (AcrossRuns, bool) {
+	for _, s := range l.Stats {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return AcrossRuns{}, false
+}
+
+// Exclusion is one reason something was not used, with its count.
+type Exclusion struct {
+	// Scope is "request", "run", "series", "statistic" or "file".
+	Scope  string `json:"scope"`
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	// Examples lists up to five places (file:line or run directory).
+	Examples []string `json:"examples,omitempty"`
+}
+
+// Finding is one lint finding.
+type Finding struct {
+	// Severity is "error", "warning" or "info".
+	Severity string `json:"severity"`
+	// Rule is the short rule name; Source names the measurement rule it comes from.
+	Rule    string   `json:"rule"`
+	Source  string   `json:"source"`
+	Message string   `json:"message"`
+	Runs    []string `json:"runs,omitempty"`
+}
+
+// EnvironmentSummary is the canonical environment and its differences.
+type EnvironmentSummary struct {
+	// Canonical maps each canonical field to its value; fields differing
+	// between runs hold the value of the first run.
+	Canonical []EnvField `json:"canonical"`
+	Missing   []string   `json:"missing"`
+	Sources   []string   `json:"sources"`
+	Diffs     []EnvDiff  `json:"diffs"`
+}
+
+// EnvField is one canonical environment field.
+type EnvField struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// EnvDiff is one key that differs between runs.
+type EnvDiff struct {
+	Key    string         `json:"key"`
+	Values []EnvDiffValue `json:"values"`
+}
+
+// EnvDiffValue is one value of a differing key and the runs with it.
+type EnvDiffValue struct {
+	Value string   `json:"value"`
+	Runs  []string `json:"runs"`
+}
+
+// formatTime renders a window bound for the summary.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
