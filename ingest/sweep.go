@@ -1,5 +1,3 @@
-//go:build sweepwip
-
 package ingest
 
 import (

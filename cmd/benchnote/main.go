@@ -1,0 +1,16 @@
+// Command benchnote turns recorded LLM-serving benchmark runs into
+// notebook-style reports.
+//
+//	benchnote validate SWEEP
+//	benchnote report SWEEP -o OUT [--notebook FILE]
+package main
+
+import (
+	"os"
+
+	"github.com/benchnote/benchnote/cmd/benchnote/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,248 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// cellContext evaluates cells against one Summary and its rendered plots.
+type cellContext struct {
+	s     *analyze.Summary
+	plots map[string]Plot
+}
+
+// plotToken marks where the HTML renderer inlines a figure.
+const plotToken = "BENCHNOTE·FIGURE·"
+
+func (c *cellContext) block(args []string, tgt target) (string, error) {
+	switch args[0] {
+	case "table":
+		if len(args) != 2 {
+			return "", fmt.Errorf("table takes one name, one of: %s", strings.Join(tableNames(), ", "))
+		}
+		fn, ok := tables[args[1]]
+		if !ok {
+			return "", fmt.Errorf("unknown table %q (known: %s)", args[1], strings.Join(tableNames(), ", "))
+		}
+		return fn(c.s), nil
+	case "plot":
+		if len(args) != 2 {
+			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
+		}
+		return c.plot(args[1], tgt)
+	case "exclusions", "findings", "environment", "method", "notes":
+		if len(args) != 1 {
+			return "", fmt.Errorf("%s takes no arguments", args[0])
+		}
+		return map[string]func(*analyze.Summary) string{
+			"exclusions": exclusionsCell, "findings": findingsCell, "environment": environmentCell,
+			"method": methodCell, "notes": notesCell,
+		}[args[0]](c.s), nil
+	}
+	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
+}
+
+func (c *cellContext) plot(name string, tgt target) (string, error) {
+	known := false
+	for _, n := range PlotNames {
+		known = known || n == name
+	}
+	if !known {
+		return "", fmt.Errorf("unknown plot %q (known: %s)", name, strings.Join(PlotNames, ", "))
+	}
+	p, ok := c.plots[name]
+	if !ok {
+		return fmt.Sprintf("*Plot %s not drawn: the sweep has no data for it.*\n", code(name)), nil
+	}
+	if tgt == targetHTML {
+		return "\n" + plotToken + name + "\n\n", nil
+	}
+	return fmt.Sprintf("\n![%s](plots/%s.svg)\n\n*%s*\n\n", mdEscape(p.Alt), name, mdEscape(p.Caption)), nil
+}
+
+func (c *cellContext) inline(args []string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("empty cell")
+	}
+	if isBlockCell(args[0]) {
+		return "", fmt.Errorf("cell %q must stand alone on its line", args[0])
+	}
+	switch args[0] {
+	case "title":
+		return mdEscape(c.s.Title), nil
+	case "runs":
+		return strconv.Itoa(len(c.s.Runs)), nil
+	case "levels":
+		var ls []string
+		for _, l := range c.s.Levels {
+			ls = append(ls, strconv.Itoa(l.Concurrency))
+		}
+		return strings.Join(ls, ", "), nil
+	case "value":
+		return c.value(args[1:])
+	case "pooled":
+		return c.pooled(args[1:])
+	case "count":
+		return c.count(args[1:])
+	}
+	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
+}
+
+// level picks a level by a c=N, c=min or c=max argument (default max).
+func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
+	var rest []string
+	sel := "max"
+	for _, a := range args {
+		if strings.HasPrefix(a, "c=") {
+			sel = strings.TrimPrefix(a, "c=")
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if len(c.s.Levels) == 0 {
+		return analyze.Level{}, nil, errors.New("the sweep has no concurrency level")
+	}
+	switch sel {
+	case "max":
+		return c.s.Levels[len(c.s.Levels)-1], rest, nil
+	case "min":
+		return c.s.Levels[0], rest, nil
+	}
+	n, err := strconv.Atoi(sel)
+	if err != nil {
+		return analyze.Level{}, nil, fmt.Errorf("c=%s: expected a concurrency level, min or max", sel)
+	}
+	for _, l := range c.s.Levels {
+		if l.Concurrency == n {
+			return l, rest, nil
+		}
+	}
+	var have []string
+	for _, l := range c.s.Levels {
+		have = append(have, strconv.Itoa(l.Concurrency))
+	}
+	return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)", n, strings.Join(have, ", "))
+}
+
+func (c *cellContext) value(args []string) (string, error) {
+	lv, rest, err := c.level(args)
+	if err != nil {
+		return "", err
+	}
+	if len(rest) != 1 {
+		return "", errors.New("value takes one statistic key, e.g. {{value ttft.p95 c=8}}")
+	}
+	ar, ok := lv.Stat(rest[0])
+	if !ok {
+		var keys []string
+		for _, s := range lv.Stats {
+			keys = append(keys, s.Key)
+		}
+		return "", fmt.Errorf("unknown metric %q (known: %s)", rest[0], strings.Join(keys, ", "))
+	}
+	if ar.Runs == 0 || !ar.Median.Valid() {
+		return fmt.Sprintf("n/a (%s %s not available at concurrency %d)", ar.Statistic, ar.Metric, lv.Concurrency), nil
+	}
+	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s %s; %s; %s; %d %s at concurrency %d)",
+		fmtNum(ar.Median), fmtNum(ar.MAD), ar.Unit, c.s.Method.MAD, ar.Statistic, ar.Metric, ar.Sample,
+		statMethod(ar, c.s.Method.Percentile), ar.Runs, plural(ar.Runs, "run", "runs"), lv.Concurrency)
+	if ar.FewRuns {
+		s += " " + fewRunsMark
+	}
+	return s, nil
+}
+
+// statMethod names the percentile method for a percentile statistic.
+func statMethod(ar analyze.AcrossRuns, method string) string {
+	if strings.HasPrefix(ar.Statistic, "p") {
+		if strings.HasPrefix(ar.Key, "server.") {
+			return "histogram_quantile interpolation"
+		}
+		return method + " percentile"
+	}
+	if ar.Statistic == "mean" {
+		if strings.HasPrefix(ar.Key, "itl.") {
+			return analyze.WeightGap + " mean"
+		}
+		return analyze.WeightRequest + " mean"
+	}
+	return ar.Statistic
+}
+
+func (c *cellContext) pooled(args []string) (string, error) {
+	lv, rest, err := c.level(args)
+	if err != nil {
+		return "", err
+	}
+	if len(rest) != 1 || !strings.Contains(rest[0], ".") {
+		return "", errors.New("pooled takes METRIC.STAT, e.g. {{pooled ttft.p99 c=8}}")
+	}
+	parts := strings.SplitN(rest[0], ".", 2)
+	dists := map[string]analyze.Distribution{"ttft": lv.PooledTTFT, "tpot": lv.PooledTPOT, "e2e": lv.PooledE2E, "itl": lv.PooledITL}
+	d, ok := dists[parts[0]]
+	stat := parts[1]
+	if !ok || (stat != "p50" && stat != "p95" && stat != "p99" && stat != "max" && stat != "mean") {
+		return "", fmt.Errorf("unknown pooled metric %q (known: ttft, tpot, e2e, itl with .p50, .p95, .p99, .max, .mean)", rest[0])
+	}
+	v := d.Value(stat)
+	if !v.Valid() {
+		return fmt.Sprintf("n/a (pooled %s %s not available at concurrency %d)", stat, d.Metric, lv.Concurrency), nil
+	}
+	how := c.s.Method.Percentile + " percentile"
+	if stat == "mean" {
+		how = d.MeanWeighting + " mean"
+	} else if stat == "max" {
+		how = "maximum"
+	}
+	return fmt.Sprintf("%s %s (%s %s, %s over %s values from %d %s at concurrency %d)",
+		fmtNum(v), d.Unit, stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), lv.Concurrency), nil
+}
+
+func (c *cellContext) count(args []string) (string, error) {
+	var counts analyze.Counts
+	rest := args
+	scope := "in the sweep"
+	hasLevel := false
+	for _, a := range args {
+		hasLevel = hasLevel || strings.HasPrefix(a, "c=")
+	}
+	if hasLevel {
+		lv, r, err := c.level(args)
+		if err != nil {
+			return "", err
+		}
+		counts, rest, scope = lv.Counts, r, fmt.Sprintf("at concurrency %d", lv.Concurrency)
+	} else {
+		counts = c.s.Accounting.Requests
+	}
+	fields := map[string]int{
+		"rows_read": counts.RowsRead, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp,
+		"measured": counts.Measured, "errors": counts.Errors, "zero_token": counts.ZeroToken, "one_token": counts.OneToken, "multi_token": counts.MultiToken,
+	}
+	if len(rest) != 1 {
+		return "", errors.New("count takes one field, e.g. {{count measured}}")
+	}
+	n, ok := fields[rest[0]]
+	if !ok {
+		var names []string
+		for k := range fields {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return "", fmt.Errorf("unknown count %q (known: %s)", rest[0], strings.Join(names, ", "))
+	}
+	_ = scope
+	return fmtInt(int64(n)), nil
+}
+
+// PlotNames are every chart a notebook can place with {{plot NAME}}, in the
+// order Plots draws them.
+var PlotNames = []string{
+	"latency-ttft", "latency-tpot", "latency-e2e", "throughput-ttft", "throughput-tpot", "runs-spread",
+	"cdf-ttft", "cdf-tpot", "cdf-e2e", "lengths", "warmup", "goodput",
+}

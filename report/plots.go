@@ -1,0 +1,1173 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// Plot is one rendered chart.
+type Plot struct {
+	// Name is the file base name: "latency-ttft" is written as
+	// plots/latency-ttft.svg.
+	Name  string
+	Title string
+	// Caption says which sample and statistic the chart shows.
+	Caption string
+	// Alt is a text alternative for readers who cannot see the chart.
+	Alt string
+	// SVG is a standalone SVG document (see InlineSVG for HTML).
+	SVG []byte
+}
+
+// Chart size: 16 cm × 10 cm, a little taller for tiled figures.
+const (
+	chartWidth      = 16 * vg.Centimeter
+	chartHeight     = 10 * vg.Centimeter
+	chartTileHeight = 5.5 * vg.Centimeter
+)
+
+// Plots draws the report's charts from the summary, in a fixed order:
+// latency-ttft, latency-tpot, latency-e2e, throughput-ttft,
+// throughput-tpot, runs-spread, cdf-ttft, cdf-tpot, cdf-e2e, lengths,
+// warmup, goodput. A chart with no data in the summary is left out
+// without error.
+//
+// Plots only draws: every value comes from the summary as it is, and
+// values that are not available (NaN) are never drawn. The same summary
+// always gives byte-identical SVG.
+func Plots(s *analyze.Summary) ([]Plot, error) {
+	if s == nil {
+		return nil, errors.New("plots: nil summary")
+	}
+	builders := []func(*analyze.Summary) (*Plot, error){
+		func(s *analyze.Summary) (*Plot, error) { return latencyChart(s, chartTTFT) },
+		func(s *analyze.Summary) (*Plot, error) { return latencyChart(s, chartTPOT) },
+		func(s *analyze.Summary) (*Plot, error) { return latencyChart(s, chartE2E) },
+		func(s *analyze.Summary) (*Plot, error) { return throughputChart(s, chartTTFT) },
+		func(s *analyze.Summary) (*Plot, error) { return throughputChart(s, chartTPOT) },
+		runsSpreadChart,
+		func(s *analyze.Summary) (*Plot, error) { return cdfChart(s, chartTTFT) },
+		func(s *analyze.Summary) (*Plot, error) { return cdfChart(s, chartTPOT) },
+		func(s *analyze.Summary) (*Plot, error) { return cdfChart(s, chartE2E) },
+		lengthsChart,
+		warmupChart,
+		goodputChart,
+	}
+	var out []Plot
+	for _, build := range builders {
+		p, err := build(s)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}
+
+// chartMetric is one client latency metric.
+type chartMetric struct {
+	key  string // prefix of the AcrossRuns keys, "ttft"
+	name string // fallback display name when the summary has none
+	cdf  func(analyze.Level) ([]analyze.CDFPoint, analyze.Distribution)
+}
+
+var (
+	chartTTFT = chartMetric{"ttft", "TTFT", func(l analyze.Level) ([]analyze.CDFPoint, analyze.Distribution) { return l.CDFTTFT, l.PooledTTFT }}
+	chartTPOT = chartMetric{"tpot", "TPOT", func(l analyze.Level) ([]analyze.CDFPoint, analyze.Distribution) { return l.CDFTPOT, l.PooledTPOT }}
+	chartE2E  = chartMetric{"e2e", "E2E latency", func(l analyze.Level) ([]analyze.CDFPoint, analyze.Distribution) { return l.CDFE2E, l.PooledE2E }}
+)
+
+// chartOutputRate is the key of the server output token rate.
+const chartOutputRate = "throughput.output_tokens_per_s"
+
+// chartGoodput is the key of the goodput percentage.
+const chartGoodput = "goodput.percent"
+
+// chartStatLabel returns the metric name and unit of an across-runs
+// statistic as the summary labels it, with fallbacks when no level has it.
+func chartStatLabel(s *analyze.Summary, key, name, unit string) (string, string) {
+	for _, l := range s.Levels {
+		if st, ok := l.Stat(key); ok {
+			if st.Metric != "" {
+				name = st.Metric
+			}
+			if st.Unit != "" {
+				unit = st.Unit
+			}
+			return name, unit
+		}
+	}
+	return name, unit
+}
+
+// chartStatSample returns the sample of an across-runs statistic.
+func chartStatSample(s *analyze.Summary, key string) string {
+	for _, l := range s.Levels {
+		if st, ok := l.Stat(key); ok && st.Sample != "" {
+			return st.Sample
+		}
+	}
+	return ""
+}
+
+// chartLevels returns the concurrency of every level, ascending.
+func chartLevels(s *analyze.Summary) []int {
+	out := make([]int, 0, len(s.Levels))
+	for _, l := range s.Levels {
+		out = append(out, l.Concurrency)
+	}
+	return out
+}
+
+// chartUsed records which across-runs statistics a chart drew, for the
+// caption's run counts and few-runs warning.
+type chartUsed struct {
+	minRuns, maxRuns int
+	few              []int // levels with fewer runs than Method.MinRuns
+	missing          []string
+}
+
+func (u *chartUsed) add(level int, st analyze.AcrossRuns) {
+	if u.maxRuns == 0 || st.Runs < u.minRuns {
+		u.minRuns = st.Runs
+	}
+	if st.Runs > u.maxRuns {
+		u.maxRuns = st.Runs
+	}
+	if st.FewRuns && (len(u.few) == 0 || u.few[len(u.few)-1] != level) {
+		u.few = append(u.few, level)
+	}
+}
+
+// runsPhrase says how many runs each drawn median rests on.
+func (u *chartUsed) runsPhrase() string {
+	switch {
+	case u.maxRuns == 0:
+		return ""
+	case u.minRuns == u.maxRuns:
+		return fmt.Sprintf("n = %d %s per level", u.maxRuns, chartPlural(u.maxRuns, "run", "runs"))
+	default:
+		return fmt.Sprintf("n = %d–%d runs per level", u.minRuns, u.maxRuns)
+	}
+}
+
+// notes returns the caption's closing sentences.
+func (u *chartUsed) notes(s *analyze.Summary) string {
+	var b strings.Builder
+	if len(u.few) > 0 {
+		fmt.Fprintf(&b, " %s %s (fewer than %d runs): drawn all the same, read with care.",
+			chartPlural(len(u.few), "Concurrency", "Concurrency levels"), chartIntList(u.few), chartMinRuns(s))
+	}
+	if len(u.missing) > 0 {
+		fmt.Fprintf(&b, " Not drawn (no value): %s.", strings.Join(u.missing, "; "))
+	}
+	return b.String()
+}
+
+func chartMinRuns(s *analyze.Summary) int {
+	if s.Method.MinRuns > 0 {
+		return s.Method.MinRuns
+	}
+	return analyze.MinRuns
+}
+
+// chartMADPhrase names the MAD form in use.
+func chartMADPhrase(s *analyze.Summary) string {
+	switch s.Method.MAD {
+	case "":
+		return "MAD"
+	case "scaled":
+		return "scaled MAD"
+	case "raw":
+		return "raw MAD"
+	}
+	return "MAD (" + s.Method.MAD + ")"
+}
+
+// chartPercentilePhrase names the percentile method in use.
+func chartPercentilePhrase(s *analyze.Summary) string {
+	if s.Method.Percentile == "" {
+		return "percentiles"
+	}
+	return s.Method.Percentile + " percentiles"
+}
+
+// latencyChart draws p50/p95/p99 of one latency metric against
+// concurrency: medians across runs with ± MAD error bars.
+func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
+	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
+	p := chartNewPlot()
+	p.Title.Text = name + " percentiles vs concurrency"
+	p.Y.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
+	p.Legend.Top, p.Legend.Left = true, true
+
+	var used chartUsed
+	var alt []string
+	drawn := 0
+	for i, stat := range []string{"p50", "p95", "p99"} {
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		var exys plotter.XYs
+		var vals []string
+		for _, l := range s.Levels {
+			st, ok := l.Stat(m.key + "." + stat)
+			if !ok || !st.Median.Valid() {
+				used.missing = append(used.missing, fmt.Sprintf("%s at concurrency %d", stat, l.Concurrency))
+				continue
+			}
+			used.add(l.Concurrency, st)
+			xys = append(xys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
+			vals = append(vals, fmt.Sprintf("%d: %s", l.Concurrency, chartNum(float64(st.Median))))
+			if st.MAD.Valid() {
+				exys = append(exys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
+				errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		drawn++
+		ls, gs := chartSeriesStyle(i)
+		if err := chartAddLinePoints(p, stat, xys, ls, gs); err != nil {
+			return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
+		}
+		if len(exys) > 0 {
+			if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+				return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
+			}
+		}
+		alt = append(alt, fmt.Sprintf("%s (%s)", stat, strings.Join(vals, ", ")))
+	}
+	if drawn == 0 {
+		return nil, nil
+	}
+	chartConcurrencyAxis(p, chartLevels(s))
+	chartFromZero(&p.Y)
+
+	svg, err := chartRender(p, chartWidth, chartHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
+	}
+	sample := chartStatSample(s, m.key+".p50")
+	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s.",
+		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	return &Plot{
+		Name:    "latency-" + m.key,
+		Title:   p.Title.Text,
+		Caption: caption,
+		Alt: fmt.Sprintf("Line chart of %s p50, p95 and p99 in %s against concurrency; medians across runs (concurrency: value) are %s.",
+			name, unit, strings.Join(alt, "; ")),
+		SVG: svg,
+	}, nil
+}
+
+// throughputChart draws median server output tokens/s against the median
+// per-run p95 of one latency metric, one point per level.
+func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
+	name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
+	p := chartNewPlot()
+	p.Title.Text = "p95 " + name + " vs output throughput"
+	p.X.Label.Text = "output tokens/s (server counters)"
+	p.Y.Label.Text = fmt.Sprintf("p95 %s (%s)", name, unit)
+
+	var used chartUsed
+	var xys, exys, eyys plotter.XYs
+	var xerrs plotter.XErrors
+	var yerrs plotter.YErrors
+	var labels []string
+	var alt []string
+	for _, l := range s.Levels {
+		rate, okR := l.Stat(chartOutputRate)
+		lat, okL := l.Stat(m.key + ".p95")
+		if !okR || !okL || !rate.Median.Valid() || !lat.Median.Valid() {
+			used.missing = append(used.missing, fmt.Sprintf("concurrency %d", l.Concurrency))
+			continue
+		}
+		used.add(l.Concurrency, rate)
+		used.add(l.Concurrency, lat)
+		pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
+		xys = append(xys, pt)
+		labels = append(labels, fmt.Sprintf("c=%d", l.Concurrency))
+		alt = append(alt, fmt.Sprintf("concurrency %d: %s tokens/s, %s %s", l.Concurrency, chartNum(pt.X), chartNum(pt.Y), unit))
+		if rate.MAD.Valid() {
+			exys = append(exys, pt)
+			xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
+		}
+		if lat.MAD.Valid() {
+			eyys = append(eyys, pt)
+			yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
+		}
+	}
+	if len(xys) == 0 {
+		return nil, nil
+	}
+	name2 := "throughput-" + m.key
+	ls, gs := chartSeriesStyle(0)
+	if err := chartAddLinePoints(p, "", xys, ls, gs); err != nil {
+		return nil, fmt.Errorf("plot %s: %w", name2, err)
+	}
+	if len(exys) > 0 {
+		eb, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{exys, xerrs})
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", name2, err)
+		}
+		eb.LineStyle.Color = ls.Color
+		p.Add(eb)
+	}
+	if len(eyys) > 0 {
+		if err := chartAddYErrors(p, eyys, yerrs, ls.Color); err != nil {
+			return nil, fmt.Errorf("plot %s: %w", name2, err)
+		}
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return nil, fmt.Errorf("plot %s: %w", name2, err)
+	}
+	// Below and to the right of the point: clear of a curve that rises.
+	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
+	p.Add(lb)
+	chartFromZero(&p.X)
+	chartFromZero(&p.Y)
+
+	svg, err := chartRender(p, chartWidth, chartHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plot %s: %w", name2, err)
+	}
+	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); one point per concurrency level (c=…), joined in concurrency order, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
+		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	return &Plot{
+		Name:    name2,
+		Title:   p.Title.Text,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per concurrency level: %s.", name, unit, strings.Join(alt, "; ")),
+		SVG:     svg,
+	}, nil
+}
+
+// runsSpreadChart draws each run's value of a few per-run statistics per
+// level as dots, with the median across runs as a bar.
+func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
+	type panel struct{ key, name, unit string }
+	var panels []panel
+	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
+		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
+		panels = append(panels, panel{m.key + ".p95", "p95 " + name, unit})
+	}
+	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", ""})
+
+	levels := chartLevels(s)
+	var used chartUsed
+	var plots []*plot.Plot
+	var names []string
+	for _, pn := range panels {
+		p := chartNewPlot()
+		chartSmallText(p)
+		p.Title.Text = "per-run " + pn.name
+		p.Y.Label.Text = pn.name
+		if pn.unit != "" {
+			p.Y.Label.Text = fmt.Sprintf("%s (%s)", pn.name, pn.unit)
+		}
+		var dots plotter.XYs
+		var ticks []plot.Tick
+		drew := false
+		for i, l := range s.Levels {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: strconv.Itoa(l.Concurrency)})
+			st, ok := l.Stat(pn.key)
+			if !ok {
+				continue
+			}
+			k := len(st.PerRun)
+			for r, v := range st.PerRun {
+				if !v.Valid() {
+					continue
+				}
+				// Spread the runs sideways in repeat order so equal
+				// values stay visible.
+				dx := 0.0
+				if k > 1 {
+					dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
+				}
+				dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
+				drew = true
+			}
+			if st.Median.Valid() {
+				used.add(l.Concurrency, st)
+				med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
+				if err != nil {
+					return nil, fmt.Errorf("plot runs-spread: %w", err)
+				}
+				med.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+				p.Add(med)
+			}
+		}
+		if !drew {
+			continue
+		}
+		sc, err := plotter.NewScatter(dots)
+		if err != nil {
+			return nil, fmt.Errorf("plot runs-spread: %w", err)
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: chartOkabeIto[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		if len(plots) == 0 {
+			medThumb := &plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}}
+			p.Legend.Add("run", sc)
+			p.Legend.Add("median", medThumb)
+			p.Legend.Top, p.Legend.Left = true, true
+		}
+		p.X.Label.Text = "concurrency (requests in flight)"
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
+		plots = append(plots, p)
+		names = append(names, pn.name)
+	}
+	if len(plots) == 0 {
+		return nil, nil
+	}
+	cols := len(plots)
+	if cols > 2 {
+		cols = 2
+	}
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for j := range grid {
+		grid[j] = make([]*plot.Plot, cols)
+		for i := range grid[j] {
+			if k := j*cols + i; k < len(plots) {
+				grid[j][i] = plots[k]
+			}
+		}
+	}
+	title := "Run-to-run spread"
+	svg, err := chartRenderGrid(title, grid, chartWidth, chartGridHeight(rows))
+	if err != nil {
+		return nil, fmt.Errorf("plot runs-spread: %w", err)
+	}
+	caption := fmt.Sprintf("Each run's own value of %s at each concurrency level: one dot per run (spread sideways in repeat order so equal values stay visible; runs without a value are not drawn), black bar = median across runs; latency percentiles are per-run %s of the per-request sample, output tokens/s is from server counters (%s); %s.",
+		chartJoinAnd(names), chartPercentilePhrase(s), chartStatSample(s, chartOutputRate), used.runsPhrase()) + used.notes(s)
+	return &Plot{
+		Name:    "runs-spread",
+		Title:   title,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per concurrency level (%s) with the median across runs marked.", chartJoinAnd(names), chartIntList(levels)),
+		SVG:     svg,
+	}, nil
+}
+
+// cdfChart draws the pooled CDF of one latency metric, one line per level.
+func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
+	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
+	p := chartNewPlot()
+	p.Title.Text = "Pooled " + name + " distribution"
+	p.X.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
+	p.Y.Label.Text = "cumulative fraction of requests"
+	p.Legend.Top, p.Legend.Left = false, false
+
+	var sample, method string
+	var drawnLevels, missing []int
+	for i, l := range s.Levels {
+		pts, dist := m.cdf(l)
+		var xys plotter.XYs
+		for _, pt := range pts {
+			if !pt.Value.Valid() || math.IsNaN(pt.P) || math.IsInf(pt.P, 0) {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(pt.Value), Y: pt.P})
+		}
+		if len(xys) == 0 {
+			missing = append(missing, l.Concurrency)
+			continue
+		}
+		if sample == "" {
+			sample, method = dist.Sample, dist.Method
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plot cdf-%s: %w", m.key, err)
+		}
+		line.StepStyle = plotter.PostStep
+		line.LineStyle, _ = chartSeriesStyle(i)
+		p.Add(line)
+		p.Legend.Add(fmt.Sprintf("c=%d (n=%d)", l.Concurrency, dist.N), line)
+		drawnLevels = append(drawnLevels, l.Concurrency)
+	}
+	if len(drawnLevels) == 0 {
+		return nil, nil
+	}
+	chartFromZero(&p.X)
+	p.Y.Min, p.Y.Max = 0, 1
+
+	svg, err := chartRender(p, chartWidth, chartHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plot cdf-%s: %w", m.key, err)
+	}
+	if sample == "" {
+		sample = analyze.SamplePooled
+	}
+	if method == "" {
+		method = s.Method.Percentile
+	}
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s); one line per concurrency level, n = requests pooled.",
+		name, sample, method)
+	if len(missing) > 0 {
+		caption += fmt.Sprintf(" Not drawn (no requests): concurrency %s.", chartIntList(missing))
+	}
+	return &Plot{
+		Name:    "cdf-" + m.key,
+		Title:   p.Title.Text,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per concurrency level (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, chartIntList(drawnLevels)),
+		SVG:     svg,
+	}, nil
+}
+
+// lengthsChart draws the prompt and output length histograms of every
+// level as outlines, each over the level's own bins.
+func lengthsChart(s *analyze.Summary) (*Plot, error) {
+	type side struct {
+		label string
+		unit  string
+		bins  func(analyze.Level) []analyze.HistogramBin
+	}
+	sides := []side{
+		{"prompt length", "tokens", func(l analyze.Level) []analyze.HistogramBin { return l.Workload.PromptHistogram }},
+		{"output length", "tokens", func(l analyze.Level) []analyze.HistogramBin { return l.Workload.OutputHistogram }},
+	}
+	if len(s.Levels) > 0 {
+		if u := s.Levels[0].Workload.PromptTokens.Unit; u != "" {
+			sides[0].unit = u
+		}
+		if u := s.Levels[0].Workload.OutputTokens.Unit; u != "" {
+			sides[1].unit = u
+		}
+	}
+	var plots []*plot.Plot
+	var names []string
+	var drawnLevels []int
+	for _, sd := range sides {
+		p := chartNewPlot()
+		chartSmallText(p)
+		p.Title.Text = sd.label
+		p.X.Label.Text = fmt.Sprintf("%s (%s)", sd.label, sd.unit)
+		p.Y.Label.Text = "requests per bin"
+		p.Legend.Top, p.Legend.Left = true, false
+		drawn := 0
+		for i, l := range s.Levels {
+			outline := chartStepOutline(sd.bins(l))
+			if len(outline) == 0 {
+				continue
+			}
+			line, err := plotter.NewLine(outline)
+			if err != nil {
+				return nil, fmt.Errorf("plot lengths: %w", err)
+			}
+			line.LineStyle, _ = chartSeriesStyle(i)
+			p.Add(line)
+			p.Legend.Add(fmt.Sprintf("c=%d", l.Concurrency), line)
+			drawn++
+			if !chartHasInt(drawnLevels, l.Concurrency) {
+				drawnLevels = append(drawnLevels, l.Concurrency)
+			}
+		}
+		if drawn == 0 {
+			continue
+		}
+		chartFromZero(&p.X)
+		chartFromZero(&p.Y)
+		plots = append(plots, p)
+		names = append(names, sd.label)
+	}
+	if len(plots) == 0 {
+		return nil, nil
+	}
+	title := "Request lengths"
+	svg, err := chartRenderGrid(title, [][]*plot.Plot{plots}, chartWidth, chartHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plot lengths: %w", err)
+	}
+	caption := fmt.Sprintf("Histograms of %s of the measured requests, pooled over each level's runs: one outline per concurrency level, each drawn over that level's own equal-width bins. Bins differ between levels, so counts are not summed across levels; heights are requests per bin of that level.",
+		chartJoinAnd(names))
+	return &Plot{
+		Name:    "lengths",
+		Title:   title,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Histogram outlines of %s in tokens, one outline per concurrency level (%s).", chartJoinAnd(names), chartIntList(drawnLevels)),
+		SVG:     svg,
+	}, nil
+}
+
+// chartStepOutline turns histogram bins [Lo, Hi) into the outline of
+// their bars, down to zero at both ends and across gaps.
+func chartStepOutline(bins []analyze.HistogramBin) plotter.XYs {
+	var out plotter.XYs
+	open := false
+	var last float64
+	for _, b := range bins {
+		if math.IsNaN(b.Lo) || math.IsNaN(b.Hi) || math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) || b.Hi < b.Lo {
+			continue
+		}
+		c := float64(b.Count)
+		if open && b.Lo != last {
+			out = append(out, plotter.XY{X: last, Y: 0})
+			open = false
+		}
+		if !open {
+			out = append(out, plotter.XY{X: b.Lo, Y: 0})
+		}
+		out = append(out, plotter.XY{X: b.Lo, Y: c}, plotter.XY{X: b.Hi, Y: c})
+		last, open = b.Hi, true
+	}
+	if open {
+		out = append(out, plotter.XY{X: last, Y: 0})
+	}
+	return out
+}
+
+// warmupChart draws the warm-up traces: one panel per level, one colour
+// per repeat.
+func warmupChart(s *analyze.Summary) (*Plot, error) {
+	type group struct {
+		concurrency int
+		runs        []analyze.RunSummary
+	}
+	var groups []group
+	var notCut []string
+	failed := 0
+	for _, r := range s.Runs {
+		if r.Failed {
+			failed++
+			continue
+		}
+		valid := false
+		for _, pt := range r.Warmup.Trace {
+			if pt.TTFTms.Valid() || pt.RunningMedian.Valid() {
+				valid = true
+				break
+			}
+		}
+		if !valid {
+			continue
+		}
+		if len(groups) == 0 || groups[len(groups)-1].concurrency != r.Concurrency {
+			groups = append(groups, group{concurrency: r.Concurrency})
+		}
+		g := &groups[len(groups)-1]
+		g.runs = append(g.runs, r)
+		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
+			notCut = append(notCut, r.Dir)
+		}
+	}
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	var plots []*plot.Plot
+	for _, g := range groups {
+		p := chartNewPlot()
+		chartSmallText(p)
+		p.Title.Text = fmt.Sprintf("concurrency %d", g.concurrency)
+		p.X.Label.Text = "request index (send order)"
+		p.Y.Label.Text = "TTFT (ms)"
+		p.Legend.Top, p.Legend.Left = true, false
+		for k, r := range g.runs {
+			ls, gs := chartSeriesStyle(k)
+			faint := gs
+			faint.Color = chartFaint(ls.Color)
+			faint.Radius = vg.Points(1.5)
+			var dots plotter.XYs
+			var segments []plotter.XYs
+			var seg plotter.XYs
+			for _, pt := range r.Warmup.Trace {
+				if pt.TTFTms.Valid() {
+					dots = append(dots, plotter.XY{X: float64(pt.Index), Y: float64(pt.TTFTms)})
+				}
+				if pt.RunningMedian.Valid() {
+					seg = append(seg, plotter.XY{X: float64(pt.Index), Y: float64(pt.RunningMedian)})
+				} else if len(seg) > 0 {
+					segments = append(segments, seg)
+					seg = nil
+				}
+			}
+			if len(seg) > 0 {
+				segments = append(segments, seg)
+			}
+			var thumbs []plot.Thumbnailer
+			if len(dots) > 0 {
+				sc, err := plotter.NewScatter(dots)
+				if err != nil {
+					return nil, fmt.Errorf("plot warmup: %w", err)
+				}
+				sc.GlyphStyle = faint
+				p.Add(sc)
+				thumbs = append(thumbs, sc)
+			}
+			for i, sg := range segments {
+				line, err := plotter.NewLine(sg)
+				if err != nil {
+					return nil, fmt.Errorf("plot warmup: %w", err)
+				}
+				line.LineStyle = ls
+				p.Add(line)
+				if i == 0 {
+					thumbs = append(thumbs, line)
+				}
+			}
+			if r.Warmup.Discarded > 0 {
+				// Trace indices count from 1: the cut falls after
+				// request number Discarded.
+				cut := &chartVLine{X: float64(r.Warmup.Discarded) + 0.5, LineStyle: draw.LineStyle{
+					Color: ls.Color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)},
+				}}
+				p.Add(cut)
+			}
+			if len(g.runs) <= 5 {
+				p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), thumbs...)
+			}
+		}
+		chartFromZero(&p.Y)
+		plots = append(plots, p)
+	}
+	cols := 1
+	switch {
+	case len(plots) > 4:
+		cols = 3
+	case len(plots) > 1:
+		cols = 2
+	}
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for j := range grid {
+		grid[j] = make([]*plot.Plot, cols)
+		for i := range grid[j] {
+			if k := j*cols + i; k < len(plots) {
+				grid[j][i] = plots[k]
+			}
+		}
+	}
+	title := "Warm-up traces"
+	svg, err := chartRenderGrid(title, grid, chartWidth, chartGridHeight(rows))
+	if err != nil {
+		return nil, fmt.Errorf("plot warmup: %w", err)
+	}
+	var levels []int
+	for _, g := range groups {
+		levels = append(levels, g.concurrency)
+	}
+	mode := s.Method.Warmup
+	if mode == "" {
+		mode = "not recorded"
+	}
+	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), its running median (line; none until the window is full) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
+	if len(notCut) > 0 {
+		caption += fmt.Sprintf(" The rule never held, so nothing was cut, for: %s.", strings.Join(notCut, ", "))
+	}
+	if failed > 0 {
+		caption += fmt.Sprintf(" Failed runs (%d) are not shown.", failed)
+	}
+	return &Plot{
+		Name:    "warmup",
+		Title:   title,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order with its running median and a vertical line where the warm-up was cut.", chartIntList(levels)),
+		SVG:     svg,
+	}, nil
+}
+
+// goodputChart draws the goodput percentage against concurrency.
+func goodputChart(s *analyze.Summary) (*Plot, error) {
+	p := chartNewPlot()
+	p.Title.Text = "Goodput vs concurrency"
+	p.Y.Label.Text = "goodput (% of measured requests)"
+	var used chartUsed
+	var xys, exys plotter.XYs
+	var errs plotter.YErrors
+	var alt []string
+	for _, l := range s.Levels {
+		st, ok := l.Stat(chartGoodput)
+		if !ok || !st.Median.Valid() {
+			used.missing = append(used.missing, fmt.Sprintf("concurrency %d", l.Concurrency))
+			continue
+		}
+		used.add(l.Concurrency, st)
+		pt := plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)}
+		xys = append(xys, pt)
+		alt = append(alt, fmt.Sprintf("%d: %s%%", l.Concurrency, chartNum(pt.Y)))
+		if st.MAD.Valid() {
+			exys = append(exys, pt)
+			errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
+		}
+	}
+	if len(xys) == 0 {
+		return nil, nil
+	}
+	ls, gs := chartSeriesStyle(0)
+	if err := chartAddLinePoints(p, "", xys, ls, gs); err != nil {
+		return nil, fmt.Errorf("plot goodput: %w", err)
+	}
+	if len(exys) > 0 {
+		if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+			return nil, fmt.Errorf("plot goodput: %w", err)
+		}
+	}
+	chartConcurrencyAxis(p, chartLevels(s))
+	p.Y.Min, p.Y.Max = 0, 100
+
+	svg, err := chartRender(p, chartWidth, chartHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plot goodput: %w", err)
+	}
+	caption := fmt.Sprintf("Per-run goodput (%s), median across runs with ± %s error bars (clipped to 0–100 %%); %s; %s.",
+		chartStatSample(s, chartGoodput), chartMADPhrase(s), chartSLOPhrase(s.Method.SLO), used.runsPhrase()) + used.notes(s)
+	return &Plot{
+		Name:    "goodput",
+		Title:   p.Title.Text,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Line chart of goodput in percent (0 to 100) against concurrency; medians across runs (concurrency: value) are %s.", strings.Join(alt, ", ")),
+		SVG:     svg,
+	}, nil
+}
+
+// chartSLOPhrase lists the targets that were applied.
+func chartSLOPhrase(slo analyze.SLO) string {
+	var parts []string
+	for _, t := range []struct {
+		name string
+		v    analyze.Num
+	}{{"TTFT", slo.TTFTms}, {"TPOT", slo.TPOTms}, {"E2E", slo.E2Ems}} {
+		if t.v.Valid() && t.v > 0 {
+			parts = append(parts, fmt.Sprintf("%s ≤ %s ms", t.name, strconv.FormatFloat(float64(t.v), 'g', -1, 64)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no SLO targets recorded"
+	}
+	return "SLO: " + strings.Join(parts, ", ")
+}
+
+// chartOkabeIto is the Okabe–Ito colour-blind-safe palette, in the order
+// series use it (yellow last: it is hard to see on white).
+var chartOkabeIto = []color.NRGBA{
+	{0x00, 0x72, 0xB2, 0xFF}, // blue
+	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
+	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+	{0xE6, 0x9F, 0x00, 0xFF}, // orange
+	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+	{0x00, 0x00, 0x00, 0xFF}, // black
+	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+}
+
+// chartGlyphs and chartDashes vary with the colour so that series stay
+// apart in grey scale too.
+var chartGlyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{},
+	draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PlusGlyph{},
+}
+
+var chartDashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+}
+
+// chartSeriesStyle returns the line and glyph style of series i.
+func chartSeriesStyle(i int) (draw.LineStyle, draw.GlyphStyle) {
+	c := chartOkabeIto[i%len(chartOkabeIto)]
+	return draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: chartDashes[i%len(chartDashes)]},
+		draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: chartGlyphs[i%len(chartGlyphs)]}
+}
+
+// chartFaint returns c at low opacity, for dense points.
+func chartFaint(c color.Color) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = 0x55
+	return n
+}
+
+func chartNewPlot() *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text = "concurrency (requests in flight)"
+	p.X.Tick.Marker = chartTicks{}
+	p.Y.Tick.Marker = chartTicks{}
+	return p
+}
+
+// chartTicks places about five major ticks at multiples of 1, 2 or 5 × 10^k,
+// labelled with no more decimals than the step needs, and a minor tick
+// halfway between them.
+type chartTicks struct{}
+
+func (chartTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	first := math.Ceil(lo/step) * step
+	var ticks []plot.Tick
+	for i := 0; ; i++ {
+		v := first + float64(i)*step
+		if v > hi+step*1e-9 {
+			break
+		}
+		if v == 0 {
+			v = 0 // no "-0"
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+	}
+	for i := 0; ; i++ {
+		v := first - step/2 + float64(i)*step
+		if v > hi {
+			break
+		}
+		if v >= lo {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// chartSmallText shrinks the text of a plot drawn as one tile of several.
+func chartSmallText(p *plot.Plot) {
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.TextStyle.Font.Size = vg.Points(9)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(9)
+	p.X.Tick.Label.Font.Size = vg.Points(8)
+	p.Y.Tick.Label.Font.Size = vg.Points(8)
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.ThumbnailWidth = vg.Points(16)
+}
+
+// chartAddLinePoints adds a line with markers, and a legend entry when
+// name is not empty.
+func chartAddLinePoints(p *plot.Plot, name string, xys plotter.XYs, ls draw.LineStyle, gs draw.GlyphStyle) error {
+	line, sc, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	line.LineStyle = ls
+	sc.GlyphStyle = gs
+	p.Add(line, sc)
+	if name != "" {
+		p.Legend.Add(name, line, sc)
+	}
+	return nil
+}
+
+// chartAddYErrors adds vertical error bars.
+func chartAddYErrors(p *plot.Plot, xys plotter.XYs, errs plotter.YErrors, c color.Color) error {
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{xys, errs})
+	if err != nil {
+		return err
+	}
+	eb.LineStyle.Color = c
+	p.Add(eb)
+	return nil
+}
+
+// chartConcurrencyAxis sets up the concurrency axis: a log scale when the
+// levels span 8× or more, with a tick at every level.
+func chartConcurrencyAxis(p *plot.Plot, levels []int) {
+	if len(levels) == 0 {
+		return
+	}
+	lo, hi := levels[0], levels[0]
+	for _, c := range levels {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	log := lo > 0 && hi >= 8*lo
+	if log {
+		p.X.Scale = plot.LogScale{}
+	}
+	p.X.Min = math.Min(p.X.Min, float64(lo))
+	p.X.Max = math.Max(p.X.Max, float64(hi))
+	var ticks []plot.Tick
+	switch {
+	case len(levels) <= 12:
+		for _, c := range levels {
+			ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
+		}
+	case log:
+		for v := 1; v <= hi; v *= 2 {
+			if v >= lo {
+				ticks = append(ticks, plot.Tick{Value: float64(v), Label: strconv.Itoa(v)})
+			}
+		}
+	default:
+		return
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// chartFromZero makes a non-negative axis start at zero.
+func chartFromZero(a *plot.Axis) {
+	if a.Min > 0 {
+		a.Min = 0
+	}
+}
+
+// chartVLine draws a vertical line across the whole data area.
+type chartVLine struct {
+	X float64
+	draw.LineStyle
+}
+
+func (v *chartVLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(v.X)
+	if !c.ContainsX(x) {
+		return
+	}
+	c.StrokeLine2(v.LineStyle, x, c.Min.Y, x, c.Max.Y)
+}
+
+// DataRange covers X only, so the line never stretches the Y axis.
+func (v *chartVLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return v.X, v.X, math.Inf(1), math.Inf(-1)
+}
+
+func (v *chartVLine) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	c.StrokeLine2(v.LineStyle, x, c.Min.Y, x, c.Max.Y)
+}
+
+// chartRender draws one plot as SVG.
+func chartRender(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	return chartSVG(w, h, func(dc draw.Canvas) { p.Draw(dc) })
+}
+
+// chartGridHeight is the canvas height for a grid of rows tiles.
+func chartGridHeight(rows int) vg.Length {
+	if rows <= 1 {
+		return chartHeight
+	}
+	return vg.Length(rows)*chartTileHeight + vg.Centimeter
+}
+
+// chartRenderGrid draws a figure title above a grid of plots whose data
+// areas are aligned; nil entries are left empty.
+func chartRenderGrid(title string, grid [][]*plot.Plot, w, h vg.Length) ([]byte, error) {
+	return chartSVG(w, h, func(dc draw.Canvas) {
+		sty := text.Style{
+			Color:   color.Black,
+			Font:    plot.New().Title.TextStyle.Font,
+			XAlign:  draw.XCenter,
+			YAlign:  draw.YTop,
+			Handler: plot.DefaultTextHandler,
+		}
+		top := sty.Height(title) + vg.Points(8)
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, title)
+		tiles := draw.Tiles{
+			Rows: len(grid), Cols: len(grid[0]),
+			PadTop: top, PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6),
+			PadX: vg.Points(14), PadY: vg.Points(10),
+		}
+		canvases := plot.Align(grid, tiles, dc)
+		for j, row := range grid {
+			for i, p := range row {
+				if p != nil {
+					p.Draw(canvases[j][i])
+				}
+			}
+		}
+	})
+}
+
+// chartSVG runs drawFn on a white SVG canvas without embedded fonts.
+// gonum panics on some bad input; that becomes an error.
+func chartSVG(w, h vg.Length, drawFn func(draw.Canvas)) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("drawing: %v", r)
+		}
+	}()
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
+	dc := draw.New(c)
+	dc.FillPolygon(color.White, []vg.Point{
+		{X: dc.Min.X, Y: dc.Min.Y}, {X: dc.Max.X, Y: dc.Min.Y},
+		{X: dc.Max.X, Y: dc.Max.Y}, {X: dc.Min.X, Y: dc.Max.Y},
+	})
+	drawFn(dc)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// chartNum formats a value to about three significant digits.
+func chartNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func chartIntList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func chartJoinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+func chartPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func chartHasInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,464 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// plotNames is the fixed order of the charts drawn from testSummary.
+var plotNames = []string{
+	"latency-ttft", "latency-tpot", "latency-e2e",
+	"throughput-ttft", "throughput-tpot",
+	"runs-spread",
+	"cdf-ttft", "cdf-tpot", "cdf-e2e",
+	"lengths", "warmup", "goodput",
+}
+
+// plotAcross builds an across-runs statistic whose per-run values are
+// median, median−mad, median+mad in repeat order: the median is median
+// and the raw MAD is mad.
+func plotAcross(key, metric, stat, unit, sample string, median, mad float64) analyze.AcrossRuns {
+	return analyze.AcrossRuns{
+		Key: key, Metric: metric, Statistic: stat, Unit: unit, Sample: sample,
+		Median: analyze.Num(median), MAD: analyze.Num(mad), Runs: 3,
+		PerRun: []analyze.Num{analyze.Num(median), analyze.Num(median - mad), analyze.Num(median + mad)},
+	}
+}
+
+// plotCDF returns ten CDF points from lo to hi, the fifth one NaN.
+func plotCDF(lo, hi float64) []analyze.CDFPoint {
+	var pts []analyze.CDFPoint
+	for i := 1; i <= 10; i++ {
+		v := analyze.Num(lo + (hi-lo)*float64(i*i)/100)
+		if i == 5 {
+			v = analyze.NaN
+		}
+		pts = append(pts, analyze.CDFPoint{P: float64(i) / 10, Value: v})
+	}
+	return pts
+}
+
+// plotBins returns ten bins of the given width with a hump of counts.
+func plotBins(width float64, scale int) []analyze.HistogramBin {
+	counts := []int{0, 2, 5, 9, 12, 8, 4, 2, 1, 1}
+	var bins []analyze.HistogramBin
+	for i, c := range counts {
+		bins = append(bins, analyze.HistogramBin{Lo: float64(i) * width, Hi: float64(i+1) * width, Count: c * scale})
+	}
+	return bins
+}
+
+// plotTrace returns a 40-request warm-up trace: slow first requests, a
+// request without TTFT at index 7 and no running median until index 5.
+func plotTrace(base float64, repeat int) []analyze.WarmupPoint {
+	var pts []analyze.WarmupPoint
+	base += 15 * float64(repeat)
+	for i := 1; i <= 40; i++ {
+		ttft := analyze.Num(base + 400/float64(i) + float64((i*7+repeat*3)%5))
+		if i == 7 {
+			ttft = analyze.NaN
+		}
+		med := analyze.NaN
+		if i >= 5 {
+			med = analyze.Num(base + 400/float64(i-2))
+		}
+		pts = append(pts, analyze.WarmupPoint{Index: i, TTFTms: ttft, RunningMedian: med})
+	}
+	return pts
+}
+
+// testSummary is three levels (1, 4, 16) of three runs each, with known
+// medians and MADs.
+func testSummary() *analyze.Summary {
+	s := &analyze.Summary{
+		Schema: analyze.SchemaVersion,
+		Title:  "test sweep",
+		Method: analyze.Method{
+			Percentile: "nearest-rank", MAD: "raw", Warmup: "stabilisation", MinRuns: 3,
+			SLO: analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
+		},
+	}
+	for li, c := range []int{1, 4, 16} {
+		f := float64(li + 1)
+		lv := analyze.Level{Concurrency: c}
+		for ri := 1; ri <= 3; ri++ {
+			lv.Runs = append(lv.Runs, fmt.Sprintf("c%d-r%d", c, ri))
+		}
+		for _, m := range []struct {
+			key, name  string
+			base, step float64
+		}{{"ttft", "TTFT", 40, 30}, {"tpot", "TPOT", 12, 6}, {"e2e", "E2E latency", 900, 500}} {
+			for si, st := range []string{"p50", "p95", "p99"} {
+				median := m.base + m.step*f*f*float64(si+1)
+				lv.Stats = append(lv.Stats, plotAcross(m.key+"."+st, m.name, st, "ms", analyze.SamplePerRequest, median, median/20))
+			}
+		}
+		lv.Stats = append(lv.Stats,
+			plotAcross("throughput.output_tokens_per_s", "output tokens/s", "rate", "tokens/s", analyze.SampleWindowCount, 300*f*f-50*f, 10*f),
+			plotAcross("goodput.percent", "goodput", "pass rate", "%", "measured requests meeting every SLO / measured requests", 100-4*f*f, 2*f),
+		)
+		lv.PooledTTFT = analyze.Distribution{Metric: "TTFT", Unit: "ms", Sample: analyze.SamplePooled, Method: "nearest-rank", N: 300 * c}
+		lv.PooledTPOT = analyze.Distribution{Metric: "TPOT", Unit: "ms", Sample: analyze.SamplePooled, Method: "nearest-rank", N: 280 * c}
+		lv.PooledE2E = analyze.Distribution{Metric: "E2E latency", Unit: "ms", Sample: analyze.SamplePooled, Method: "nearest-rank", N: 300 * c}
+		lv.CDFTTFT = plotCDF(30*f, 150*f*f)
+		lv.CDFTPOT = plotCDF(10*f, 30*f*f)
+		lv.CDFE2E = plotCDF(800*f, 3000*f*f)
+		lv.Workload.PromptTokens = analyze.Distribution{Metric: "prompt length", Unit: "tokens"}
+		lv.Workload.OutputTokens = analyze.Distribution{Metric: "output length", Unit: "tokens"}
+		lv.Workload.PromptHistogram = plotBins(100+10*f, c)
+		lv.Workload.OutputHistogram = plotBins(30+5*f, c)
+		s.Levels = append(s.Levels, lv)
+		for ri := 1; ri <= 3; ri++ {
+			r := analyze.RunSummary{
+				Dir: fmt.Sprintf("c%d-r%d", c, ri), Concurrency: c, Repeat: ri,
+				Warmup: analyze.WarmupResult{Mode: "stabilisation", Discarded: 6 + 2*ri, Stabilised: true, Trace: plotTrace(30*f, ri)},
+			}
+			if c == 4 && ri == 2 {
+				r.Warmup.Discarded, r.Warmup.Stabilised = 0, false
+			}
+			s.Runs = append(s.Runs, r)
+		}
+	}
+	return s
+}
+
+func plotsByName(t *testing.T, ps []Plot) map[string]Plot {
+	t.Helper()
+	m := map[string]Plot{}
+	for _, p := range ps {
+		if _, dup := m[p.Name]; dup {
+			t.Errorf("plot %q drawn twice", p.Name)
+		}
+		m[p.Name] = p
+	}
+	return m
+}
+
+func plotNamesOf(ps []Plot) []string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// TestPlotsGolden compares every chart and the captions with the files
+// under testdata/plots; go test -update rewrites them.
+func TestPlotsGolden(t *testing.T) {
+	ps, err := Plots(testSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plotNamesOf(ps); !slices.Equal(got, plotNames) {
+		t.Fatalf("plot names = %q, want %q", got, plotNames)
+	}
+	var index bytes.Buffer
+	for _, p := range ps {
+		fmt.Fprintf(&index, "%s\n\ttitle: %s\n\tcaption: %s\n\talt: %s\n", p.Name, p.Title, p.Caption, p.Alt)
+		plotGolden(t, filepath.Join("testdata", "plots", p.Name+".svg"), p.SVG)
+	}
+	plotGolden(t, filepath.Join("testdata", "plots", "captions.txt"), index.Bytes())
+}
+
+func plotGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		line := 1 + bytes.Count(got[:plotFirstDiff(got, want)], []byte("\n"))
+		t.Errorf("%s: output differs from golden file from line %d (got %d bytes, want %d); run go test -update if the change is intended",
+			path, line, len(got), len(want))
+	}
+}
+
+func plotFirstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func TestPlotsDeterministic(t *testing.T) {
+	a, err := Plots(testSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Plots(testSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("%d plots, then %d", len(a), len(b))
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].SVG, b[i].SVG) {
+			t.Errorf("plot %q: SVG differs between two renderings", a[i].Name)
+		}
+		if a[i].Caption != b[i].Caption || a[i].Alt != b[i].Alt {
+			t.Errorf("plot %q: caption or alt differs between two renderings", a[i].Name)
+		}
+	}
+}
+
+// plotTexts returns the character data of every <text> element.
+func plotTexts(t *testing.T, name string, svg []byte) []string {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var texts []string
+	var cur *strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("plot %q: SVG is not well-formed XML: %v", name, err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if tok.Name.Local == "text" {
+				cur = new(strings.Builder)
+			}
+		case xml.CharData:
+			if cur != nil {
+				cur.Write(tok)
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "text" && cur != nil {
+				texts = append(texts, cur.String())
+				cur = nil
+			}
+		}
+	}
+	return texts
+}
+
+func TestPlotsXMLAndLabels(t *testing.T) {
+	ps, err := Plots(testSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"latency-ttft":    {"TTFT (ms)", "concurrency (requests in flight)", "p50", "p95", "p99", "1", "4", "16"},
+		"latency-tpot":    {"TPOT (ms)", "concurrency (requests in flight)"},
+		"latency-e2e":     {"E2E latency (ms)", "concurrency (requests in flight)"},
+		"throughput-ttft": {"output tokens/s (server counters)", "p95 TTFT (ms)", "c=1", "c=4", "c=16"},
+		"throughput-tpot": {"output tokens/s (server counters)", "p95 TPOT (ms)"},
+		"runs-spread":     {"p95 TTFT (ms)", "p95 TPOT (ms)", "p95 E2E latency (ms)", "output tokens/s (server counters)", "concurrency (requests in flight)", "run", "median"},
+		"cdf-ttft":        {"TTFT (ms)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)"},
+		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests"},
+		"cdf-e2e":         {"E2E latency (ms)", "cumulative fraction of requests"},
+		"lengths":         {"prompt length (tokens)", "output length (tokens)", "requests per bin"},
+		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1"},
+		"goodput":         {"goodput (% of measured requests)", "concurrency (requests in flight)"},
+	}
+	byName := plotsByName(t, ps)
+	for _, name := range plotNames {
+		p, ok := byName[name]
+		if !ok {
+			t.Errorf("plot %q missing", name)
+			continue
+		}
+		if p.Title == "" || p.Caption == "" || p.Alt == "" {
+			t.Errorf("plot %q: empty title, caption or alt", name)
+		}
+		if !bytes.HasPrefix(p.SVG, []byte("<?xml")) {
+			t.Errorf("plot %q: SVG does not start with an XML declaration", name)
+		}
+		if bytes.Contains(p.SVG, []byte("NaN")) || bytes.Contains(p.SVG, []byte("Inf")) {
+			t.Errorf("plot %q: SVG holds NaN or Inf", name)
+		}
+		texts := plotTexts(t, name, p.SVG)
+		for _, w := range want[name] {
+			if !slices.Contains(texts, w) {
+				t.Errorf("plot %q: no text %q in SVG (texts: %q)", name, w, texts)
+			}
+		}
+	}
+}
+
+func TestPlotsCaptions(t *testing.T) {
+	ps, err := Plots(testSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := plotsByName(t, ps)
+	for name, want := range map[string][]string{
+		"latency-ttft":    {"p50/p95/p99 of client TTFT", "per-request sample", "nearest-rank", "± raw MAD", "n = 3 runs per level"},
+		"throughput-ttft": {"server output tokens/s", "counter delta over the window", "p95 client TTFT"},
+		"cdf-tpot":        {"pooled over every measured request", "pooled per-request (all runs)"},
+		"lengths":         {"own equal-width bins", "not summed across levels"},
+		"warmup":          {"nothing was cut, for: c4-r2", "Warm-up mode: stabilisation"},
+		"goodput":         {"SLO: TTFT ≤ 200 ms, TPOT ≤ 50 ms", "n = 3 runs per level"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(byName[name].Caption, w) {
+				t.Errorf("plot %q caption %q lacks %q", name, byName[name].Caption, w)
+			}
+		}
+		if strings.Contains(byName[name].Caption, "fewer than") {
+			t.Errorf("plot %q caption mentions few runs, but every level has 3", name)
+		}
+	}
+}
+
+// TestPlotsNaNThroughput: a summary without server throughput has no
+// throughput charts and no throughput panel, and no error.
+func TestPlotsNaNThroughput(t *testing.T) {
+	s := testSummary()
+	for li := range s.Levels {
+		for si := range s.Levels[li].Stats {
+			st := &s.Levels[li].Stats[si]
+			if st.Key == "throughput.output_tokens_per_s" {
+				st.Median, st.MAD, st.Runs = analyze.NaN, analyze.NaN, 0
+				st.PerRun = []analyze.Num{analyze.NaN, analyze.NaN, analyze.NaN}
+			}
+		}
+	}
+	ps, err := Plots(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := plotsByName(t, ps)
+	for _, name := range []string{"throughput-ttft", "throughput-tpot"} {
+		if _, ok := byName[name]; ok {
+			t.Errorf("plot %q drawn without throughput data", name)
+		}
+	}
+	spread, ok := byName["runs-spread"]
+	if !ok {
+		t.Fatal("runs-spread missing")
+	}
+	if texts := plotTexts(t, "runs-spread", spread.SVG); slices.Contains(texts, "output tokens/s (server counters)") {
+		t.Errorf("runs-spread has an output tokens/s panel without data")
+	}
+	if len(ps) != len(plotNames)-2 {
+		t.Errorf("got plots %q, want all but the throughput charts", plotNamesOf(ps))
+	}
+}
+
+// TestPlotsFewRunsAndNaN: a level with fewer than 3 runs is drawn and
+// named in the caption; missing values are skipped and listed.
+func TestPlotsFewRunsAndNaN(t *testing.T) {
+	s := testSummary()
+	lv := &s.Levels[2]
+	for si := range lv.Stats {
+		st := &lv.Stats[si]
+		st.PerRun[1] = analyze.NaN
+		st.Runs, st.FewRuns = 2, true
+		if st.Key == "ttft.p99" {
+			st.Median, st.MAD = analyze.NaN, analyze.NaN
+			st.PerRun = []analyze.Num{analyze.NaN, analyze.NaN, analyze.NaN}
+			st.Runs = 0
+		}
+		if st.Key == "ttft.p95" {
+			st.MAD = analyze.NaN
+		}
+	}
+	lv.CDFTTFT = []analyze.CDFPoint{{P: 0.5, Value: analyze.NaN}}
+	ps, err := Plots(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := plotsByName(t, ps)
+	c := byName["latency-ttft"].Caption
+	for _, w := range []string{"Concurrency 16 (fewer than 3 runs)", "n = 2–3 runs per level", "Not drawn (no value): p99 at concurrency 16"} {
+		if !strings.Contains(c, w) {
+			t.Errorf("latency-ttft caption %q lacks %q", c, w)
+		}
+	}
+	if c := byName["goodput"].Caption; !strings.Contains(c, "(fewer than 3 runs)") {
+		t.Errorf("goodput caption %q does not mention few runs", c)
+	}
+	if c := byName["cdf-ttft"].Caption; !strings.Contains(c, "Not drawn (no requests): concurrency 16") {
+		t.Errorf("cdf-ttft caption %q does not name the empty level", c)
+	}
+	if texts := plotTexts(t, "cdf-ttft", byName["cdf-ttft"].SVG); slices.Contains(texts, "c=16 (n=4800)") {
+		t.Errorf("cdf-ttft has a legend entry for a level without points")
+	}
+	for _, p := range ps {
+		if bytes.Contains(p.SVG, []byte("NaN")) {
+			t.Errorf("plot %q: SVG holds NaN", p.Name)
+		}
+	}
+}
+
+func TestPlotsEmpty(t *testing.T) {
+	if _, err := Plots(nil); err == nil {
+		t.Error("Plots(nil): no error")
+	}
+	ps, err := Plots(&analyze.Summary{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 0 {
+		t.Errorf("empty summary gave plots %q", plotNamesOf(ps))
+	}
+	// Levels without any value: nothing to draw, still no error.
+	s := &analyze.Summary{Levels: []analyze.Level{{Concurrency: 1}, {Concurrency: 2}}}
+	ps, err = Plots(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 0 {
+		t.Errorf("summary without values gave plots %q", plotNamesOf(ps))
+	}
+}
+
+func TestChartStepOutline(t *testing.T) {
+	got := chartStepOutline([]analyze.HistogramBin{{Lo: 0, Hi: 10, Count: 2}, {Lo: 10, Hi: 20, Count: 5}, {Lo: 30, Hi: 40, Count: 1}})
+	want := "(0,0) (0,2) (10,2) (10,5) (20,5) (20,0) (30,0) (30,1) (40,1) (40,0)"
+	var parts []string
+	for _, p := range got {
+		parts = append(parts, fmt.Sprintf("(%g,%g)", p.X, p.Y))
+	}
+	if s := strings.Join(parts, " "); s != want {
+		t.Errorf("outline = %s, want %s", s, want)
+	}
+}
+
+func TestChartTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 100, "0 20 40 60 80 100"},
+		{0, 2550, "0 500 1000 1500 2000 2500"},
+		{23.3, 126.5, "40 60 80 100 120"},
+		{-0.3, 1.05, "-0.2 0.0 0.2 0.4 0.6 0.8 1.0"},
+		{0.001, 0.0042, "0.0010 0.0015 0.0020 0.0025 0.0030 0.0035 0.0040"},
+	} {
+		var labels []string
+		for _, tk := range (chartTicks{}).Ticks(tc.lo, tc.hi) {
+			if !tk.IsMinor() {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("ticks(%g, %g) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

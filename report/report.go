@@ -1,0 +1,127 @@
+// Package report renders an analyze.Summary as a notebook-style write-up:
+// report.md (GitHub-flavoured Markdown), report.html (the same document
+// through goldmark, self-contained with inline SVG charts), summary.json and
+// plots/*.svg.
+//
+// A notebook is Markdown prose with cells ({{table ttft}}, {{plot cdf-ttft}},
+// {{value ttft.p95 c=8}}, ...) that are evaluated against the Summary; the
+// default notebook is embedded from templates/. Report code never computes
+// a statistic: it only formats what analyze produced. Strings that come from
+// the inputs (file names, environment values, error texts) are escaped, so
+// they are shown as data and never interpreted as markup.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/templates"
+)
+
+// Version is benchnote's version, printed in every report. Reports are
+// byte-identical for the same inputs and Version.
+const Version = "0.1.0"
+
+// Options tunes Build.
+type Options struct {
+	// Notebook replaces the default notebook when non-nil.
+	Notebook []byte
+	// NotebookName names the notebook in error messages.
+	NotebookName string
+}
+
+// Output file names.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+	SummaryFile  = "summary.json"
+	PlotsDir     = "plots"
+)
+
+// Build renders every output file. The map is keyed by slash-separated
+// path relative to the output directory.
+func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
+	nb, name := templates.Notebook, "templates/notebook.md"
+	if opts.Notebook != nil {
+		nb, name = opts.Notebook, opts.NotebookName
+	}
+	plots, err := Plots(s)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	files := map[string][]byte{}
+	byName := map[string]Plot{}
+	for _, p := range plots {
+		byName[p.Name] = p
+		files[PlotsDir+"/"+p.Name+".svg"] = p.SVG
+	}
+	ctx := &cellContext{s: s, plots: byName}
+	md, err := renderNotebook(nb, name, ctx, targetMarkdown)
+	if err != nil {
+		return nil, err
+	}
+	files[MarkdownFile] = md
+	htmlMD, err := renderNotebook(nb, name, ctx, targetHTML)
+	if err != nil {
+		return nil, err
+	}
+	page, err := renderHTML(htmlMD, s.Title, byName)
+	if err != nil {
+		return nil, err
+	}
+	files[HTMLFile] = page
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("summary.json: %w", err)
+	}
+	files[SummaryFile] = append(js, '\n')
+	return files, nil
+}
+
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
+
+// fewRunsPattern finds the flags on figures resting on fewer than 3 runs.
+var fewRunsPattern = regexp.MustCompile(`⚠ (fewer than 3 runs|[0-9]+ runs?)`)
+
+var pageTemplate = template.Must(template.New("page").Option("missingkey=error").Parse(templates.Page))
+
+// renderHTML converts the notebook's Markdown to a self-contained page.
+// goldmark runs without the unsafe option, so raw HTML in the notebook or
+// the inputs is never passed through; the figures are inlined afterwards in
+// place of their tokens.
+func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) {
+	var body bytes.Buffer
+	if err := markdown.Convert(md, &body); err != nil {
+		return nil, fmt.Errorf("markdown: %w", err)
+	}
+	html := body.String()
+	html = fewRunsPattern.ReplaceAllString(html, `<span class="warn">$0</span>`)
+	for name, p := range plots {
+		token := "<p>" + plotToken + name + "</p>"
+		if !strings.Contains(html, token) {
+			continue
+		}
+		fig := fmt.Sprintf("<figure id=\"plot-%s\" role=\"img\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
+			name, template.HTMLEscapeString(p.Alt), InlineSVG(p.SVG), template.HTMLEscapeString(p.Caption))
+		html = strings.ReplaceAll(html, token, fig)
+	}
+	var out bytes.Buffer
+	err := pageTemplate.Execute(&out, struct {
+		Title, Version string
+		Style          template.CSS
+		Body           template.HTML
+	}{title, Version, template.CSS(templates.Style), template.HTML(html)})
+	if err != nil {
+		return nil, fmt.Errorf("page: %w", err)
+	}
+	return out.Bytes(), nil
+}

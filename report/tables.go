@@ -1,0 +1,442 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// tables are the named table cells.
+var tables = map[string]func(*analyze.Summary) string{
+	"ttft":       latencyTable("ttft", "Client TTFT", "ms", "time from sending the request to the first text-bearing chunk"),
+	"tpot":       latencyTable("tpot", "Client TPOT", "ms", "(E2E − TTFT) / (n − 1) per request with n ≥ 2 output tokens"),
+	"e2e":        latencyTable("e2e", "Client E2E latency", "ms", "time from sending the request to the last text-bearing chunk"),
+	"user_tps":   latencyTable("user_tps", "User TPS", "tokens/s", "(n − 1) / (E2E − TTFT) per request with n ≥ 2 (never 1 / median TPOT)"),
+	"itl":        itlTable,
+	"pooled":     pooledTable,
+	"throughput": throughputTable,
+	"server":     serverTable,
+	"goodput":    goodputTable,
+	"workload":   workloadTable,
+	"runs":       runsTable,
+	"headline":   headlineTable,
+}
+
+func tableNames() []string {
+	var names []string
+	for k := range tables {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func runsCell(l analyze.Level) string {
+	s := strconv.Itoa(len(l.Runs))
+	if len(l.Runs) < analyze.MinRuns {
+		s += " " + fewRunsMark
+	}
+	return s
+}
+
+func stat(l analyze.Level, key string) string {
+	ar, ok := l.Stat(key)
+	if !ok {
+		return na
+	}
+	return fmtAcross(ar)
+}
+
+func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string {
+	return func(s *analyze.Summary) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "**%s (%s)**: %s. Each run's p50/p95/p99 are %s percentiles over its measured requests (per-request sample); the mean is request-weighted. Cells show the median ± %s MAD of the per-run values across the level's runs, with the number of runs.\n\n",
+			title, unit, def, s.Method.Percentile, s.Method.MAD)
+		var rows [][]string
+		for _, l := range s.Levels {
+			rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
+				stat(l, prefix+".p50"), stat(l, prefix+".p95"), stat(l, prefix+".p99"), stat(l, prefix+".mean")})
+		}
+		b.WriteString(table([]string{"concurrency", "runs", "samples (requests)",
+			"p50 (" + unit + ")", "p95 (" + unit + ")", "p99 (" + unit + ")", "mean, request-weighted (" + unit + ")"}, rows))
+		return b.String()
+	}
+}
+
+// requestsFor is the number of per-request samples a metric rests on at a level.
+func requestsFor(prefix string, l analyze.Level) int {
+	switch prefix {
+	case "ttft", "e2e":
+		return l.Counts.OneToken + l.Counts.MultiToken
+	}
+	return l.Counts.MultiToken
+}
+
+func itlTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Inter-token latency (ms)**. The gap-weighted mean is Σ(E2E − TTFT) / Σ(n − 1) over each run's requests with n ≥ 2, weighting every gap equally (unlike mean TPOT, which weights every request equally). Per-gap percentiles come from the chunk arrival times and only when every chunk carried exactly one token; otherwise they are n/a. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
+	var rows [][]string
+	for _, l := range s.Levels {
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "itl.gap_weighted_mean"),
+			stat(l, "itl.p50"), stat(l, "itl.p95"), stat(l, "itl.p99")})
+	}
+	b.WriteString(table([]string{"concurrency", "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
+	var unknown []string
+	for _, r := range s.Runs {
+		if !r.Failed && !r.GapDistributionKnown && r.ITL.Unavailable != "" {
+			unknown = append(unknown, fmt.Sprintf("%s: %s", code(r.Dir), mdEscape(r.ITL.Unavailable)))
+		}
+	}
+	if len(unknown) > 0 {
+		b.WriteString("\nPer-gap distribution not available for: " + strings.Join(unknown, "; ") + ".\n")
+	}
+	return b.String()
+}
+
+func pooledTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Pooled percentiles (ms)**: %s percentiles over all measured requests of all runs at a level taken together (labelled \"pooled\"); they are not averages of per-run percentiles.\n\n", s.Method.Percentile)
+	var rows [][]string
+	for _, l := range s.Levels {
+		for _, d := range []analyze.Distribution{l.PooledTTFT, l.PooledTPOT, l.PooledE2E, l.PooledITL} {
+			if d.N == 0 {
+				continue
+			}
+			rows = append(rows, []string{strconv.Itoa(l.Concurrency), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
+				fmtNum(d.P50), fmtNum(d.P95), fmtNum(d.P99), fmtNum(d.Max)})
+		}
+	}
+	b.WriteString(table([]string{"concurrency", "metric", "sample", "n", "p50 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}, rows))
+	return b.String()
+}
+
+func throughputTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Throughput**. Server rates are counter deltas (end scrape − start scrape) divided by each run's declared window; output and prompt tokens are separate rates and are never added. Requests/s counts successful requests completing inside the window. Client output tokens/s is Σ completion_tokens / (T_last − T_first) over the measured requests, a different denominator. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
+	var rows [][]string
+	for _, l := range s.Levels {
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l),
+			stat(l, "throughput.output_tokens_per_s"), stat(l, "throughput.prompt_tokens_per_s"),
+			stat(l, "throughput.requests_per_s"), stat(l, "throughput.client_output_tokens_per_s")})
+	}
+	b.WriteString(table([]string{"concurrency", "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
+		"requests/s (client, in window)", "output tokens/s (client, T_last − T_first)"}, rows))
+	b.WriteString("\nWindows and counter checks per run:\n\n")
+	var wrows [][]string
+	for _, r := range s.Runs {
+		if r.Failed {
+			continue
+		}
+		t := r.Throughput
+		window := na
+		if t.WindowSeconds.Valid() {
+			window = fmt.Sprintf("%s → %s (%s s, %s)", t.WindowStart, t.WindowEnd, fmtNum(t.WindowSeconds), t.WindowSource)
+		}
+		check := na
+		if t.CounterMismatch.Valid() {
+			check = fmt.Sprintf("Δ generation_tokens %s vs Σ completion_tokens %s (%s%%)", fmtNum(t.GenerationTokensDelta), fmtInt(t.ClientCompletionTokens), fmtNum(analyze.Num(100*float64(t.CounterMismatch))))
+		}
+		note := t.ServerUnavailable
+		wrows = append(wrows, []string{code(r.Dir), window, check, mdEscape(note)})
+	}
+	b.WriteString(table([]string{"run", "window (start → end, length, source)", "counter cross-check", "server throughput unavailable because"}, wrows))
+	return b.String()
+}
+
+func serverTable(s *analyze.Summary) string {
+	var b strings.Builder
+	b.WriteString("**Server-side distributions (ms)**, from the servers' Prometheus histograms: bucket deltas (end − start) over each run's window, quantiles by histogram_quantile's linear interpolation inside buckets (so they are only as fine as the bucket bounds). These measure server-side intervals over every request the server saw in the window; they are not joinable with the client records above and are never subtracted from them.")
+	if s.Method.SpeculativeDecoding {
+		b.WriteString(" Speculative decoding is on: the inter-token histogram is per step, not per token.")
+	}
+	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles (runs).\n\n", s.Method.MAD)
+	var rows [][]string
+	for _, l := range s.Levels {
+		for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
+			ar, ok := l.Stat("server." + role + ".p50")
+			if !ok || ar.Runs == 0 {
+				continue
+			}
+			rows = append(rows, []string{strconv.Itoa(l.Concurrency), ar.Metric, serverSample(s, role),
+				stat(l, "server."+role+".p50"), stat(l, "server."+role+".p95"), stat(l, "server."+role+".p99")})
+		}
+	}
+	if len(rows) == 0 {
+		b.WriteString("No server histogram was available.\n")
+	} else {
+		b.WriteString(table([]string{"concurrency", "histogram", "one observation is", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
+	}
+	omitted := map[string]int{}
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			if h.Omitted != "" {
+				omitted[h.Label+": "+h.Omitted]++
+			}
+		}
+	}
+	if len(omitted) > 0 {
+		var keys []string
+		for k := range omitted {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("\nNot shown:\n\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], plural(omitted[k], "run", "runs"))
+		}
+	}
+	return b.String()
+}
+
+func serverSample(s *analyze.Summary, role string) string {
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			if h.Role == role {
+				return mdEscape(h.Sample)
+			}
+		}
+	}
+	return ""
+}
+
+func goodputTable(s *analyze.Summary) string {
+	var b strings.Builder
+	slo := sloText(s.Method.SLO)
+	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing requests / window (req/s). This is a per-request pass rate, not a statement about a percentile. Cells: median ± %s MAD across runs (runs).\n\n", slo, s.Method.MAD)
+	var rows [][]string
+	for _, l := range s.Levels {
+		passed, measured := 0, 0
+		fails := map[string]int{}
+		for _, r := range s.Runs {
+			if r.Concurrency == l.Concurrency && !r.Failed {
+				passed += r.Goodput.Passed
+				measured += r.Goodput.Measured
+				for _, f := range r.Goodput.FailedBy {
+					fails[f.Reason] += f.Count
+				}
+			}
+		}
+		var fs []string
+		for _, f := range sortedCounts(fails) {
+			fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
+		}
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "goodput.percent"), stat(l, "goodput.requests_per_s"),
+			fmt.Sprintf("%s / %s", fmtInt(int64(passed)), fmtInt(int64(measured))), strings.Join(fs, "; ")})
+	}
+	b.WriteString(table([]string{"concurrency", "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
+	return b.String()
+}
+
+func sortedCounts(m map[string]int) []analyze.ReasonCount {
+	var out []analyze.ReasonCount
+	for k, v := range m {
+		out = append(out, analyze.ReasonCount{Reason: k, Count: v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Reason < out[j].Reason
+	})
+	return out
+}
+
+func sloText(slo analyze.SLO) string {
+	var parts []string
+	if slo.TTFTms.Valid() && slo.TTFTms > 0 {
+		parts = append(parts, "TTFT ≤ "+fmtNum(slo.TTFTms)+" ms")
+	}
+	if slo.TPOTms.Valid() && slo.TPOTms > 0 {
+		parts = append(parts, "TPOT ≤ "+fmtNum(slo.TPOTms)+" ms")
+	}
+	if slo.E2Ems.Valid() && slo.E2Ems > 0 {
+		parts = append(parts, "E2E ≤ "+fmtNum(slo.E2Ems)+" ms")
+	}
+	if len(parts) == 0 {
+		return "(none set)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func workloadTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Workload** of the measured successful requests, pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Achieved concurrency = Σ request durations / (T_last − T_first), median across runs.\n\n", s.Method.Percentile)
+	var rows [][]string
+	for _, l := range s.Levels {
+		w := l.Workload
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), fmtInt(int64(w.PromptTokens.N)),
+			fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
+			fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
+			pct(w.EarlyStopPercent), fmtNum(w.AchievedConcurrency)})
+	}
+	b.WriteString(table([]string{"concurrency", "requests", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "achieved concurrency"}, rows))
+	return b.String()
+}
+
+func pct(v analyze.Num) string {
+	if !v.Valid() {
+		return na
+	}
+	return fmtNum(v) + " %"
+}
+
+func runsTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Every run.** Per-run values: %s p95 over the run's measured requests (per-request sample); output tokens/s from server counters over the run's window; goodput as a percentage of measured requests.\n\n", s.Method.Percentile)
+	var rows [][]string
+	for _, r := range s.Runs {
+		if r.Failed {
+			rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
+			continue
+		}
+		warm := fmtInt(int64(r.Warmup.Discarded))
+		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
+			warm = "never stabilised"
+		}
+		rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir),
+			fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
+			fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
+	}
+	b.WriteString(table([]string{"concurrency", "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows))
+	return b.String()
+}
+
+func headlineTable(s *analyze.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Per level: median ± %s MAD across runs of per-run %s p95 (per-request samples), server output tokens/s and goodput %%.\n\n", s.Method.MAD, s.Method.Percentile)
+	var rows [][]string
+	for _, l := range s.Levels {
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "ttft.p95"), stat(l, "tpot.p95"), stat(l, "e2e.p95"),
+			stat(l, "throughput.output_tokens_per_s"), stat(l, "goodput.percent")})
+	}
+	b.WriteString(table([]string{"concurrency", "runs", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s (server)", "goodput (%)"}, rows))
+	return b.String()
+}
+
+func exclusionsCell(s *analyze.Summary) string {
+	var b strings.Builder
+	a := s.Accounting.Requests
+	b.WriteString("**Accounting of every input row** (all runs):\n\n")
+	rows := [][]string{
+		{"rows read", fmtInt(int64(a.RowsRead)), "= bad rows + accepted"},
+		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
+		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
+		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded by the warm-up rule"},
+		{"measured", fmtInt(int64(a.Measured)), "= errors + n = 0 + n = 1 + n ≥ 2"},
+		{"errors (not latency samples)", fmtInt(int64(a.Errors)), "status ≠ ok"},
+		{"n = 0 (not latency samples)", fmtInt(int64(a.ZeroToken)), "no output token"},
+		{"n = 1 (TTFT and E2E only)", fmtInt(int64(a.OneToken)), "TPOT undefined"},
+		{"n ≥ 2 (every metric)", fmtInt(int64(a.MultiToken)), ""},
+	}
+	b.WriteString(table([]string{"requests", "count", "note"}, rows))
+	ok := a.RowsRead == a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
+	if ok {
+		b.WriteString("\nThe counts add up.\n")
+	} else {
+		b.WriteString("\n**The counts do not add up: this is a benchnote bug, please report it.**\n")
+	}
+	fmt.Fprintf(&b, "\nRuns: %d, of which %d failed.\n\n", s.Accounting.Runs, s.Accounting.FailedRuns)
+	if len(s.Exclusions) == 0 {
+		b.WriteString("Nothing was excluded.\n")
+		return b.String()
+	}
+	b.WriteString("**Everything excluded or not used**, grouped by reason:\n\n")
+	var erows [][]string
+	for _, e := range s.Exclusions {
+		var ex []string
+		for _, x := range e.Examples {
+			ex = append(ex, code(x))
+		}
+		erows = append(erows, []string{e.Scope, mdEscape(e.Reason), fmtInt(int64(e.Count)), strings.Join(ex, ", ")})
+	}
+	b.WriteString(table([]string{"scope", "reason", "count", "examples (first 5)"}, erows))
+	return b.String()
+}
+
+func findingsCell(s *analyze.Summary) string {
+	if len(s.Findings) == 0 {
+		return "No lint findings.\n"
+	}
+	var rows [][]string
+	for _, f := range s.Findings {
+		var runs []string
+		for _, r := range f.Runs {
+			runs = append(runs, code(r))
+		}
+		sev := f.Severity
+		if sev == "error" {
+			sev = "**error**"
+		}
+		rows = append(rows, []string{sev, code(f.Rule), mdEscape(f.Message), mdEscape(f.Source), strings.Join(runs, ", ")})
+	}
+	return table([]string{"severity", "rule", "finding", "measurement rule", "runs"}, rows)
+}
+
+func environmentCell(s *analyze.Summary) string {
+	var b strings.Builder
+	e := s.Environment
+	if len(e.Canonical) == 0 {
+		b.WriteString("No environment field was found.\n")
+	} else {
+		var rows [][]string
+		for _, f := range e.Canonical {
+			rows = append(rows, []string{f.Key, mdEscape(f.Value)})
+		}
+		b.WriteString(table([]string{"field", "value"}, rows))
+	}
+	if len(e.Missing) > 0 {
+		fmt.Fprintf(&b, "\nNot recorded in any environment log: %s.\n", strings.Join(e.Missing, ", "))
+	}
+	if len(e.Sources) > 0 {
+		var srcs []string
+		for _, src := range e.Sources {
+			srcs = append(srcs, code(src))
+		}
+		fmt.Fprintf(&b, "\nSources: %s.\n", strings.Join(srcs, ", "))
+	}
+	if len(e.Diffs) == 0 {
+		b.WriteString("\nEvery run has the same environment.\n")
+		return b.String()
+	}
+	b.WriteString("\n**The environment differs between runs:**\n\n")
+	var rows [][]string
+	for _, d := range e.Diffs {
+		for _, v := range d.Values {
+			val := mdEscape(v.Value)
+			if v.Value == "" {
+				val = "(absent)"
+			}
+			var runs []string
+			for _, r := range v.Runs {
+				runs = append(runs, code(r))
+			}
+			rows = append(rows, []string{mdEscape(d.Key), val, strings.Join(runs, ", ")})
+		}
+	}
+	b.WriteString(table([]string{"key", "value", "runs"}, rows))
+	return b.String()
+}
+
+func methodCell(s *analyze.Summary) string {
+	m := s.Method
+	rows := [][]string{
+		{"percentiles", m.Percentile, mdEscape(m.PercentileRule)},
+		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
+		{"warm-up", m.Warmup, mdEscape(m.WarmupRule)},
+		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
+		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
+		{"runs per level", fmt.Sprintf("at least %d", m.MinRuns), "levels with fewer are flagged " + fewRunsMark},
+	}
+	return table([]string{"setting", "value", "meaning"}, rows)
+}
+
+func notesCell(s *analyze.Summary) string {
+	var b strings.Builder
+	for _, n := range s.Notes {
+		b.WriteString("- " + mdEscape(n) + "\n")
+	}
+	return b.String()
+}
