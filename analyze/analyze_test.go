@@ -477,3 +477,34 @@ func buckets(pairs ...float64) []ingest.Bucket {
 	}
 	return out
 }
+
+func TestServerQuantileResolution(t *testing.T) {
+	inf := math.Inf(1)
+	start := time.Unix(1_700_000_000, 0).UTC()
+	run := makeRun("c1/r1", 1, 1, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})
+	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	// 10 observations in (0, 0.3], 10 in (0.3, 0.5]: p50 is interpolated
+	// from 0 in the lowest bucket, p95 in the narrower second one.
+	end := ingest.Histogram{Buckets: buckets(0.3, 10, 0.5, 20, inf, 20), Count: 20, Sum: 5}
+	run.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: {Buckets: buckets(0.3, 0, 0.5, 0, inf, 0)}}}
+	run.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: end}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	for _, h := range s.Runs[0].Server {
+		if h.Role != string(ingest.RolePrefill) {
+			continue
+		}
+		if float64(h.P50) != 300 || !near(float64(h.P95), 480) || float64(h.Mean) != 250 {
+			t.Errorf("prefill p50 %v p95 %v mean %v, want 300, 480, 250", h.P50, h.P95, h.Mean)
+		}
+		want := []QuantileBucket{{"p50", 0, 300, true}, {"p95", 300, 500, false}, {"p99", 300, 500, false}}
+		if len(h.Resolution) != 3 {
+			t.Fatalf("resolution = %v", h.Resolution)
+		}
+		for i, w := range want {
+			g := h.Resolution[i]
+			if g.Quantile != w.Quantile || !near(float64(g.LoMs), float64(w.LoMs)) || !near(float64(g.HiMs), float64(w.HiMs)) || g.Coarse != w.Coarse {
+				t.Errorf("resolution[%d] = %+v, want %+v", i, g, w)
+			}
+		}
+	}
+}

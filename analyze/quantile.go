@@ -232,9 +232,18 @@ func HistogramDelta(start *ingest.Histogram, end ingest.Histogram) (ingest.Histo
 // returns the highest finite bound. NaN when there are no observations or
 // no +Inf bucket.
 func HistogramQuantile(q float64, h ingest.Histogram) float64 {
+	v, _, _ := histogramQuantileBucket(q, h)
+	return v
+}
+
+// histogramQuantileBucket is HistogramQuantile that also returns the bounds
+// of the bucket the estimate was interpolated in (lo is 0 for the lowest
+// bucket; both are the highest finite bound for the +Inf bucket).
+func histogramQuantileBucket(q float64, h ingest.Histogram) (v, lo, hi float64) {
+	nan := math.NaN()
 	b := h.Buckets
 	if len(b) < 2 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
-		return math.NaN()
+		return nan, nan, nan
 	}
 	// Prometheus tolerates small non-monotonicity from float noise by
 	// forcing counts to be non-decreasing.
@@ -246,21 +255,22 @@ func HistogramQuantile(q float64, h ingest.Histogram) float64 {
 	}
 	total := counts[len(counts)-1]
 	if total == 0 {
-		return math.NaN()
+		return nan, nan, nan
 	}
 	if q < 0 {
-		return math.Inf(-1)
+		return math.Inf(-1), nan, nan
 	}
 	if q > 1 {
-		return math.Inf(1)
+		return math.Inf(1), nan, nan
 	}
 	rank := q * total
 	i := sort.Search(len(counts)-1, func(i int) bool { return counts[i] >= rank })
 	if i == len(b)-1 {
-		return b[len(b)-2].UpperBound
+		top := b[len(b)-2].UpperBound
+		return top, top, math.Inf(1)
 	}
 	if i == 0 && b[0].UpperBound <= 0 {
-		return b[0].UpperBound
+		return b[0].UpperBound, b[0].UpperBound, b[0].UpperBound
 	}
 	start, end := 0.0, b[i].UpperBound
 	prev := 0.0
@@ -270,7 +280,7 @@ func HistogramQuantile(q float64, h ingest.Histogram) float64 {
 	}
 	inBucket := counts[i] - prev
 	if inBucket == 0 {
-		return end
+		return end, start, end
 	}
-	return start + (end-start)*((rank-prev)/inBucket)
+	return start + (end-start)*((rank-prev)/inBucket), start, end
 }

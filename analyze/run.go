@@ -576,9 +576,18 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 		}
 		h.Count = Num(d.Count)
 		if d.Count > 0 {
-			h.P50 = Num(1000 * HistogramQuantile(0.50, d))
-			h.P95 = Num(1000 * HistogramQuantile(0.95, d))
-			h.P99 = Num(1000 * HistogramQuantile(0.99, d))
+			for _, q := range []struct {
+				name string
+				p    float64
+				dst  *Num
+			}{{"p50", 0.50, &h.P50}, {"p95", 0.95, &h.P95}, {"p99", 0.99, &h.P99}} {
+				v, lo, hi := histogramQuantileBucket(q.p, d)
+				*q.dst = Num(1000 * v)
+				h.Resolution = append(h.Resolution, QuantileBucket{
+					Quantile: q.name, LoMs: Num(1000 * lo), HiMs: Num(1000 * hi),
+					Coarse: lo == 0 || math.IsInf(hi, 1) || hi-lo > 0.5*v,
+				})
+			}
 			h.Mean = Num(1000 * d.Sum / d.Count)
 		} else {
 			h.Omitted = "no observations in the window"

@@ -235,8 +235,24 @@ type ServerHistogram struct {
 	P99   Num `json:"p99"`
 	// Mean = Δ sum / Δ count, observation-weighted.
 	Mean Num `json:"mean"`
+	// Resolution says, for each quantile, the bucket it was interpolated in;
+	// a quantile in the lowest bucket, the +Inf bucket or a bucket wider
+	// than half its estimate is marked Coarse.
+	Resolution []QuantileBucket `json:"resolution,omitempty"`
 	// Omitted says why the histogram is not shown, if it is not.
 	Omitted string `json:"omitted,omitempty"`
+}
+
+// QuantileBucket is the bucket a histogram quantile was interpolated in.
+type QuantileBucket struct {
+	Quantile string `json:"quantile"`
+	// LoMs and HiMs are the bucket bounds in ms (HiMs null for +Inf).
+	LoMs Num `json:"lo_ms"`
+	HiMs Num `json:"hi_ms"`
+	// Coarse marks an estimate the buckets cannot resolve: the lowest
+	// bucket (interpolated from 0), the +Inf bucket, or a bucket wider than
+	// half the estimate.
+	Coarse bool `json:"coarse"`
 }
 
 // Goodput is the per-request SLO pass rate and its rate over the window.

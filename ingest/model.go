@@ -13,6 +13,8 @@ package ingest
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 )
 
@@ -148,6 +150,17 @@ type Histogram struct {
 type Bucket struct {
 	UpperBound float64 `json:"le"`
 	Count      float64 `json:"count"`
+}
+
+// MarshalJSON writes the bucket with its bound as a string ("+Inf" for the
+// last bucket), as the Prometheus exposition formats do; encoding/json
+// cannot write an infinite number.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	le := strconv.FormatFloat(b.UpperBound, 'g', -1, 64)
+	if math.IsInf(b.UpperBound, 1) {
+		le = "+Inf"
+	}
+	return []byte(`{"le":"` + le + `","count":` + strconv.FormatFloat(b.Count, 'g', -1, 64) + `}`), nil
 }
 
 // MetricRole names what a metric is used for, independently of the name a

@@ -169,6 +169,7 @@ func serverTable(s *analyze.Summary) string {
 	} else {
 		b.WriteString(table([]string{"concurrency", "histogram", "one observation is", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
 	}
+	b.WriteString(resolutionNotes(s))
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
 		for _, h := range r.Server {
@@ -187,6 +188,55 @@ func serverTable(s *analyze.Summary) string {
 		for _, k := range keys {
 			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], plural(omitted[k], "run", "runs"))
 		}
+	}
+	return b.String()
+}
+
+// resolutionNotes lists the server quantiles the buckets cannot resolve.
+func resolutionNotes(s *analyze.Summary) string {
+	type key struct {
+		conc  int
+		label string
+	}
+	notes := map[key]map[string]bool{}
+	var keys []key
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			for _, q := range h.Resolution {
+				if !q.Coarse {
+					continue
+				}
+				k := key{r.Concurrency, h.Label}
+				if notes[k] == nil {
+					notes[k] = map[string]bool{}
+					keys = append(keys, k)
+				}
+				hi := "+Inf"
+				if q.HiMs.Valid() {
+					hi = fmtNum(q.HiMs)
+				}
+				notes[k][fmt.Sprintf("%s in (%s, %s]", q.Quantile, fmtNum(q.LoMs), hi)] = true
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].conc != keys[j].conc {
+			return keys[i].conc < keys[j].conc
+		}
+		return keys[i].label < keys[j].label
+	})
+	var b strings.Builder
+	b.WriteString("\n**Bucket resolution.** These quantiles fall in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half the estimate; the value is an interpolation inside that bucket, not a resolved measurement (bounds in ms, over all runs of the level):\n\n")
+	for _, k := range keys {
+		var qs []string
+		for q := range notes[k] {
+			qs = append(qs, q)
+		}
+		sort.Strings(qs)
+		fmt.Fprintf(&b, "- concurrency %d, %s: %s\n", k.conc, mdEscape(k.label), strings.Join(qs, "; "))
 	}
 	return b.String()
 }
