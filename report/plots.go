@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -215,7 +216,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	p := chartNewPlot()
 	p.Title.Text = name + " percentiles vs concurrency"
 	p.Y.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
-	p.Legend.Top, p.Legend.Left = true, true
+	legend := chartNewLegend(false)
 
 	var used chartUsed
 	var alt []string
@@ -244,7 +245,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		}
 		drawn++
 		ls, gs := chartSeriesStyle(i)
-		if err := chartAddLinePoints(p, stat, xys, ls, gs); err != nil {
+		if err := chartAddLinePoints(p, &legend, stat, xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 		}
 		if len(exys) > 0 {
@@ -260,7 +261,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	chartConcurrencyAxis(p, chartLevels(s))
 	chartFromZero(&p.Y)
 
-	svg, err := chartRender(p, chartWidth, chartHeight)
+	svg, err := chartSingle(p, &legend).render()
 	if err != nil {
 		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 	}
@@ -319,7 +320,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	}
 	name2 := "throughput-" + m.key
 	ls, gs := chartSeriesStyle(0)
-	if err := chartAddLinePoints(p, "", xys, ls, gs); err != nil {
+	if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
 	if len(exys) > 0 {
@@ -348,7 +349,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	chartFromZero(&p.X)
 	chartFromZero(&p.Y)
 
-	svg, err := chartRender(p, chartWidth, chartHeight)
+	svg, err := chartSingle(p, nil).render()
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
@@ -375,6 +376,8 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", ""})
 
 	levels := chartLevels(s)
+	dotStyle := draw.GlyphStyle{Color: chartOkabeIto[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
 	var plots []*plot.Plot
 	var names []string
@@ -415,7 +418,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 				if err != nil {
 					return nil, fmt.Errorf("plot runs-spread: %w", err)
 				}
-				med.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+				med.LineStyle = medianStyle
 				p.Add(med)
 			}
 		}
@@ -426,14 +429,8 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot runs-spread: %w", err)
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: chartOkabeIto[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = dotStyle
 		p.Add(sc)
-		if len(plots) == 0 {
-			medThumb := &plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}}
-			p.Legend.Add("run", sc)
-			p.Legend.Add("median", medThumb)
-			p.Legend.Top, p.Legend.Left = true, true
-		}
 		p.X.Label.Text = "concurrency (requests in flight)"
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
@@ -443,27 +440,22 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if len(plots) == 0 {
 		return nil, nil
 	}
-	cols := len(plots)
-	if cols > 2 {
-		cols = 2
-	}
-	rows := (len(plots) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for j := range grid {
-		grid[j] = make([]*plot.Plot, cols)
-		for i := range grid[j] {
-			if k := j*cols + i; k < len(plots) {
-				grid[j][i] = plots[k]
-			}
-		}
-	}
+	grid := chartGrid(plots, min(len(plots), 2))
+	rows := len(grid)
 	title := "Run-to-run spread"
-	svg, err := chartRenderGrid(title, grid, chartWidth, chartGridHeight(rows))
+	legend := chartNewLegend(true)
+	legend.Add("one run", &plotter.Scatter{GlyphStyle: dotStyle})
+	legend.Add("median", &plotter.Line{LineStyle: medianStyle})
+	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(rows)}.render()
 	if err != nil {
 		return nil, fmt.Errorf("plot runs-spread: %w", err)
 	}
-	caption := fmt.Sprintf("Each run's own value of %s at each concurrency level: one dot per run (spread sideways in repeat order so equal values stay visible; runs without a value are not drawn), black bar = median across runs; latency percentiles are per-run %s of the per-request sample, output tokens/s is from server counters (%s); %s.",
-		chartJoinAnd(names), chartPercentilePhrase(s), chartStatSample(s, chartOutputRate), used.runsPhrase()) + used.notes(s)
+	caption := fmt.Sprintf("Each run's own value of %s at each concurrency level: one dot per run (spread sideways in repeat order so equal values stay visible; runs without a value are not drawn), black bar = median across runs. Latency percentiles are per-run %s of the %s sample",
+		chartJoinAnd(names), chartPercentilePhrase(s), chartStatSample(s, "ttft.p95"))
+	if slices.Contains(names, panels[len(panels)-1].name) {
+		caption += fmt.Sprintf("; output tokens/s is from server counters (%s)", chartStatSample(s, chartOutputRate))
+	}
+	caption += "; " + used.runsPhrase() + "." + used.notes(s)
 	return &Plot{
 		Name:    "runs-spread",
 		Title:   title,
@@ -480,9 +472,10 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	p.Title.Text = "Pooled " + name + " distribution"
 	p.X.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
 	p.Y.Label.Text = "cumulative fraction of requests"
-	p.Legend.Top, p.Legend.Left = false, false
+	legend := chartNewLegend(false)
 
 	var sample, method string
+	lo, hi := math.Inf(1), math.Inf(-1)
 	var drawnLevels, missing []int
 	for i, l := range s.Levels {
 		pts, dist := m.cdf(l)
@@ -492,6 +485,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: float64(pt.Value), Y: pt.P})
+			lo, hi = math.Min(lo, float64(pt.Value)), math.Max(hi, float64(pt.Value))
 		}
 		if len(xys) == 0 {
 			missing = append(missing, l.Concurrency)
@@ -507,16 +501,25 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		line.StepStyle = plotter.PostStep
 		line.LineStyle, _ = chartSeriesStyle(i)
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("c=%d (n=%d)", l.Concurrency, dist.N), line)
+		legend.Add(fmt.Sprintf("c=%d (n=%d)", l.Concurrency, dist.N), line)
 		drawnLevels = append(drawnLevels, l.Concurrency)
 	}
 	if len(drawnLevels) == 0 {
 		return nil, nil
 	}
-	chartFromZero(&p.X)
+	// Latency tails and levels far apart squeeze the fast levels against
+	// the axis; a log scale keeps every curve readable.
+	logX := lo > 0 && hi >= chartLogSpan*lo
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = chartLogTicks{}
+		p.X.Label.Text = fmt.Sprintf("%s (%s, log scale)", name, unit)
+	} else {
+		chartFromZero(&p.X)
+	}
 	p.Y.Min, p.Y.Max = 0, 1
 
-	svg, err := chartRender(p, chartWidth, chartHeight)
+	svg, err := chartSingle(p, &legend).render()
 	if err != nil {
 		return nil, fmt.Errorf("plot cdf-%s: %w", m.key, err)
 	}
@@ -528,6 +531,9 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	}
 	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s); one line per concurrency level, n = requests pooled.",
 		name, sample, method)
+	if logX {
+		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
+	}
 	if len(missing) > 0 {
 		caption += fmt.Sprintf(" Not drawn (no requests): concurrency %s.", chartIntList(missing))
 	}
@@ -563,13 +569,13 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	var plots []*plot.Plot
 	var names []string
 	var drawnLevels []int
+	legend := chartNewLegend(true)
 	for _, sd := range sides {
 		p := chartNewPlot()
 		chartSmallText(p)
 		p.Title.Text = sd.label
 		p.X.Label.Text = fmt.Sprintf("%s (%s)", sd.label, sd.unit)
 		p.Y.Label.Text = "requests per bin"
-		p.Legend.Top, p.Legend.Left = true, false
 		drawn := 0
 		for i, l := range s.Levels {
 			outline := chartStepOutline(sd.bins(l))
@@ -582,10 +588,11 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 			}
 			line.LineStyle, _ = chartSeriesStyle(i)
 			p.Add(line)
-			p.Legend.Add(fmt.Sprintf("c=%d", l.Concurrency), line)
 			drawn++
 			if !chartHasInt(drawnLevels, l.Concurrency) {
+				// Both panels give level i the same style.
 				drawnLevels = append(drawnLevels, l.Concurrency)
+				legend.Add(fmt.Sprintf("c=%d", l.Concurrency), line)
 			}
 		}
 		if drawn == 0 {
@@ -600,7 +607,7 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	title := "Request lengths"
-	svg, err := chartRenderGrid(title, [][]*plot.Plot{plots}, chartWidth, chartHeight)
+	svg, err := chartFigure{title: title, grid: [][]*plot.Plot{plots}, legend: &legend, width: chartWidth, height: chartHeight}.render()
 	if err != nil {
 		return nil, fmt.Errorf("plot lengths: %w", err)
 	}
@@ -651,7 +658,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	}
 	var groups []group
 	var notCut []string
-	failed := 0
+	failed, shown, anyCut := 0, 0, false
 	for _, r := range s.Runs {
 		if r.Failed {
 			failed++
@@ -672,12 +679,41 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		}
 		g := &groups[len(groups)-1]
 		g.runs = append(g.runs, r)
+		shown++
+		anyCut = anyCut || r.Warmup.Discarded > 0
 		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
 			notCut = append(notCut, r.Dir)
 		}
 	}
 	if len(groups) == 0 {
 		return nil, nil
+	}
+	// One style per repeat number, the same in every panel.
+	var repeats []int
+	for _, g := range groups {
+		for _, r := range g.runs {
+			if !chartHasInt(repeats, r.Repeat) {
+				repeats = append(repeats, r.Repeat)
+			}
+		}
+	}
+	slices.Sort(repeats)
+	styles := func(repeat int) (draw.LineStyle, draw.GlyphStyle) {
+		ls, faint := chartSeriesStyle(slices.Index(repeats, repeat))
+		faint.Color = chartFaint(ls.Color)
+		faint.Radius = vg.Points(1.5)
+		return ls, faint
+	}
+	cutStyle := func(c color.Color) draw.LineStyle {
+		return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
+	}
+	legend := chartNewLegend(true)
+	for _, rp := range repeats {
+		ls, faint := styles(rp)
+		legend.Add(fmt.Sprintf("repeat %d", rp), &plotter.Scatter{GlyphStyle: faint}, &plotter.Line{LineStyle: ls})
+	}
+	if anyCut {
+		legend.Add("warm-up cut", &chartVLine{LineStyle: cutStyle(color.Black)})
 	}
 	var plots []*plot.Plot
 	for _, g := range groups {
@@ -686,12 +722,8 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		p.Title.Text = fmt.Sprintf("concurrency %d", g.concurrency)
 		p.X.Label.Text = "request index (send order)"
 		p.Y.Label.Text = "TTFT (ms)"
-		p.Legend.Top, p.Legend.Left = true, false
-		for k, r := range g.runs {
-			ls, gs := chartSeriesStyle(k)
-			faint := gs
-			faint.Color = chartFaint(ls.Color)
-			faint.Radius = vg.Points(1.5)
+		for _, r := range g.runs {
+			ls, faint := styles(r.Repeat)
 			var dots plotter.XYs
 			var segments []plotter.XYs
 			var seg plotter.XYs
@@ -709,7 +741,6 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 			if len(seg) > 0 {
 				segments = append(segments, seg)
 			}
-			var thumbs []plot.Thumbnailer
 			if len(dots) > 0 {
 				sc, err := plotter.NewScatter(dots)
 				if err != nil {
@@ -717,29 +748,19 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 				}
 				sc.GlyphStyle = faint
 				p.Add(sc)
-				thumbs = append(thumbs, sc)
 			}
-			for i, sg := range segments {
+			for _, sg := range segments {
 				line, err := plotter.NewLine(sg)
 				if err != nil {
 					return nil, fmt.Errorf("plot warmup: %w", err)
 				}
 				line.LineStyle = ls
 				p.Add(line)
-				if i == 0 {
-					thumbs = append(thumbs, line)
-				}
 			}
 			if r.Warmup.Discarded > 0 {
 				// Trace indices count from 1: the cut falls after
 				// request number Discarded.
-				cut := &chartVLine{X: float64(r.Warmup.Discarded) + 0.5, LineStyle: draw.LineStyle{
-					Color: ls.Color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)},
-				}}
-				p.Add(cut)
-			}
-			if len(g.runs) <= 5 {
-				p.Legend.Add(fmt.Sprintf("repeat %d", r.Repeat), thumbs...)
+				p.Add(&chartVLine{X: float64(r.Warmup.Discarded) + 0.5, LineStyle: cutStyle(ls.Color)})
 			}
 		}
 		chartFromZero(&p.Y)
@@ -752,18 +773,10 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	case len(plots) > 1:
 		cols = 2
 	}
-	rows := (len(plots) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for j := range grid {
-		grid[j] = make([]*plot.Plot, cols)
-		for i := range grid[j] {
-			if k := j*cols + i; k < len(plots) {
-				grid[j][i] = plots[k]
-			}
-		}
-	}
+	grid := chartGrid(plots, cols)
+	rows := len(grid)
 	title := "Warm-up traces"
-	svg, err := chartRenderGrid(title, grid, chartWidth, chartGridHeight(rows))
+	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(rows)}.render()
 	if err != nil {
 		return nil, fmt.Errorf("plot warmup: %w", err)
 	}
@@ -776,7 +789,10 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		mode = "not recorded"
 	}
 	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), its running median (line; none until the window is full) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
-	if len(notCut) > 0 {
+	switch {
+	case len(notCut) > 0 && len(notCut) == shown:
+		caption += " The rule never held for any run, so nothing was cut."
+	case len(notCut) > 0:
 		caption += fmt.Sprintf(" The rule never held, so nothing was cut, for: %s.", strings.Join(notCut, ", "))
 	}
 	if failed > 0 {
@@ -819,7 +835,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	ls, gs := chartSeriesStyle(0)
-	if err := chartAddLinePoints(p, "", xys, ls, gs); err != nil {
+	if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
 	if len(exys) > 0 {
@@ -830,7 +846,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 	chartConcurrencyAxis(p, chartLevels(s))
 	p.Y.Min, p.Y.Max = 0, 100
 
-	svg, err := chartRender(p, chartWidth, chartHeight)
+	svg, err := chartSingle(p, nil).render()
 	if err != nil {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
@@ -911,26 +927,28 @@ func chartNewPlot() *plot.Plot {
 	return p
 }
 
-// chartTicks places about five major ticks at multiples of 1, 2 or 5 × 10^k,
-// labelled with no more decimals than the step needs, and a minor tick
-// halfway between them.
+// chartTicks places major ticks at multiples of 1, 2 or 5 × 10^k, the step
+// giving closest to six ticks, labelled with no more decimals than the
+// step needs, and a minor tick halfway between them.
 type chartTicks struct{}
 
 func (chartTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
 	}
-	raw := (hi - lo) / 5
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 5} {
-		if m*mag >= raw {
-			step = m * mag
-			break
+	e0 := int(math.Floor(math.Log10(hi - lo)))
+	step, best := 0.0, math.MaxInt
+	for e := e0 - 2; e <= e0+1; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			st := m * math.Pow(10, float64(e))
+			n := int(math.Floor(hi/st+1e-9) - math.Ceil(lo/st-1e-9) + 1)
+			if d := max(n-6, 6-n); d <= best {
+				step, best = st, d
+			}
 		}
 	}
 	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
-	first := math.Ceil(lo/step) * step
+	first := math.Ceil(lo/step-1e-9) * step
 	var ticks []plot.Tick
 	for i := 0; ; i++ {
 		v := first + float64(i)*step
@@ -961,13 +979,11 @@ func chartSmallText(p *plot.Plot) {
 	p.Y.Label.TextStyle.Font.Size = vg.Points(9)
 	p.X.Tick.Label.Font.Size = vg.Points(8)
 	p.Y.Tick.Label.Font.Size = vg.Points(8)
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	p.Legend.ThumbnailWidth = vg.Points(16)
 }
 
-// chartAddLinePoints adds a line with markers, and a legend entry when
-// name is not empty.
-func chartAddLinePoints(p *plot.Plot, name string, xys plotter.XYs, ls draw.LineStyle, gs draw.GlyphStyle) error {
+// chartAddLinePoints adds a line with markers, and an entry to legend
+// when it is not nil.
+func chartAddLinePoints(p *plot.Plot, legend *plot.Legend, name string, xys plotter.XYs, ls draw.LineStyle, gs draw.GlyphStyle) error {
 	line, sc, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return err
@@ -975,8 +991,8 @@ func chartAddLinePoints(p *plot.Plot, name string, xys plotter.XYs, ls draw.Line
 	line.LineStyle = ls
 	sc.GlyphStyle = gs
 	p.Add(line, sc)
-	if name != "" {
-		p.Legend.Add(name, line, sc)
+	if legend != nil {
+		legend.Add(name, line, sc)
 	}
 	return nil
 }
@@ -1029,6 +1045,40 @@ func chartConcurrencyAxis(p *plot.Plot, levels []int) {
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
+// chartLogSpan is the ratio of largest to smallest value from which a
+// value axis is drawn on a log scale.
+const chartLogSpan = 20
+
+// chartLogTicks is a ticker for log axes: major ticks at 1, 2 and 5 × 10^k
+// (only at 10^k when the range spans more than three decades), minor ticks
+// at the other multiples.
+type chartLogTicks struct{}
+
+func (chartLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
+		return chartTicks{}.Ticks(lo, hi)
+	}
+	majors := []int{1, 2, 5}
+	if hi/lo > 1000 {
+		majors = []int{1}
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, float64(e))
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if slices.Contains(majors, m) {
+				t.Label = strconv.FormatFloat(v, 'f', max(0, -e), 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
 // chartFromZero makes a non-negative axis start at zero.
 func chartFromZero(a *plot.Axis) {
 	if a.Min > 0 {
@@ -1061,9 +1111,30 @@ func (v *chartVLine) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(v.LineStyle, x, c.Min.Y, x, c.Max.Y)
 }
 
-// chartRender draws one plot as SVG.
-func chartRender(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	return chartSVG(w, h, func(dc draw.Canvas) { p.Draw(dc) })
+// chartFigure is what one SVG shows: a single plot, or a grid of plots
+// under a title, with the legend in a strip to their right, where it
+// never covers data.
+type chartFigure struct {
+	title         string         // above a grid; a single plot has its own
+	grid          [][]*plot.Plot // row-major; nil entries stay empty
+	legend        *plot.Legend   // nil for none
+	width, height vg.Length
+}
+
+// chartSingle is a figure of one plot at the standard size.
+func chartSingle(p *plot.Plot, legend *plot.Legend) chartFigure {
+	return chartFigure{grid: [][]*plot.Plot{{p}}, legend: legend, width: chartWidth, height: chartHeight}
+}
+
+// chartGrid lays plots out row by row, cols to a row.
+func chartGrid(plots []*plot.Plot, cols int) [][]*plot.Plot {
+	var grid [][]*plot.Plot
+	for k := 0; k < len(plots); k += cols {
+		row := make([]*plot.Plot, cols)
+		copy(row, plots[k:])
+		grid = append(grid, row)
+	}
+	return grid
 }
 
 // chartGridHeight is the canvas height for a grid of rows tiles.
@@ -1074,31 +1145,66 @@ func chartGridHeight(rows int) vg.Length {
 	return vg.Length(rows)*chartTileHeight + vg.Centimeter
 }
 
-// chartRenderGrid draws a figure title above a grid of plots whose data
-// areas are aligned; nil entries are left empty.
-func chartRenderGrid(title string, grid [][]*plot.Plot, w, h vg.Length) ([]byte, error) {
-	return chartSVG(w, h, func(dc draw.Canvas) {
-		sty := text.Style{
-			Color:   color.Black,
-			Font:    plot.New().Title.TextStyle.Font,
-			XAlign:  draw.XCenter,
-			YAlign:  draw.YTop,
-			Handler: plot.DefaultTextHandler,
+// chartNewLegend returns a legend, with smaller text for grids.
+func chartNewLegend(small bool) plot.Legend {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	if small {
+		l.TextStyle.Font.Size = vg.Points(9)
+		l.ThumbnailWidth = vg.Points(16)
+	}
+	return l
+}
+
+func (f chartFigure) render() ([]byte, error) {
+	return chartSVG(f.width, f.height, func(dc draw.Canvas) {
+		area := dc
+		if f.legend != nil {
+			if w := f.legend.Rectangle(dc).Size().X; w > 0 {
+				area.Max.X -= w + vg.Points(14)
+			}
 		}
-		top := sty.Height(title) + vg.Points(8)
-		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, title)
-		tiles := draw.Tiles{
-			Rows: len(grid), Cols: len(grid[0]),
-			PadTop: top, PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6),
-			PadX: vg.Points(14), PadY: vg.Points(10),
+		var top vg.Length
+		if f.title != "" {
+			sty := text.Style{
+				Color:   color.Black,
+				Font:    plot.New().Title.TextStyle.Font,
+				XAlign:  draw.XCenter,
+				YAlign:  draw.YTop,
+				Handler: plot.DefaultTextHandler,
+			}
+			top = sty.Height(f.title) + vg.Points(8)
+			dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, f.title)
 		}
-		canvases := plot.Align(grid, tiles, dc)
-		for j, row := range grid {
-			for i, p := range row {
-				if p != nil {
+		dataTop := area.Max.Y - top
+		if f.title == "" && len(f.grid) == 1 && len(f.grid[0]) == 1 {
+			p := f.grid[0][0]
+			p.Draw(area)
+			dataTop = p.DataCanvas(area).Max.Y
+		} else {
+			tiles := draw.Tiles{
+				Rows: len(f.grid), Cols: len(f.grid[0]),
+				PadTop: top, PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6),
+				PadX: vg.Points(14), PadY: vg.Points(10),
+			}
+			canvases := plot.Align(f.grid, tiles, area)
+			for j, row := range f.grid {
+				for i, p := range row {
+					if p == nil {
+						continue
+					}
 					p.Draw(canvases[j][i])
+					if j == 0 && i == 0 {
+						dataTop = p.DataCanvas(canvases[j][i]).Max.Y
+					}
 				}
 			}
+		}
+		if area.Max.X < dc.Max.X {
+			strip := dc
+			strip.Min.X = area.Max.X + vg.Points(10)
+			strip.Max.Y = dataTop
+			f.legend.Draw(strip)
 		}
 	})
 }

@@ -11,17 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/benchnote/benchnote/analyze"
 )
-
-// plotNames is the fixed order of the charts drawn from testSummary.
-var plotNames = []string{
-	"latency-ttft", "latency-tpot", "latency-e2e",
-	"throughput-ttft", "throughput-tpot",
-	"runs-spread",
-	"cdf-ttft", "cdf-tpot", "cdf-e2e",
-	"lengths", "warmup", "goodput",
-}
 
 // plotAcross builds an across-runs statistic whose per-run values are
 // median, median−mad, median+mad in repeat order: the median is median
@@ -110,7 +103,7 @@ func testSummary() *analyze.Summary {
 		lv.PooledTPOT = analyze.Distribution{Metric: "TPOT", Unit: "ms", Sample: analyze.SamplePooled, Method: "nearest-rank", N: 280 * c}
 		lv.PooledE2E = analyze.Distribution{Metric: "E2E latency", Unit: "ms", Sample: analyze.SamplePooled, Method: "nearest-rank", N: 300 * c}
 		lv.CDFTTFT = plotCDF(30*f, 150*f*f)
-		lv.CDFTPOT = plotCDF(10*f, 30*f*f)
+		lv.CDFTPOT = plotCDF(20+10*f, 20+30*f*f) // spans < 20×: linear axis
 		lv.CDFE2E = plotCDF(800*f, 3000*f*f)
 		lv.Workload.PromptTokens = analyze.Distribution{Metric: "prompt length", Unit: "tokens"}
 		lv.Workload.OutputTokens = analyze.Distribution{Metric: "output length", Unit: "tokens"}
@@ -151,15 +144,16 @@ func plotNamesOf(ps []Plot) []string {
 	return names
 }
 
-// TestPlotsGolden compares every chart and the captions with the files
-// under testdata/plots; go test -update rewrites them.
+// TestPlotsGolden checks the order against PlotNames and compares every
+// chart and the captions with the files under testdata/plots;
+// go test -update rewrites them.
 func TestPlotsGolden(t *testing.T) {
 	ps, err := Plots(testSummary())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plotNamesOf(ps); !slices.Equal(got, plotNames) {
-		t.Fatalf("plot names = %q, want %q", got, plotNames)
+	if got := plotNamesOf(ps); !slices.Equal(got, PlotNames) {
+		t.Fatalf("plot names = %q, want %q", got, PlotNames)
 	}
 	var index bytes.Buffer
 	for _, p := range ps {
@@ -267,16 +261,16 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 		"latency-e2e":     {"E2E latency (ms)", "concurrency (requests in flight)"},
 		"throughput-ttft": {"output tokens/s (server counters)", "p95 TTFT (ms)", "c=1", "c=4", "c=16"},
 		"throughput-tpot": {"output tokens/s (server counters)", "p95 TPOT (ms)"},
-		"runs-spread":     {"p95 TTFT (ms)", "p95 TPOT (ms)", "p95 E2E latency (ms)", "output tokens/s (server counters)", "concurrency (requests in flight)", "run", "median"},
-		"cdf-ttft":        {"TTFT (ms)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)"},
+		"runs-spread":     {"p95 TTFT (ms)", "p95 TPOT (ms)", "p95 E2E latency (ms)", "output tokens/s (server counters)", "concurrency (requests in flight)", "one run", "median"},
+		"cdf-ttft":        {"TTFT (ms, log scale)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)", "100", "1000"},
 		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests"},
-		"cdf-e2e":         {"E2E latency (ms)", "cumulative fraction of requests"},
+		"cdf-e2e":         {"E2E latency (ms, log scale)", "cumulative fraction of requests"},
 		"lengths":         {"prompt length (tokens)", "output length (tokens)", "requests per bin"},
-		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1"},
+		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1", "repeat 3", "warm-up cut"},
 		"goodput":         {"goodput (% of measured requests)", "concurrency (requests in flight)"},
 	}
 	byName := plotsByName(t, ps)
-	for _, name := range plotNames {
+	for _, name := range PlotNames {
 		p, ok := byName[name]
 		if !ok {
 			t.Errorf("plot %q missing", name)
@@ -310,6 +304,7 @@ func TestPlotsCaptions(t *testing.T) {
 		"latency-ttft":    {"p50/p95/p99 of client TTFT", "per-request sample", "nearest-rank", "± raw MAD", "n = 3 runs per level"},
 		"throughput-ttft": {"server output tokens/s", "counter delta over the window", "p95 client TTFT"},
 		"cdf-tpot":        {"pooled over every measured request", "pooled per-request (all runs)"},
+		"cdf-ttft":        {"The TTFT axis is logarithmic."},
 		"lengths":         {"own equal-width bins", "not summed across levels"},
 		"warmup":          {"nothing was cut, for: c4-r2", "Warm-up mode: stabilisation"},
 		"goodput":         {"SLO: TTFT ≤ 200 ms, TPOT ≤ 50 ms", "n = 3 runs per level"},
@@ -355,7 +350,10 @@ func TestPlotsNaNThroughput(t *testing.T) {
 	if texts := plotTexts(t, "runs-spread", spread.SVG); slices.Contains(texts, "output tokens/s (server counters)") {
 		t.Errorf("runs-spread has an output tokens/s panel without data")
 	}
-	if len(ps) != len(plotNames)-2 {
+	if strings.Contains(spread.Caption, "output tokens/s") {
+		t.Errorf("runs-spread caption %q mentions output tokens/s without data", spread.Caption)
+	}
+	if len(ps) != len(PlotNames)-2 {
 		t.Errorf("got plots %q, want all but the throughput charts", plotNamesOf(ps))
 	}
 }
@@ -442,17 +440,25 @@ func TestChartStepOutline(t *testing.T) {
 
 func TestChartTicks(t *testing.T) {
 	for _, tc := range []struct {
+		log    bool
 		lo, hi float64
 		want   string
 	}{
-		{0, 100, "0 20 40 60 80 100"},
-		{0, 2550, "0 500 1000 1500 2000 2500"},
-		{23.3, 126.5, "40 60 80 100 120"},
-		{-0.3, 1.05, "-0.2 0.0 0.2 0.4 0.6 0.8 1.0"},
-		{0.001, 0.0042, "0.0010 0.0015 0.0020 0.0025 0.0030 0.0035 0.0040"},
+		{false, 0, 100, "0 20 40 60 80 100"},
+		{false, 0, 2550, "0 500 1000 1500 2000 2500"},
+		{false, 23.3, 126.5, "40 60 80 100 120"},
+		{false, -0.3, 1.05, "-0.2 0.0 0.2 0.4 0.6 0.8 1.0"},
+		{false, 0.001, 0.0042, "0.0010 0.0015 0.0020 0.0025 0.0030 0.0035 0.0040"},
+		{true, 30, 290, "50 100 200"},
+		{true, 0.3, 250, "0.5 1 2 5 10 20 50 100 200"},
+		{true, 0.3, 13500, "1 10 100 1000 10000"},
 	} {
+		var ticker plot.Ticker = chartTicks{}
+		if tc.log {
+			ticker = chartLogTicks{}
+		}
 		var labels []string
-		for _, tk := range (chartTicks{}).Ticks(tc.lo, tc.hi) {
+		for _, tk := range ticker.Ticks(tc.lo, tc.hi) {
 			if !tk.IsMinor() {
 				labels = append(labels, tk.Label)
 			}

@@ -110,7 +110,7 @@ func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) 
 		if !strings.Contains(html, token) {
 			continue
 		}
-		fig := fmt.Sprintf("<figure id=\"plot-%s\" role=\"img\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
+		fig := fmt.Sprintf("<figure id=\"plot-%s\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
 			name, template.HTMLEscapeString(p.Alt), InlineSVG(p.SVG), template.HTMLEscapeString(p.Caption))
 		html = strings.ReplaceAll(html, token, fig)
 	}

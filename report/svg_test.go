@@ -45,7 +45,7 @@ func TestInlineSVG(t *testing.T) {
 func TestInlineSVGGonum(t *testing.T) {
 	p := plot.New()
 	p.X.Label.Text = "x (ms)"
-	svg, err := chartRender(p, 4*vg.Centimeter, 3*vg.Centimeter)
+	svg, err := chartFigure{grid: [][]*plot.Plot{{p}}, width: 4 * vg.Centimeter, height: 3 * vg.Centimeter}.render()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// hostileSweep is a tiny sweep whose names and environment values try to
+// inject markup into the report.
+func hostileSweep() *ingest.Sweep {
+	var runs []*ingest.Run
+	for i, dir := range []string{"c2/<img src=x onerror=alert(1)>", "c2/run|2", "c2/run`3`"} {
+		q := &ingest.Requests{N: 3}
+		for k, ttft := range []float64{100, 120, 140} {
+			q.SourceRow = append(q.SourceRow, int32(k+2))
+			q.ID = append(q.ID, string(rune('a'+k)))
+			q.PromptTokens = append(q.PromptTokens, 10)
+			q.CompletionTokens = append(q.CompletionTokens, 5)
+			q.TTFTms = append(q.TTFTms, ttft+float64(i))
+			q.E2Ems = append(q.E2Ems, ttft+float64(i)+100)
+		}
+		runs = append(runs, &ingest.Run{
+			Dir: dir, Concurrency: 2, Repeat: i + 1,
+			Requests: &ingest.RequestFile{Path: dir + "/requests.csv", Format: "csv", RowsRead: 3, Requests: q},
+			Window:   ingest.Window{Source: "unknown"},
+			Env: ingest.Environment{
+				Sources:   []ingest.EnvSource{{Path: "env.txt", Format: "key-value"}},
+				Canonical: map[string]string{"gpu": "<script>alert('gpu')</script>", "model": "m|odel *bold* [link](javascript:x)"},
+			},
+		})
+	}
+	cfg := ingest.DefaultConfig()
+	cfg.Title = "Title <b>not bold</b>"
+	cfg.Warmup.Mode = "none"
+	return &ingest.Sweep{Config: cfg, Runs: runs, IgnoredFiles: []ingest.IgnoredFile{{Path: "notes <i>.txt", Reason: "not in a run directory"}}}
+}
+
+func TestInputsAreEscaped(t *testing.T) {
+	files, err := Build(analyze.Analyze(hostileSweep()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(files[HTMLFile])
+	for _, bad := range []string{"<script>alert", "<img src=x", "<b>not bold</b>", "<i>.txt", `href="javascript:`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report.html contains unescaped %q", bad)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;alert(", "Title &lt;b&gt;not bold&lt;/b&gt;"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks the escaped text %q", want)
+		}
+	}
+	md := string(files[MarkdownFile])
+	if !strings.Contains(md, `| gpu | \<script\>alert('gpu')\</script\> |`) {
+		t.Errorf("report.md environment row not escaped as expected:\n%s", grepLines(md, "gpu"))
+	}
+	if !strings.Contains(md, `| model | m\|odel \*bold\* \[link\](javascript:x) |`) {
+		t.Errorf("report.md model row not escaped as expected:\n%s", grepLines(md, "model"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestBuildIsDeterministic(t *testing.T) {
+	a, err := Build(analyze.Analyze(hostileSweep()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(analyze.Analyze(hostileSweep()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("%d files then %d", len(a), len(b))
+	}
+	for name, data := range a {
+		if !bytes.Equal(data, b[name]) {
+			t.Errorf("%s differs between two builds", name)
+		}
+	}
+}
+
+func TestNotebookCells(t *testing.T) {
+	s := analyze.Analyze(hostileSweep())
+	tests := []struct {
+		name, notebook, want, wantErr string
+	}{
+		{"inline value", "p95 was {{value ttft.p95 c=2}}.",
+			"p95 was 141 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 2).", ""},
+		{"pooled", "{{pooled ttft.p50 c=min}}",
+			"121 ms (p50 TTFT, nearest-rank percentile over 9 values from 3 runs at concurrency 2)", ""},
+		{"count", "{{count measured}} measured of {{count rows_read}}", "9 measured of 9", ""},
+		{"levels and runs", "{{runs}} runs at {{levels}}", "3 runs at 2", ""},
+		{"fenced cells are left alone", "```\n{{bogus}}\n```", "```\n{{bogus}}\n```", ""},
+		{"unknown cell", "line one\n{{bogus}}", "", "nb.md:2: unknown cell \"bogus\""},
+		{"unknown table", "\n\n{{table nope}}", "", "nb.md:3: unknown table \"nope\""},
+		{"unknown plot", "{{plot nope}}", "", "nb.md:1: unknown plot \"nope\""},
+		{"unknown metric", "x {{value ttft.p42 c=2}}", "", "nb.md:1: unknown metric \"ttft.p42\""},
+		{"unknown level", "x {{value ttft.p95 c=7}}", "", "nb.md:1: no concurrency level 7 in the sweep (have 2)"},
+		{"block cell inline", "see {{table ttft}} here", "", "nb.md:1: cell \"table\" must stand alone on its line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := renderNotebook([]byte(tt.notebook), "nb.md", &cellContext{s: s}, targetMarkdown)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want prefix %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSuffix(string(out), "\n"); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteDirIsAtomic(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := WriteDir(dir, map[string][]byte{"report.md": []byte("first"), "plots/a.svg": []byte("<svg/>")}); err != nil {
+		t.Fatal(err)
+	}
+	// A failing write (a name escaping the directory) leaves the first output intact.
+	err := WriteDir(dir, map[string][]byte{"a.md": []byte("second"), "../escape.md": []byte("x")})
+	if err == nil {
+		t.Fatal("no error for a path outside the output directory")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "report.md")); string(got) != "first" {
+		t.Errorf("report.md = %q after a failed write, want the previous %q", got, "first")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a.md from the failed write exists: %v", err)
+	}
+	// A successful write replaces the whole directory.
+	if err := WriteDir(dir, map[string][]byte{"report.md": []byte("third")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale plots/ survived a rewrite: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("temporary directories left behind: %v", entries)
+	}
+}
