@@ -49,6 +49,13 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	var levels []int
 	byLevel := map[int][]*ingest.Run{}
 	for _, r := range sw.Runs {
+		if r.Concurrency <= 0 {
+			// No level to put it in: it failed (ingest said why) and is
+			// summarised on its own.
+			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: led})
+			s.Runs = append(s.Runs, rs)
+			continue
+		}
 		if _, ok := byLevel[r.Concurrency]; !ok {
 			levels = append(levels, r.Concurrency)
 		}
@@ -282,7 +289,7 @@ func bins(xs []float64, n int) []HistogramBin {
 
 func addCounts(a, b Counts) Counts {
 	return Counts{
-		RowsRead: a.RowsRead + b.RowsRead, BadRows: a.BadRows + b.BadRows, Accepted: a.Accepted + b.Accepted,
+		RowsRead: a.RowsRead + b.RowsRead, FailedRunRows: a.FailedRunRows + b.FailedRunRows, BadRows: a.BadRows + b.BadRows, Accepted: a.Accepted + b.Accepted,
 		WarmUp: a.WarmUp + b.WarmUp, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
 		ZeroToken: a.ZeroToken + b.ZeroToken, OneToken: a.OneToken + b.OneToken, MultiToken: a.MultiToken + b.MultiToken,
 	}

@@ -508,3 +508,36 @@ func TestServerQuantileResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountingAddsUp checks that every input row lands in exactly one
+// bucket of the accounting, failed runs and bad rows included.
+func TestAccountingAddsUp(t *testing.T) {
+	good := makeRun("c2/r1", 2, 1, []req{
+		{id: "a", n: 5, ttft: 10, e2e: 50}, {id: "b", n: 1, ttft: 10, e2e: 10},
+		{id: "c", n: 0, ttft: 0, e2e: 3}, {id: "d", n: 4, ttft: 1, e2e: 2, status: "timeout"},
+	})
+	good.Requests.RowsRead = 6
+	good.Requests.Excluded = []ingest.Diagnostic{
+		{Severity: ingest.Warning, File: "c2/r1/requests.csv", Line: 3, Column: 4, Reason: "non-numeric", Message: "TTFT_ms: expected a non-negative number, got \"x\""},
+		{Severity: ingest.Warning, File: "c2/r1/requests.csv", Line: 5, Column: 1, Reason: "duplicate request_id", Message: "dup"},
+	}
+	failed := makeRun("x", 0, 1, []req{{id: "a", n: 2, ttft: 1, e2e: 2}, {id: "b", n: 2, ttft: 1, e2e: 2}})
+	failed.Failed = true
+	failed.Diagnostics = []ingest.Diagnostic{{Severity: ingest.Error, File: "x", Reason: "no concurrency", Message: "cannot tell the concurrency"}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{good, failed}})
+	want := Counts{RowsRead: 8, FailedRunRows: 2, BadRows: 2, Accepted: 4, Measured: 4, Errors: 1, ZeroToken: 1, OneToken: 1, MultiToken: 1}
+	if s.Accounting.Requests != want || s.Accounting.Runs != 2 || s.Accounting.FailedRuns != 1 {
+		t.Errorf("accounting = %+v (%d runs, %d failed), want %+v (2 runs, 1 failed)", s.Accounting.Requests, s.Accounting.Runs, s.Accounting.FailedRuns, want)
+	}
+	if len(s.Levels) != 1 || s.Levels[0].Concurrency != 2 {
+		t.Errorf("levels = %v, want only concurrency 2 (a run without a level forms none)", s.Levels)
+	}
+	for reason, n := range map[string]int{
+		"bad row: non-numeric": 1, "bad row: duplicate request_id": 1, "row of a failed run": 2,
+		"run failed: no concurrency": 1, "request error (not a latency sample): timeout": 1,
+	} {
+		if got := exclusionCount(s, reason); got != n {
+			t.Errorf("exclusion %q = %d, want %d", reason, got, n)
+		}
+	}
+}

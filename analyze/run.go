@@ -98,6 +98,8 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
 		if run.Requests != nil {
 			rs.Counts.RowsRead = run.Requests.RowsRead
+			rs.Counts.FailedRunRows = run.Requests.RowsRead
+			led.add(ScopeRequest, "row of a failed run", run.Requests.RowsRead, run.Dir)
 		}
 		return rs, smp
 	}

@@ -163,12 +163,15 @@ type HistogramBin struct {
 	Count int     `json:"count"`
 }
 
-// Counts adds up a run's requests from rows read to latency samples.
+// Counts adds up a run's requests from rows read to latency samples:
+// RowsRead = FailedRunRows + BadRows + Accepted.
 type Counts struct {
 	RowsRead int `json:"rows_read"`
-	BadRows  int `json:"bad_rows"`
-	Accepted int `json:"accepted"`
-	WarmUp   int `json:"warm_up"`
+	// FailedRunRows counts rows read in a run that failed as a whole.
+	FailedRunRows int `json:"failed_run_rows"`
+	BadRows       int `json:"bad_rows"`
+	Accepted      int `json:"accepted"`
+	WarmUp        int `json:"warm_up"`
 	// Measured = Accepted − WarmUp.
 	Measured int `json:"measured"`
 	Errors   int `json:"errors"`

@@ -474,7 +474,13 @@ func diffEnvironments(runs []*Run) []EnvDiff {
 		return keys[i] < keys[j]
 	})
 	var diffs []EnvDiff
+	canonicalDiffers := map[string]bool{}
 	for _, k := range keys {
+		// A raw key ("env.json: engine_version") that names a canonical
+		// field already reported as differing adds nothing.
+		if i := strings.Index(k, ": "); i >= 0 && canonicalDiffers[k[i+2:]] {
+			continue
+		}
 		groups := map[string][]string{}
 		for i, r := range runs {
 			groups[perRun[i][k]] = append(groups[perRun[i][k]], r.Dir)
@@ -489,6 +495,9 @@ func diffEnvironments(runs []*Run) []EnvDiff {
 		}
 		sort.Slice(d.Values, func(i, j int) bool { return d.Values[i].Value < d.Values[j].Value })
 		diffs = append(diffs, d)
+		if canonical[k] {
+			canonicalDiffers[k] = true
+		}
 	}
 	return diffs
 }

@@ -371,7 +371,8 @@ func exclusionsCell(s *analyze.Summary) string {
 	a := s.Accounting.Requests
 	b.WriteString("**Accounting of every input row** (all runs):\n\n")
 	rows := [][]string{
-		{"rows read", fmtInt(int64(a.RowsRead)), "= bad rows + accepted"},
+		{"rows read", fmtInt(int64(a.RowsRead)), "= rows of failed runs + bad rows + accepted"},
+		{"rows of failed runs (excluded)", fmtInt(int64(a.FailedRunRows)), "the run could not be used; see the run exclusions"},
 		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
 		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded by the warm-up rule"},
@@ -382,7 +383,7 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"n ≥ 2 (every metric)", fmtInt(int64(a.MultiToken)), ""},
 	}
 	b.WriteString(table([]string{"requests", "count", "note"}, rows))
-	ok := a.RowsRead == a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
+	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
 	if ok {
 		b.WriteString("\nThe counts add up.\n")
 	} else {

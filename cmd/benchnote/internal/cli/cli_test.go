@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/benchnote/internal/cli -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file %s (rerun with -update if the change is intended)\n%s", name, path, firstDiff(got, want))
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\n got: %.300s\nwant: %.300s", i+1, gl, wl)
+		}
+	}
+	return ""
+}
+
+func TestValidateGolden(t *testing.T) {
+	tests := []struct {
+		name, sweep, golden string
+		code                int
+	}{
+		{"example sweep is clean", exampleSweep, "validate-example.txt", ExitClean},
+		{"broken sweep lists every problem", "testdata/badsweep", "validate-badsweep.txt", ExitErrors},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run([]string{"validate", tt.sweep}, &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, stderr.String())
+			}
+			golden(t, tt.golden, stdout.Bytes())
+		})
+	}
+}
+
+// reportFiles renders a sweep and returns every output file by relative path.
+func reportFiles(t *testing.T, sweep string, extra ...string) map[string][]byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"report", sweep, "-o", out}, extra...)
+	if code := Run(args, &stdout, &stderr); code != ExitClean {
+		t.Fatalf("report exit code %d: %s", code, stderr.String())
+	}
+	files := map[string][]byte{}
+	err := filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(out, p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// manifest lists every file with its size and SHA-256, sorted.
+func manifest(files map[string][]byte) []byte {
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		fmt.Fprintf(&b, "%x  %8d  %s\n", sha256.Sum256(files[n]), len(files[n]), n)
+	}
+	return b.Bytes()
+}
+
+// TestReportGolden pins the whole example report: report.md and
+// summary.json as text, and every file (report.html and the SVGs included)
+// by its SHA-256 in a manifest.
+func TestReportGolden(t *testing.T) {
+	files := reportFiles(t, exampleSweep)
+	golden(t, "example/report.md", files["report.md"])
+	golden(t, "example/summary.json", files["summary.json"])
+	golden(t, "example/MANIFEST", manifest(files))
+	if len(files) != 15 {
+		t.Errorf("%d files written, want 15 (report.md, report.html, summary.json and 12 plots)", len(files))
+	}
+}
+
+func TestReportIsReproducible(t *testing.T) {
+	a, b := reportFiles(t, exampleSweep), reportFiles(t, exampleSweep)
+	if !bytes.Equal(manifest(a), manifest(b)) {
+		t.Errorf("two renders differ:\n%s\n%s", manifest(a), manifest(b))
+	}
+}
+
+func TestBrokenSweepStillReports(t *testing.T) {
+	files := reportFiles(t, "testdata/badsweep")
+	golden(t, "badsweep/report.md", files["report.md"])
+}
+
+func TestUserNotebook(t *testing.T) {
+	nb := filepath.Join(t.TempDir(), "writeup.md")
+	text := "# My write-up\n\nAt c=16 the p95 TTFT was {{value ttft.p95 c=16}}.\n\n{{table goodput}}\n\n{{plot goodput}}\n"
+	if err := os.WriteFile(nb, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := reportFiles(t, exampleSweep, "--notebook", nb)
+	golden(t, "writeup.md", files["report.md"])
+	if !bytes.Contains(files["report.html"], []byte(`<figure id="plot-goodput"`)) {
+		t.Error("report.html does not inline the goodput figure")
+	}
+
+	// An unknown metric is an error naming the notebook line, and leaves no output.
+	bad := filepath.Join(t.TempDir(), "bad.md")
+	os.WriteFile(bad, []byte("line 1\n\nsee {{value ttft.p42}}\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	code := Run([]string{"report", exampleSweep, "-o", out, "--notebook", bad}, &stdout, &stderr)
+	if code != ExitErrors || !strings.Contains(stderr.String(), "bad.md:3: unknown metric \"ttft.p42\"") {
+		t.Errorf("exit %d, stderr %q; want 2 and an error at bad.md:3", code, stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output directory exists after a failed render: %v", err)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage:"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"report", exampleSweep}, "-o OUT is required"},
+		{[]string{"validate"}, "expected one sweep directory, got 0 arguments"},
+		{[]string{"validate", "no/such/dir"}, "no/such/dir"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := Run(tt.args, &stdout, &stderr); code != ExitErrors || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("Run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}

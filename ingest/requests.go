@@ -1,0 +1,537 @@
+package ingest
+
+// This file holds what the CSV and Parquet request readers share: the column
+// table, header resolution, value checks and their diagnostics, and the
+// duplicate request_id pass.
+//
+// A row is checked column by column in file order and the first problem
+// found is the one reported; then E2E_ms >= TTFT_ms; then, over the rows
+// that passed everything else, request_id uniqueness (the first occurrence
+// is kept, later ones are excluded). Each excluded row gives exactly one
+// Diagnostic.
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Reasons used in the Diagnostics of excluded request rows.
+const (
+	reasonNonNumeric = "non-numeric"
+	reasonNegative   = "negative"
+	reasonNaNInf     = "nan/inf"
+	reasonE2EBelow   = "e2e < ttft"
+	reasonDuplicate  = "duplicate request_id"
+	reasonMissing    = "missing field"
+	reasonBadChunks  = "bad chunk_ms"
+)
+
+// reqColumn identifies a column benchnote reads from a requests file.
+type reqColumn int8
+
+const (
+	colRequestID reqColumn = iota
+	colPromptTokens
+	colCompletionTokens
+	colTTFT
+	colE2E
+	colTRequestSent
+	colTFirstText
+	colTLastText
+	colStatus
+	colMaxTokens
+	colTextChunks
+	colChunkMs
+	numReqColumns
+
+	// colExtra marks a column benchnote does not use.
+	colExtra reqColumn = -1
+)
+
+// valueKind says how a column's values are parsed and checked.
+type valueKind uint8
+
+const (
+	kindID       valueKind = iota // non-empty string
+	kindCount                     // integer >= 0
+	kindNumber                    // finite number >= 0
+	kindStatus                    // any string
+	kindChunkMs                   // list of finite numbers >= 0
+	kindUnixTime                  // like kindNumber; only ever optional
+)
+
+var requestColumns = [numReqColumns]struct {
+	name     string
+	kind     valueKind
+	required bool
+}{
+	colRequestID:        {"request_id", kindID, true},
+	colPromptTokens:     {"prompt_tokens", kindCount, true},
+	colCompletionTokens: {"completion_tokens", kindCount, true},
+	colTTFT:             {"TTFT_ms", kindNumber, true},
+	colE2E:              {"E2E_ms", kindNumber, true},
+	colTRequestSent:     {"t_request_sent", kindUnixTime, false},
+	colTFirstText:       {"t_first_text", kindUnixTime, false},
+	colTLastText:        {"t_last_text", kindUnixTime, false},
+	colStatus:           {"status", kindStatus, false},
+	colMaxTokens:        {"max_tokens", kindCount, false},
+	colTextChunks:       {"text_chunks", kindCount, false},
+	colChunkMs:          {"chunk_ms", kindChunkMs, false},
+}
+
+// requestLayout maps a file's columns (CSV header fields or top-level
+// Parquet fields) to the columns benchnote reads.
+type requestLayout struct {
+	// names are the column names as written, one per file column.
+	names []string
+	// cols is the role of each file column, colExtra when unused.
+	cols []reqColumn
+	// pos is the 0-based file column of each role, -1 when absent.
+	pos [numReqColumns]int
+	// extras are the unused column names in file order.
+	extras []string
+	// unit is "line" (CSV) or "row" (Parquet), for messages.
+	unit string
+}
+
+// resolveRequestLayout matches column names case-insensitively (ignoring
+// surrounding blanks) against the known columns. line is the header line
+// for CSV and 0 for Parquet.
+func resolveRequestLayout(names []string, path string, line int, unit string) (*requestLayout, *FileError) {
+	l := &requestLayout{names: make([]string, len(names)), cols: make([]reqColumn, len(names)), unit: unit}
+	for c := range l.pos {
+		l.pos[c] = -1
+	}
+	for j, raw := range names {
+		name := strings.TrimSpace(raw)
+		l.names[j] = name
+		l.cols[j] = colExtra
+		for c := range requestColumns {
+			if !strings.EqualFold(name, requestColumns[c].name) {
+				continue
+			}
+			if prev := l.pos[c]; prev >= 0 {
+				return nil, fileErrorf(path, line, j+1, name, "duplicate column",
+					"column %q appears twice (columns %d and %d); expected each column once", name, prev+1, j+1)
+			}
+			l.pos[c] = j
+			l.cols[j] = reqColumn(c)
+			break
+		}
+		if l.cols[j] == colExtra {
+			l.extras = append(l.extras, name)
+		}
+	}
+	var missing []string
+	for c := range requestColumns {
+		if requestColumns[c].required && l.pos[c] < 0 {
+			missing = append(missing, requestColumns[c].name)
+		}
+	}
+	if len(missing) > 0 {
+		what := "missing required column " + missing[0]
+		if len(missing) > 1 {
+			what = "missing required columns " + strings.Join(missing, ", ")
+		}
+		found := "no columns"
+		if len(l.names) > 0 {
+			q := make([]string, len(l.names))
+			for j, n := range l.names {
+				q[j] = quoteValue(n)
+			}
+			found = strings.Join(q, ", ")
+		}
+		return nil, fileErrorf(path, line, 0, missing[0], "missing column",
+			"%s; expected columns request_id, prompt_tokens, completion_tokens, TTFT_ms and E2E_ms (any case), found %s", what, found)
+	}
+	return l, nil
+}
+
+// has reports whether the file has column c.
+func (l *requestLayout) has(c reqColumn) bool { return l.pos[c] >= 0 }
+
+// name is column c's name as written in the file.
+func (l *requestLayout) name(c reqColumn) string { return l.names[l.pos[c]] }
+
+// rowDiag builds the Warning for an excluded row. c may be colExtra with
+// column set explicitly through fileCol (1-based; 0 for none).
+func (l *requestLayout) rowDiag(path string, line int, c reqColumn, reason, format string, args ...any) Diagnostic {
+	d := Diagnostic{Severity: Warning, File: path, Line: line, Reason: reason, Message: fmt.Sprintf(format, args...)}
+	if c >= 0 && l.pos[c] >= 0 {
+		d.Column = l.pos[c] + 1
+		d.ColumnName = l.names[l.pos[c]]
+	}
+	return d
+}
+
+// problem is what is wrong with one value.
+type problem uint8
+
+const (
+	probNone       problem = iota
+	probMissing            // empty field or null in a required column
+	probNonNumeric         // not a number at all
+	probNotInteger         // a number, but not an integer where one is needed
+	probNegative           // below zero
+	probNaNInf             // NaN, ±Inf or out of float64 range
+)
+
+// valueDiag describes problem p with column c's value got (already
+// rendered: quoted text for CSV, a plain number or "null" for Parquet).
+func (l *requestLayout) valueDiag(path string, line int, c reqColumn, p problem, got string) Diagnostic {
+	name := l.name(c)
+	expected := "a non-negative number"
+	if requestColumns[c].kind == kindCount {
+		expected = "a non-negative integer"
+	}
+	switch p {
+	case probMissing:
+		if requestColumns[c].kind == kindID {
+			expected = "a request id"
+		}
+		return l.rowDiag(path, line, c, reasonMissing, "%s: expected %s, got %s", name, expected, got)
+	case probNotInteger:
+		return l.rowDiag(path, line, c, reasonNonNumeric, "%s: expected an integer, got %s", name, got)
+	case probNegative:
+		return l.rowDiag(path, line, c, reasonNegative, "%s: expected %s, got %s", name, expected, got)
+	case probNaNInf:
+		return l.rowDiag(path, line, c, reasonNaNInf, "%s: expected a finite number, got %s", name, got)
+	}
+	return l.rowDiag(path, line, c, reasonNonNumeric, "%s: expected %s, got %s", name, expected, got)
+}
+
+// e2eDiag reports E2E_ms < TTFT_ms.
+func (l *requestLayout) e2eDiag(path string, line int, ttft, e2e float64) Diagnostic {
+	return l.rowDiag(path, line, colE2E, reasonE2EBelow, "%s: expected at least %s (%s), got %s",
+		l.name(colE2E), l.name(colTTFT), formatNumber(ttft), formatNumber(e2e))
+}
+
+// maxQuoted is the longest value quoted in full in a message.
+const maxQuoted = 64
+
+// quoteValue quotes s for a message, shortening long values.
+func quoteValue(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
+}
+
+// formatNumber renders a float the shortest way that reads back exactly.
+func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// trimBlanks removes surrounding spaces and tabs.
+func trimBlanks(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseNumber parses a finite number >= 0. s must already be trimmed and
+// non-empty.
+func parseNumber(s string) (float64, problem) {
+	// Fast path for plain decimals ("123", "12.75"): when the digits form an
+	// integer below 2^53 and at most 22 follow the point, one division of
+	// two exact values is correctly rounded, as ParseFloat would be.
+	if len(s) <= 19 {
+		var mant uint64
+		digits, dot := 0, -1
+		i := 0
+		for ; i < len(s); i++ {
+			if d := s[i] - '0'; d <= 9 {
+				mant = mant*10 + uint64(d)
+				digits++
+			} else if s[i] == '.' && dot < 0 {
+				dot = i
+			} else {
+				break
+			}
+		}
+		if i == len(s) && digits > 0 && mant < 1<<53 {
+			if dot < 0 {
+				return float64(mant), probNone
+			}
+			return float64(mant) / pow10[len(s)-dot-1], probNone
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && err.(*strconv.NumError).Err == strconv.ErrRange:
+		return 0, probNaNInf
+	case err != nil:
+		return 0, probNonNumeric
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, probNaNInf
+	case v < 0:
+		return 0, probNegative
+	}
+	return v + 0, probNone // + 0 turns -0 into 0
+}
+
+// parseCount parses an integer >= 0, also accepting integral decimals such
+// as "12.0". s must already be trimmed and non-empty.
+func parseCount(s string) (int64, problem) {
+	if len(s) <= 18 {
+		var n int64
+		i := 0
+		for ; i < len(s); i++ {
+			ch := s[i]
+			if ch < '0' || ch > '9' {
+				break
+			}
+			n = n*10 + int64(ch-'0')
+		}
+		if i == len(s) {
+			return n, probNone
+		}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, probNegative
+		}
+		return n, probNone
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && err.(*strconv.NumError).Err == strconv.ErrRange:
+		return 0, probNaNInf
+	case err != nil:
+		return 0, probNonNumeric
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, probNaNInf
+	case v < 0:
+		return 0, probNegative
+	}
+	return floatToCount(v)
+}
+
+// floatToCount converts a finite, non-negative float to a count.
+func floatToCount(v float64) (int64, problem) {
+	if v != math.Trunc(v) {
+		return 0, probNotInteger
+	}
+	if v >= 1<<63 {
+		return 0, probNonNumeric
+	}
+	return int64(v), probNone
+}
+
+// newRequests allocates the columns a file with layout l has, with room
+// for capHint rows.
+func newRequests(l *requestLayout, capHint int) *Requests {
+	q := &Requests{
+		SourceRow:        make([]int32, 0, capHint),
+		ID:               make([]string, 0, capHint),
+		PromptTokens:     make([]int64, 0, capHint),
+		CompletionTokens: make([]int64, 0, capHint),
+		TTFTms:           make([]float64, 0, capHint),
+		E2Ems:            make([]float64, 0, capHint),
+		ExtraColumns:     l.extras,
+	}
+	if l.has(colTRequestSent) {
+		q.TRequestSent = make([]float64, 0, capHint)
+	}
+	if l.has(colTFirstText) {
+		q.TFirstText = make([]float64, 0, capHint)
+	}
+	if l.has(colTLastText) {
+		q.TLastText = make([]float64, 0, capHint)
+	}
+	if l.has(colStatus) {
+		q.Status = make([]string, 0, capHint)
+	}
+	if l.has(colMaxTokens) {
+		q.MaxTokens = make([]int64, 0, capHint)
+	}
+	if l.has(colTextChunks) {
+		q.TextChunks = make([]int64, 0, capHint)
+	}
+	if l.has(colChunkMs) {
+		q.ChunkOffsets = make([]int32, 1, capHint+1)
+		q.ChunkMs = []float64{}
+	}
+	return q
+}
+
+// removeRows deletes the rows at the given indices, which must be sorted
+// and distinct, from every present column.
+func (q *Requests) removeRows(rows []int) {
+	if len(rows) == 0 {
+		return
+	}
+	q.SourceRow = removeAt(q.SourceRow, rows)
+	q.ID = removeAt(q.ID, rows)
+	q.PromptTokens = removeAt(q.PromptTokens, rows)
+	q.CompletionTokens = removeAt(q.CompletionTokens, rows)
+	q.TTFTms = removeAt(q.TTFTms, rows)
+	q.E2Ems = removeAt(q.E2Ems, rows)
+	q.TRequestSent = removeAt(q.TRequestSent, rows)
+	q.TFirstText = removeAt(q.TFirstText, rows)
+	q.TLastText = removeAt(q.TLastText, rows)
+	q.Status = removeAt(q.Status, rows)
+	q.MaxTokens = removeAt(q.MaxTokens, rows)
+	q.TextChunks = removeAt(q.TextChunks, rows)
+	if q.ChunkOffsets != nil {
+		// Rebuild the flat chunk layout from the first removed row on.
+		first := rows[0]
+		w := int(q.ChunkOffsets[first])
+		next := 0
+		out := first
+		for i := first; i+1 < len(q.ChunkOffsets); i++ {
+			if next < len(rows) && rows[next] == i {
+				next++
+				continue
+			}
+			lo, hi := int(q.ChunkOffsets[i]), int(q.ChunkOffsets[i+1])
+			w += copy(q.ChunkMs[w:], q.ChunkMs[lo:hi])
+			q.ChunkOffsets[out+1] = int32(w)
+			out++
+		}
+		q.ChunkOffsets = q.ChunkOffsets[:out+1]
+		q.ChunkMs = q.ChunkMs[:w]
+	}
+	q.N = len(q.ID)
+}
+
+// removeAt deletes s[rows[k]] for every k; rows are sorted and distinct.
+func removeAt[T any](s []T, rows []int) []T {
+	if s == nil || len(rows) == 0 {
+		return s
+	}
+	w := rows[0]
+	next := 0
+	for i := rows[0]; i < len(s); i++ {
+		if next < len(rows) && rows[next] == i {
+			next++
+			continue
+		}
+		s[w] = s[i]
+		w++
+	}
+	clear(s[w:])
+	return s[:w]
+}
+
+// duplicate is a row whose id already appeared on an earlier row.
+type duplicate struct{ row, first int }
+
+// findDuplicates returns, in row order, every row whose id equals an
+// earlier row's.
+//
+// It is the costliest step of reading a large Parquet file, so it avoids a
+// map[string]int (a cache miss per row): ids are hashed in one sequential
+// pass, the rows are bucketed by the top hash bits into partitions of about
+// a thousand, and each partition is checked with a small open-addressing
+// table that stays in cache. Entries pack the hash's high bits above row+1;
+// ids are compared only when those bits match.
+func findDuplicates(ids []string) []duplicate {
+	n := len(ids)
+	if n < 2 {
+		return nil
+	}
+	seed := maphash.MakeSeed()
+	rowBits := bits.Len(uint(n))
+	rowMask := uint64(1)<<rowBits - 1
+	partBits := bits.Len(uint(n >> 10))
+	partShift := 64 - partBits // x >> 64 is 0: one partition
+
+	hashes := make([]uint64, n)
+	starts := make([]int, 1<<partBits+1)
+	for i, id := range ids {
+		h := maphash.String(seed, id)
+		hashes[i] = h
+		starts[h>>partShift+1]++
+	}
+	largest := 0
+	for p := range 1 << partBits {
+		largest = max(largest, starts[p+1])
+		starts[p+1] += starts[p]
+	}
+	packed := make([]uint64, n)
+	next := slices.Clone(starts[:1<<partBits])
+	for i, h := range hashes {
+		p := h >> partShift
+		packed[next[p]] = h&^rowMask | uint64(i+1)
+		next[p]++
+	}
+
+	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
+	var dups []duplicate
+	for p := range 1 << partBits {
+		part := packed[starts[p]:starts[p+1]]
+		if len(part) < 2 {
+			continue
+		}
+		t := table[:1<<bits.Len(uint(2*len(part)-1))]
+		clear(t)
+		mask := uint64(len(t) - 1)
+		for _, e := range part {
+			for s := (e >> rowBits) & mask; ; s = (s + 1) & mask {
+				f := t[s]
+				if f == 0 {
+					t[s] = e
+					break
+				}
+				if (f^e)&^rowMask == 0 {
+					row, first := int(e&rowMask)-1, int(f&rowMask)-1
+					if ids[row] == ids[first] {
+						dups = append(dups, duplicate{row, first})
+						break
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(dups, func(a, b duplicate) int { return a.row - b.row })
+	return dups
+}
+
+// dropDuplicates excludes every accepted row whose id repeats an earlier
+// accepted one and merges the new diagnostics, by line, into rf.Excluded.
+func dropDuplicates(rf *RequestFile, l *requestLayout) {
+	q := rf.Requests
+	dups := findDuplicates(q.ID)
+	if len(dups) == 0 {
+		return
+	}
+	rows := make([]int, len(dups))
+	diags := make([]Diagnostic, len(dups))
+	for k, d := range dups {
+		rows[k] = d.row
+		diags[k] = l.rowDiag(rf.Path, int(q.SourceRow[d.row]), colRequestID, reasonDuplicate,
+			"%s: expected a unique id, got %s, already on %s %d",
+			l.name(colRequestID), quoteValue(q.ID[d.row]), l.unit, q.SourceRow[d.first])
+	}
+	q.removeRows(rows)
+	rf.Excluded = mergeByLine(rf.Excluded, diags)
+}
+
+// mergeByLine merges two diagnostic lists that are each sorted by line.
+func mergeByLine(a, b []Diagnostic) []Diagnostic {
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]Diagnostic, 0, len(a)+len(b))
+	out = append(out, a...)
+	out = append(out, b...)
+	slices.SortStableFunc(out, func(x, y Diagnostic) int { return x.Line - y.Line })
+	return out
+}

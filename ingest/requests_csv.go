@@ -1,0 +1,264 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"strings"
+)
+
+// utf8BOM is the byte order mark some spreadsheet tools write first.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// ReadRequestsCSV reads a requests.csv from r, streaming. path is the file's
+// path relative to the sweep root and is used only in diagnostics.
+//
+// The first line is the header; a UTF-8 byte order mark, CRLF line ends
+// and quoted fields (RFC 4180, with stray quotes inside unquoted fields
+// taken literally) are accepted, blank lines are skipped. Numbers may carry
+// surrounding spaces. Integer columns accept integral decimals such as
+// "12.0". An empty optional field is a missing value (NaN, -1 or ""); an
+// empty chunk_ms field is a request with no chunks, otherwise chunk_ms is
+// a ';'-separated list of numbers. A literal NaN in an optional time
+// column is also taken as missing.
+//
+// Rows with problems are excluded and reported in RequestFile.Excluded; a
+// *FileError is returned only when the file as a whole is unusable: it
+// cannot be read, it is empty, or its header lacks a required column or
+// names one twice.
+func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fileErrorf(path, 0, 0, "", "empty file",
+			"empty file; expected a header line naming request_id, prompt_tokens, completion_tokens, TTFT_ms and E2E_ms")
+	}
+	if err != nil {
+		return nil, csvReadError(path, 1, err)
+	}
+	headerLine, _ := cr.FieldPos(0)
+	l, ferr := resolveRequestLayout(header, path, headerLine, "line")
+	if ferr != nil {
+		return nil, ferr
+	}
+
+	rf := &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, 1024)}
+	p := csvRowParser{l: l, q: rf.Requests, path: path}
+	lastLine := headerLine
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvReadError(path, lastLine+1, err)
+		}
+		line, _ := cr.FieldPos(0)
+		lastLine = line
+		if line > math.MaxInt32 {
+			return nil, fileErrorf(path, line, 0, "", "too large", "more than %d lines; split the file", math.MaxInt32)
+		}
+		rf.RowsRead++
+		if d, bad := p.parse(rec, line); bad {
+			rf.Excluded = append(rf.Excluded, d)
+		}
+	}
+	dropDuplicates(rf, l)
+	return rf, nil
+}
+
+// csvReadError wraps a failure of the underlying reader.
+func csvReadError(path string, line int, err error) *FileError {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fileErrorf(path, pe.Line, pe.Column, "", "malformed csv", "malformed CSV: %v", pe.Err)
+	}
+	return fileErrorf(path, line, 0, "", "read error", "reading line %d: %v", line, err)
+}
+
+// csvRowParser turns CSV records into rows of q.
+type csvRowParser struct {
+	l    *requestLayout
+	q    *Requests
+	path string
+}
+
+// parse checks one record and appends it to q, or returns the diagnostic
+// that excludes it.
+func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
+	l, q := p.l, p.q
+	if len(rec) != len(l.cols) {
+		d := l.rowDiag(p.path, line, colExtra, reasonMissing,
+			"expected %d fields as in the header, got %d", len(l.cols), len(rec))
+		if len(rec) < len(l.cols) {
+			d.Column = len(rec) + 1
+			d.ColumnName = l.names[len(rec)]
+		}
+		return d, true
+	}
+
+	var (
+		id               string
+		prompt, complete int64
+		ttft, e2e        float64
+		tSent            = math.NaN()
+		tFirst           = math.NaN()
+		tLast            = math.NaN()
+		status           string
+		maxTok, chunks   int64 = -1, -1
+		lineLen          int
+		chunkMark        = len(q.ChunkMs)
+	)
+	for j, raw := range rec {
+		lineLen += len(raw)
+		c := l.cols[j]
+		var pr problem
+		switch c {
+		case colExtra:
+			continue
+		case colRequestID:
+			if raw == "" {
+				pr = probMissing
+			}
+			id = raw
+		case colStatus:
+			status = raw
+		case colChunkMs:
+			if !p.parseChunks(raw) {
+				q.ChunkMs = q.ChunkMs[:chunkMark]
+				return l.rowDiag(p.path, line, colChunkMs, reasonBadChunks,
+					"%s: expected ';'-separated non-negative numbers, got %s", l.name(colChunkMs), quoteValue(raw)), true
+			}
+		default:
+			s := trimBlanks(raw)
+			info := requestColumns[c]
+			if s == "" {
+				if info.required {
+					pr = probMissing
+				}
+				break
+			}
+			if info.kind == kindCount {
+				var n int64
+				if n, pr = parseCount(s); pr == probNone {
+					switch c {
+					case colPromptTokens:
+						prompt = n
+					case colCompletionTokens:
+						complete = n
+					case colMaxTokens:
+						maxTok = n
+					case colTextChunks:
+						chunks = n
+					}
+				}
+				break
+			}
+			var v float64
+			v, pr = parseNumber(s)
+			if pr == probNaNInf && !info.required && strings.EqualFold(s, "nan") {
+				v, pr = math.NaN(), probNone
+			}
+			if pr == probNone {
+				switch c {
+				case colTTFT:
+					ttft = v
+				case colE2E:
+					e2e = v
+				case colTRequestSent:
+					tSent = v
+				case colTFirstText:
+					tFirst = v
+				case colTLastText:
+					tLast = v
+				}
+			}
+		}
+		if pr != probNone {
+			q.ChunkMs = q.ChunkMs[:chunkMark]
+			got := "an empty field"
+			if pr != probMissing {
+				got = quoteValue(raw)
+			}
+			return l.valueDiag(p.path, line, c, pr, got), true
+		}
+	}
+	if e2e < ttft {
+		q.ChunkMs = q.ChunkMs[:chunkMark]
+		return l.e2eDiag(p.path, line, ttft, e2e), true
+	}
+
+	// The record's fields share one string per line; keep only the id's
+	// bytes alive when the rest of the line is much longer.
+	if lineLen > 2*len(id)+64 {
+		id = strings.Clone(id)
+	}
+	q.SourceRow = append(q.SourceRow, int32(line))
+	q.ID = append(q.ID, id)
+	q.PromptTokens = append(q.PromptTokens, prompt)
+	q.CompletionTokens = append(q.CompletionTokens, complete)
+	q.TTFTms = append(q.TTFTms, ttft)
+	q.E2Ems = append(q.E2Ems, e2e)
+	if q.TRequestSent != nil {
+		q.TRequestSent = append(q.TRequestSent, tSent)
+	}
+	if q.TFirstText != nil {
+		q.TFirstText = append(q.TFirstText, tFirst)
+	}
+	if q.TLastText != nil {
+		q.TLastText = append(q.TLastText, tLast)
+	}
+	if q.Status != nil {
+		if lineLen > 2*len(status)+64 {
+			status = strings.Clone(status)
+		}
+		q.Status = append(q.Status, status)
+	}
+	if q.MaxTokens != nil {
+		q.MaxTokens = append(q.MaxTokens, maxTok)
+	}
+	if q.TextChunks != nil {
+		q.TextChunks = append(q.TextChunks, chunks)
+	}
+	if q.ChunkOffsets != nil {
+		q.ChunkOffsets = append(q.ChunkOffsets, int32(len(q.ChunkMs)))
+	}
+	q.N++
+	return Diagnostic{}, false
+}
+
+// parseChunks appends the ';'-separated numbers of field s to q.ChunkMs;
+// it reports false on a bad element (the caller truncates ChunkMs).
+func (p *csvRowParser) parseChunks(s string) bool {
+	s = trimBlanks(s)
+	if s == "" {
+		return true
+	}
+	for {
+		elem, rest, more := strings.Cut(s, ";")
+		elem = trimBlanks(elem)
+		if elem == "" {
+			return false
+		}
+		v, pr := parseNumber(elem)
+		if pr != probNone {
+			return false
+		}
+		p.q.ChunkMs = append(p.q.ChunkMs, v)
+		if !more {
+			return true
+		}
+		s = rest
+	}
+}
