@@ -3,8 +3,10 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -63,9 +65,15 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	}
 	sort.Ints(levels)
 	for _, c := range levels {
-		var runSummaries []RunSummary
-		var pooled samples
-		for _, r := range byLevel[c] {
+		runs := byLevel[c]
+		runSummaries := make([]RunSummary, len(runs))
+		perRun := make([]samples, len(runs))
+		ledgers := make([]*ledger, len(runs))
+		parallel(len(runs), func(i int) {
+			ledgers[i] = newLedger()
+			runSummaries[i], perRun[i] = analyzeRun(runInput{run: runs[i], cfg: cfg, led: ledgers[i]})
+		})
+		for i, r := range runs {
 			for _, d := range r.Diagnostics {
 				if d.Reason == "several series" {
 					led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
@@ -74,23 +82,42 @@ func Analyze(sw *ingest.Sweep) *Summary {
 					led.add(ScopeFile, "unreadable scrape", 1, d.String())
 				}
 			}
-			rs, smp := analyzeRun(runInput{run: r, cfg: cfg, led: led})
-			runSummaries = append(runSummaries, rs)
-			pooled.ttft = append(pooled.ttft, smp.ttft...)
-			pooled.e2e = append(pooled.e2e, smp.e2e...)
-			pooled.tpot = append(pooled.tpot, smp.tpot...)
-			pooled.itl = append(pooled.itl, smp.itl...)
-			pooled.prompt = append(pooled.prompt, smp.prompt...)
-			pooled.output = append(pooled.output, smp.output...)
+			led.merge(ledgers[i])
 		}
 		s.Runs = append(s.Runs, runSummaries...)
-		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pooled, cfg))
+		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pool(perRun), cfg))
 	}
 	s.Accounting = accounting(s.Runs)
 	s.Exclusions = led.list()
 	s.Environment = environment(sw)
 	s.Findings = lint(sw, s)
 	return s
+}
+
+// parallel calls f(0) … f(n−1) on up to GOMAXPROCS goroutines and waits.
+// Callers write results by index, so the outcome does not depend on the
+// schedule.
+func parallel(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 func madRule(form string) string {
@@ -171,6 +198,63 @@ func levelStatSpecs() []statSpec {
 	return specs
 }
 
+// pool concatenates the runs' samples into one sample per metric, each
+// allocated once at its final size.
+func pool(runs []samples) samples {
+	cat := func(get func(samples) []float64) []float64 {
+		n := 0
+		for _, r := range runs {
+			n += len(get(r))
+		}
+		if n == 0 {
+			return nil
+		}
+		out := make([]float64, 0, n)
+		for _, r := range runs {
+			out = append(out, get(r)...)
+		}
+		return out
+	}
+	return samples{
+		ttft:   cat(func(s samples) []float64 { return s.ttft }),
+		e2e:    cat(func(s samples) []float64 { return s.e2e }),
+		tpot:   cat(func(s samples) []float64 { return s.tpot }),
+		itl:    cat(func(s samples) []float64 { return s.itl }),
+		prompt: cat(func(s samples) []float64 { return s.prompt }),
+		output: cat(func(s samples) []float64 { return s.output }),
+	}
+}
+
+// pooledDistribution summarises a pooled sample and samples its CDF, in one
+// selection pass when the method is nearest rank (the CDF's probabilities
+// include 0.50, 0.95 and 0.99).
+func pooledDistribution(metric, unit, sample, method string, xs []float64) (Distribution, []CDFPoint) {
+	if method != NearestRank || len(xs) == 0 {
+		d := distribution(metric, unit, sample, method, xs)
+		return d, cdf(xs)
+	}
+	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: len(xs), MeanWeighting: meanWeighting(sample)}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	points := cdf(xs) // reorders xs so that every CDF rank is in place
+	for _, pt := range points {
+		switch pt.P {
+		case 0.50:
+			d.P50 = pt.Value
+		case 0.95:
+			d.P95 = pt.Value
+		case 0.99:
+			d.P99 = pt.Value
+		case 1:
+			d.Max = pt.Value
+		}
+	}
+	d.Mean = Num(sum / float64(len(xs)))
+	return d, points
+}
+
 // cdfProbabilities are the quantiles at which pooled CDFs are sampled.
 func cdfProbabilities() []float64 {
 	var ps []float64
@@ -225,16 +309,17 @@ func buildLevel(c int, runs []RunSummary, pooled samples, cfg ingest.Config) Lev
 		lv.Stats = append(lv.Stats, ar)
 	}
 	m := cfg.Percentile
-	lv.PooledTTFT = distribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
-	lv.PooledE2E = distribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
-	lv.PooledTPOT = distribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
+	lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+	lv.PooledE2E, lv.CDFE2E = pooledDistribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
+	lv.PooledTPOT, lv.CDFTPOT = pooledDistribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
 	lv.PooledITL = distribution("ITL", "ms", SamplePooledGap, m, pooled.itl)
 	if len(pooled.itl) == 0 {
 		lv.PooledITL.Unavailable = "per-gap distribution not available for every run"
 	}
-	lv.CDFTTFT, lv.CDFTPOT, lv.CDFE2E = cdf(pooled.ttft), cdf(pooled.tpot), cdf(pooled.e2e)
-	lv.Workload.PromptTokens = distribution("prompt length", "tokens", SamplePooled, m, append([]float64(nil), pooled.prompt...))
-	lv.Workload.OutputTokens = distribution("output length", "tokens", SamplePooled, m, append([]float64(nil), pooled.output...))
+	// Order does not matter to the histograms, so the distributions may
+	// reorder the samples first.
+	lv.Workload.PromptTokens = distribution("prompt length", "tokens", SamplePooled, m, pooled.prompt)
+	lv.Workload.OutputTokens = distribution("output length", "tokens", SamplePooled, m, pooled.output)
 	lv.Workload.PromptHistogram = bins(pooled.prompt, 30)
 	lv.Workload.OutputHistogram = bins(pooled.output, 30)
 	lv.Workload.EarlyStopPercent, lv.Workload.AchievedConcurrency = NaN, NaN

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"sort"
 	"testing"
 	"time"
 
@@ -538,6 +539,44 @@ func TestAccountingAddsUp(t *testing.T) {
 	} {
 		if got := exclusionCount(s, reason); got != n {
 			t.Errorf("exclusion %q = %d, want %d", reason, got, n)
+		}
+	}
+}
+
+// TestLargeSampleQuantiles checks the binned selection used for large
+// samples against a full sort, with ties, a far outlier and negative values.
+func TestLargeSampleQuantiles(t *testing.T) {
+	tests := map[string]func(i int, v uint64) float64{
+		"ties": func(i int, v uint64) float64 { return float64(v >> 58) },
+		"outlier": func(i int, v uint64) float64 {
+			if i == 777 {
+				return 1e12
+			}
+			return float64(v>>40) / 1e3
+		},
+		"spread": func(i int, v uint64) float64 { return float64(int64(v)) / 1e6 },
+	}
+	for name, gen := range tests {
+		var xs []float64
+		v := uint64(99)
+		for i := 0; i < 200_003; i++ {
+			v = v*6364136223846793005 + 1442695040888963407
+			xs = append(xs, gen(i, v))
+		}
+		sorted := append([]float64(nil), xs...)
+		sort.Float64s(sorted)
+		ps := cdfProbabilities()
+		got := Quantiles(append([]float64(nil), xs...), ps, NearestRank)
+		for i, p := range ps {
+			if want := sorted[nearestRankIndex(p, len(sorted))]; got[i] != want {
+				t.Errorf("%s: p%v = %v, want %v", name, p, got[i], want)
+			}
+		}
+		lin := Quantiles(append([]float64(nil), xs...), []float64{0.5, 0.999}, Linear)
+		h := 0.999 * float64(len(sorted)-1)
+		lo := int(h)
+		if want := sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo]); !near(lin[1], want) {
+			t.Errorf("%s: linear p99.9 = %v, want %v", name, lin[1], want)
 		}
 	}
 }

@@ -42,6 +42,24 @@ func (l *ledger) add(scope, reason string, n int, example string) {
 	}
 }
 
+// merge adds another ledger's entries to l, examples after l's own. Each
+// key is merged on its own, so the result does not depend on map order.
+func (l *ledger) merge(o *ledger) {
+	for key, e := range o.entries {
+		mine, ok := l.entries[key]
+		if !ok {
+			mine = &Exclusion{Scope: e.Scope, Reason: e.Reason}
+			l.entries[key] = mine
+		}
+		mine.Count += e.Count
+		for _, x := range e.Examples {
+			if len(mine.Examples) < maxExamples {
+				mine.Examples = append(mine.Examples, x)
+			}
+		}
+	}
+}
+
 // list returns the exclusions sorted by scope, then reason.
 func (l *ledger) list() []Exclusion {
 	out := make([]Exclusion, 0, len(l.entries))

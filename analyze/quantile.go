@@ -49,18 +49,110 @@ func Quantiles(xs []float64, ps []float64, method string) []float64 {
 	}
 	sort.Ints(ranks)
 	ranks = uniqueInts(ranks)
-	multiSelect(xs, ranks)
+	at := map[int]float64{}
+	values := rankValues(xs, ranks)
+	for i, r := range ranks {
+		at[r] = values[i]
+	}
 	for i, p := range ps {
 		if method == Linear {
 			h := float64(n-1) * p
 			lo := int(math.Floor(h))
 			if lo+1 >= n {
-				out[i] = xs[n-1]
+				out[i] = at[lo]
 				continue
 			}
-			out[i] = xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
+			out[i] = at[lo] + (h-float64(lo))*(at[lo+1]-at[lo])
 		} else {
-			out[i] = xs[nearestRankIndex(p, n)]
+			out[i] = at[nearestRankIndex(p, n)]
+		}
+	}
+	return out
+}
+
+// histogramSelectMin is the sample size from which rankValues bins the
+// values instead of selecting in place.
+const histogramSelectMin = 1 << 14
+
+// rankValues returns the values at the given 0-based ranks (ascending) of
+// the sorted order of xs. Small samples use multiSelect; large ones are
+// binned by value in one pass, and only the few bins holding a wanted rank
+// are gathered and resolved, recursively, so a large sample is read about
+// twice instead of once per selection.
+func rankValues(xs []float64, ranks []int) []float64 {
+	out := make([]float64, len(ranks))
+	if len(xs) < histogramSelectMin {
+		multiSelect(xs, ranks)
+		for i, r := range ranks {
+			out[i] = xs[r]
+		}
+		return out
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	if lo == hi {
+		for i := range out {
+			out[i] = lo
+		}
+		return out
+	}
+	const nbins = 1 << 16
+	scale := float64(nbins-1) / (hi - lo)
+	bin := func(x float64) int {
+		b := int((x - lo) * scale)
+		if b >= nbins {
+			b = nbins - 1
+		}
+		return b
+	}
+	counts := make([]int, nbins)
+	for _, x := range xs {
+		counts[bin(x)]++
+	}
+	// For every wanted rank, its bin and its rank inside the bin.
+	wanted := map[int][]int{} // bin -> indexes into ranks
+	inBin := make([]int, len(ranks))
+	var bins []int
+	cum, b := 0, 0
+	for i, r := range ranks {
+		for cum+counts[b] <= r {
+			cum += counts[b]
+			b++
+		}
+		if _, ok := wanted[b]; !ok {
+			bins = append(bins, b)
+		}
+		wanted[b] = append(wanted[b], i)
+		inBin[i] = r - cum
+	}
+	// Gather the members of the wanted bins, then resolve each bin.
+	slot := make([]int32, nbins)
+	members := make([][]float64, len(bins))
+	for j, b := range bins {
+		slot[b] = int32(j + 1)
+		members[j] = make([]float64, 0, counts[b])
+	}
+	for _, x := range xs {
+		if j := slot[bin(x)]; j > 0 {
+			members[j-1] = append(members[j-1], x)
+		}
+	}
+	for j, b := range bins {
+		idx := wanted[b]
+		local := make([]int, len(idx))
+		for k, i := range idx {
+			local[k] = inBin[i]
+		}
+		vals := rankValues(members[j], local)
+		for k, i := range idx {
+			out[i] = vals[k]
 		}
 	}
 	return out

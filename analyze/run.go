@@ -163,6 +163,10 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Streamed = !(withOutput > 0 && float64(flat) >= cfg.StreamingCheckFraction*float64(withOutput) && flat > 0 && classMultiCount(classes, measured) > 0)
 
 	// Per-request samples.
+	withTokens := rs.Counts.OneToken + rs.Counts.MultiToken
+	smp.e2e = make([]float64, 0, withTokens)
+	smp.ttft = make([]float64, 0, withTokens)
+	smp.tpot = make([]float64, 0, rs.Counts.MultiToken)
 	var zeroDecode int
 	var gapSum float64
 	var gapCount int64
@@ -314,8 +318,8 @@ func chunkGaps(req *ingest.Requests, measured []int, classes []int, method strin
 // warmup applies the configured warm-up rule to one run.
 func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
 	res := WarmupResult{Mode: wc.Mode}
-	var ttftVals, tpotVals []float64
-	var ttftPos, tpotPos []int
+	ttftVals, tpotVals := make([]float64, 0, len(order)), make([]float64, 0, len(order))
+	ttftPos, tpotPos := make([]int, 0, len(order)), make([]int, 0, len(order))
 	for pos, i := range order {
 		switch classes[i] {
 		case classOne:
@@ -607,6 +611,9 @@ func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, wind
 		return g
 	}
 	failed := map[string]int{}
+	ttftFail := fmt.Sprintf("TTFT > %g ms", slo.TTFTms)
+	tpotFail := fmt.Sprintf("TPOT > %g ms", slo.TPOTms)
+	e2eFail := fmt.Sprintf("E2E > %g ms", slo.E2Ems)
 	for _, i := range measured {
 		switch classes[i] {
 		case classError:
@@ -619,11 +626,11 @@ func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, wind
 		ttft, e2e := req.TTFTms[i], req.E2Ems[i]
 		switch {
 		case slo.TTFTms > 0 && ttft > slo.TTFTms:
-			failed[fmt.Sprintf("TTFT > %g ms", slo.TTFTms)]++
+			failed[ttftFail]++
 		case slo.TPOTms > 0 && classes[i] == classMulti && (e2e-ttft)/float64(req.CompletionTokens[i]-1) > slo.TPOTms:
-			failed[fmt.Sprintf("TPOT > %g ms", slo.TPOTms)]++
+			failed[tpotFail]++
 		case slo.E2Ems > 0 && e2e > slo.E2Ems:
-			failed[fmt.Sprintf("E2E > %g ms", slo.E2Ems)]++
+			failed[e2eFail]++
 		default:
 			g.Passed++
 		}
@@ -642,7 +649,8 @@ func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, wind
 
 // workload describes the measured successful requests.
 func workload(run *ingest.Run, req *ingest.Requests, measured, classes []int, method string) (Workload, []float64, []float64) {
-	var prompt, output []float64
+	prompt := make([]float64, 0, len(measured))
+	output := make([]float64, 0, len(measured))
 	var early, earlyBasis int
 	for _, i := range measured {
 		if classes[i] == classError {
@@ -662,8 +670,9 @@ func workload(run *ingest.Run, req *ingest.Requests, measured, classes []int, me
 		}
 	}
 	w := Workload{
-		PromptTokens:     distribution("prompt length", "tokens", SamplePerRequest, method, append([]float64(nil), prompt...)),
-		OutputTokens:     distribution("output length", "tokens", SamplePerRequest, method, append([]float64(nil), output...)),
+		// The samples go on to be pooled, where their order does not matter.
+		PromptTokens:     distribution("prompt length", "tokens", SamplePerRequest, method, prompt),
+		OutputTokens:     distribution("output length", "tokens", SamplePerRequest, method, output),
 		EarlyStopPercent: NaN, EarlyStopBasis: earlyBasis, AchievedConcurrency: NaN,
 	}
 	if earlyBasis > 0 {

@@ -24,8 +24,15 @@ func StabilisationCut(values []float64, rule WarmupRule) (cut int, stabilised bo
 	}
 	blocks := len(values) / w
 	medians := make([]float64, blocks)
+	buf := make([]float64, w)
 	for k := range medians {
-		medians[k] = Median(values[k*w : (k+1)*w])
+		copy(buf, values[k*w:(k+1)*w])
+		insertionSort(buf)
+		if w%2 == 1 {
+			medians[k] = buf[w/2]
+		} else {
+			medians[k] = (buf[w/2-1] + buf[w/2]) / 2
+		}
 	}
 	streak := 0
 	for j := 1; j < blocks; j++ {
