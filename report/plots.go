@@ -1160,8 +1160,10 @@ func (f chartFigure) render() ([]byte, error) {
 	return chartSVG(f.width, f.height, func(dc draw.Canvas) {
 		area := dc
 		if f.legend != nil {
+			// A quarter more than measured: a browser without Liberation
+			// fonts substitutes a wider face, which would be clipped.
 			if w := f.legend.Rectangle(dc).Size().X; w > 0 {
-				area.Max.X -= w + vg.Points(14)
+				area.Max.X -= w*5/4 + vg.Points(14)
 			}
 		}
 		var top vg.Length
