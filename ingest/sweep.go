@@ -598,6 +598,12 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 			rc.HasWindow, rc.WindowStart, rc.WindowEnd = true, s, e
 		}
 	}
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].Line != diags[j].Line {
+			return diags[i].Line < diags[j].Line
+		}
+		return diags[i].Column < diags[j].Column
+	})
 	return rc, diags
 }
 

@@ -1,0 +1,203 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeTree creates files (slash paths → contents) under a temp dir.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const okCSV = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,10,3,100,140\n"
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		err  bool
+	}{
+		{"2026-11-02T10:00:00Z", time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC), false},
+		{"2026-11-02T11:00:00.25+01:00", time.Date(2026, 11, 2, 10, 0, 0, 250_000_000, time.UTC), false},
+		{"1793613600", time.Unix(1793613600, 0).UTC(), false},
+		{"1793613600.5", time.Unix(1793613600, 500_000_000).UTC(), false},
+		{"yesterday", time.Time{}, true},
+		{"-5", time.Time{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseTime(tt.in)
+		if (err != nil) != tt.err || !got.Equal(tt.want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestConcurrencyFromPath(t *testing.T) {
+	tests := []struct {
+		dir  string
+		want int
+		ok   bool
+	}{
+		{"c8/run-1", 8, true},
+		{"sweep/conc16/r2", 16, true},
+		{"concurrency-4/a", 4, true},
+		{"concurrency_32", 32, true},
+		{"concurrency=2/x/y", 2, true},
+		{"c4/c8/run", 8, true}, // the segment closest to the run wins
+		{"C12/run", 12, true},
+		{"cache/run-1", 0, false},
+		{"c0/run", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := concurrencyFromPath(tt.dir)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("concurrencyFromPath(%q) = %d, %v; want %d, %v", tt.dir, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestLoadSweepLayout(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"sweep.yaml":              "title: T\nwarmup: none\nslo: {ttft_ms: 500}\n",
+		"env.json":                `{"gpu": "NVIDIA L40S", "engine_version": "0.16.0"}`,
+		"c4/b/requests.csv":       okCSV,
+		"c4/a/requests.csv":       okCSV,
+		"c4/a/notes.txt":          "x",
+		"c4/z/requests.csv":       okCSV,
+		"c4/z/run.yaml":           "repeat: 1\nwindow: {start: 1700000000, end: 2023-11-14T22:13:30Z}\nmax_tokens: 64\n",
+		"c4/z/env.txt":            "engine_version: 0.15.0\n",
+		"odd/run/requests.csv":    okCSV,
+		"odd/run/run.yaml":        "concurrency: 2\n",
+		"stray.csv":               "1,2\n",
+		"c4/.hidden/requests.csv": okCSV,
+	})
+	sw, err := Load(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Config.Title != "T" || sw.Config.Warmup.Mode != "none" || sw.Config.SLO.TTFTms != 500 || sw.Config.SLO.TPOTms != 150 {
+		t.Errorf("config = %+v", sw.Config)
+	}
+	var got []string
+	for _, r := range sw.Runs {
+		got = append(got, r.Dir+":"+string(rune('0'+r.Concurrency%10))+":"+r.RepeatSource)
+	}
+	// c4/z claims repeat 1; a and b follow in path order as 2 and 3.
+	want := []string{"odd/run:2:path order", "c4/z:4:run.yaml", "c4/a:4:path order", "c4/b:4:path order"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("runs = %v, want %v", got, want)
+	}
+	z := sw.Runs[1]
+	if z.Repeat != 1 || z.MaxTokens != 64 || z.Window.Source != "run.yaml" || z.Window.Seconds() != 10 {
+		t.Errorf("c4/z = repeat %d, max_tokens %d, window %+v (%v s)", z.Repeat, z.MaxTokens, z.Window, z.Window.Seconds())
+	}
+	if sw.Runs[2].Repeat != 2 || sw.Runs[3].Repeat != 3 {
+		t.Errorf("repeats of c4/a, c4/b = %d, %d; want 2, 3", sw.Runs[2].Repeat, sw.Runs[3].Repeat)
+	}
+	if sw.Runs[2].Window.Source != "unknown" {
+		t.Errorf("c4/a window = %+v, want unknown", sw.Runs[2].Window)
+	}
+	if z.Env.Canonical["engine_version"] != "0.15.0" || z.Env.Canonical["gpu"] != "NVIDIA L40S" {
+		t.Errorf("c4/z env = %v, want the run's engine_version over the sweep's, and the sweep's gpu", z.Env.Canonical)
+	}
+	if len(sw.EnvDiffs) != 1 || sw.EnvDiffs[0].Key != "engine_version" || len(sw.EnvDiffs[0].Values) != 2 ||
+		strings.Join(sw.EnvDiffs[0].Values[0].Runs, ",") != "c4/z" {
+		t.Errorf("env diffs = %+v, want engine_version: 0.15.0 in c4/z, 0.16.0 elsewhere", sw.EnvDiffs)
+	}
+	var ignored []string
+	for _, f := range sw.IgnoredFiles {
+		ignored = append(ignored, f.Path+" ("+f.Reason+")")
+	}
+	wantIgnored := "c4/.hidden/ (hidden directory); c4/a/notes.txt (not part of the input contract); stray.csv (not in a run directory)"
+	if strings.Join(ignored, "; ") != wantIgnored {
+		t.Errorf("ignored = %q, want %q", strings.Join(ignored, "; "), wantIgnored)
+	}
+}
+
+func TestLoadRunProblems(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"nolevel/requests.csv":          okCSV,
+		"c2/both/requests.csv":          okCSV,
+		"c2/both/requests.parquet":      "PAR1",
+		"c2/badyaml/requests.csv":       okCSV,
+		"c2/badyaml/run.yaml":           "concurrency: many\nwindow: {start: 10, end: 5}\ncolour: red\n",
+		"c2/scrapes/requests.csv":       okCSV,
+		"c2/scrapes/metrics-start.prom": "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 5 1700000000000\n",
+		"c2/scrapes/metrics-end.prom":   "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 8 1700000060000\n",
+	})
+	sw, err := Load(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDir := map[string]*Run{}
+	for _, r := range sw.Runs {
+		byDir[r.Dir] = r
+	}
+	diag := func(dir string) string {
+		var out []string
+		for _, d := range byDir[dir].Diagnostics {
+			out = append(out, d.String())
+		}
+		return strings.Join(out, "\n")
+	}
+	if r := byDir["nolevel"]; !r.Failed || !strings.Contains(diag("nolevel"), `cannot tell the concurrency of run directory "nolevel"`) {
+		t.Errorf("nolevel: failed %v, diagnostics %s", r.Failed, diag("nolevel"))
+	}
+	if r := byDir["c2/both"]; !r.Failed || !strings.Contains(diag("c2/both"), "both requests.csv and requests.parquet") {
+		t.Errorf("c2/both: failed %v, diagnostics %s", r.Failed, diag("c2/both"))
+	}
+	want := []string{
+		`c2/badyaml/run.yaml:1:14: error: concurrency: expected a positive integer, got "many"`,
+		`c2/badyaml/run.yaml:2:26: error: window.end: expected a time after window.start (10), got "5"`,
+		`c2/badyaml/run.yaml:3:1: warning: unknown setting "colour" is ignored`,
+	}
+	if got := diag("c2/badyaml"); !strings.HasPrefix(got, strings.Join(want, "\n")) {
+		t.Errorf("c2/badyaml diagnostics:\n%s\nwant first:\n%s", got, strings.Join(want, "\n"))
+	}
+	s := byDir["c2/scrapes"]
+	if s.Window.Source != "scrapes" || s.Window.Seconds() != 60 {
+		t.Errorf("window from scrape timestamps = %+v (%v s), want 60 s from scrapes", s.Window, s.Window.Seconds())
+	}
+}
+
+func TestParseSweepConfigErrors(t *testing.T) {
+	tests := []struct {
+		yaml, want string
+	}{
+		{"percentile: median\n", `sweep.yaml:1:13: error: percentile: expected "nearest-rank" or "linear", got "median"`},
+		{"mad: 3\n", `sweep.yaml:1:6: error: mad: expected "raw" or "scaled", got "3"`},
+		{"slo:\n  ttft_ms: fast\n", `sweep.yaml:2:12: error: slo.ttft_ms: expected a number ≥ 0, got "fast"`},
+		{"metrics:\n  throughput: [x]\n", `sweep.yaml:2:3: error: metrics: unknown role "throughput"`},
+		{"warmup: sometimes\n", `sweep.yaml:1:9: error: warmup: expected "none", "stabilisation" or a mapping, got "sometimes"`},
+		{"title: [unclosed\n", `sweep.yaml:1: error: not valid YAML: yaml: line 1:`},
+	}
+	for _, tt := range tests {
+		_, _, err := ParseSweepConfig([]byte(tt.yaml), "sweep.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("ParseSweepConfig(%q) error = %v, want prefix %q", tt.yaml, err, tt.want)
+		}
+	}
+	cfg, diags, err := ParseSweepConfig([]byte("metrics:\n  generation_tokens: sglang:generation_tokens\n  ttft: [a, b]\nlabel_selector: {engine: \"1\"}\nmad: scaled\n"), "sweep.yaml")
+	if err != nil || len(diags) != 0 {
+		t.Fatal(err, diags)
+	}
+	if cfg.Metrics[RoleGenerationTokens][0] != "sglang:generation_tokens" || len(cfg.Metrics[RoleTTFT]) != 2 ||
+		cfg.LabelSelector["engine"] != "1" || cfg.MAD != "scaled" || cfg.Metrics[RoleITL][0] != "vllm:inter_token_latency_seconds" {
+		t.Errorf("config = %+v", cfg)
+	}
+}
