@@ -444,68 +444,62 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 		add("warning", "no-warm-up-handling", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
 			"warm-up handling is disabled (warmup: none): early, slower requests are measured", nil)
 	}
-	var unstable, overlap, mismatch, noWindow, chunked, notStreamed, restart, missingScrape []string
-	for _, r := range s.Runs {
-		if r.Failed {
-			continue
-		}
-		if sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised {
-			unstable = append(unstable, r.Dir)
-		}
-		if r.Warmup.OverlapsWindow {
-			overlap = append(overlap, r.Dir)
-		}
-		if r.Throughput.CounterMismatch.Valid() && float64(r.Throughput.CounterMismatch) > sw.Config.CounterTolerance {
-			mismatch = append(mismatch, fmt.Sprintf("%s (Δ generation_tokens %g vs Σ completion_tokens %d, %.2f%%)",
-				r.Dir, float64(r.Throughput.GenerationTokensDelta), r.Throughput.ClientCompletionTokens, 100*float64(r.Throughput.CounterMismatch)))
-		}
-		if r.Throughput.WindowSource == "unknown" {
-			noWindow = append(noWindow, r.Dir)
-		}
-		if !r.GapDistributionKnown && r.ITL.Sample == SampleChunkGap {
-			chunked = append(chunked, r.Dir)
-		}
-		if !r.Streamed {
-			notStreamed = append(notStreamed, r.Dir)
-		}
-		if strings.Contains(r.Throughput.ServerUnavailable, "decreased") {
-			restart = append(restart, r.Dir)
-		}
-		if strings.Contains(r.Throughput.ServerUnavailable, "missing") {
-			missingScrape = append(missingScrape, r.Dir)
-		}
+	// Per-run rules: each names the runs it matches.
+	tol := sw.Config.CounterTolerance
+	perRun := []struct {
+		severity, rule, source, message string
+		match                           func(RunSummary) (string, bool)
+	}{
+		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
+			"%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured",
+			func(r RunSummary) (string, bool) {
+				return r.Dir, sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised
+			}},
+		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
+			"%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.OverlapsWindow }},
+		{"warning", "counter-client-mismatch", "serving-workloads §2.4 throughput from counter deltas over a declared window",
+			fmt.Sprintf("%%d run(s): the generation-token counter delta disagrees with the client's completion tokens by more than %g%%%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*tol),
+			func(r RunSummary) (string, bool) {
+				t := r.Throughput
+				return fmt.Sprintf("%s (Δ generation_tokens %g vs Σ completion_tokens %d, %.2f%%)", r.Dir, float64(t.GenerationTokensDelta), t.ClientCompletionTokens, 100*float64(t.CounterMismatch)),
+					t.CounterMismatch.Valid() && float64(t.CounterMismatch) > tol
+			}},
+		{"warning", "missing-window", "latency-and-throughput: define where the observation time starts and ends",
+			"%d run(s) have no measurement window (run.yaml window or scrape timestamps): server throughput and request goodput rate are unavailable",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Throughput.WindowSource == "unknown" }},
+		{"info", "missing-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
+			"%d run(s) lack metrics-start.prom or metrics-end.prom: server-side figures are unavailable",
+			func(r RunSummary) (string, bool) {
+				return r.Dir, strings.Contains(r.Throughput.ServerUnavailable, "missing")
+			}},
+		{"error", "counter-decreased", "serving-workloads §2.4: throughput from counter deltas",
+			"%d run(s) have a counter that decreased inside the window (server restart?): their server throughput is invalid",
+			func(r RunSummary) (string, bool) {
+				return r.Dir, strings.Contains(r.Throughput.ServerUnavailable, "decreased")
+			}},
+		{"info", "chunked-streaming", "serving-workloads §2.2 per-gap deltas are conditional",
+			"%d run(s) have text chunks that do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such",
+			func(r RunSummary) (string, bool) {
+				return r.Dir, !r.GapDistributionKnown && r.ITL.Sample == SampleChunkGap
+			}},
+		{"error", "non-streamed-ttft", "serving-workloads §2.1: non-streaming responses cannot reveal TTFT",
+			"%d run(s) have TTFT equal to E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported",
+			func(r RunSummary) (string, bool) { return r.Dir, !r.Streamed }},
 	}
-	if len(unstable) > 0 {
-		add("warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
-			fmt.Sprintf("%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured", len(unstable)), unstable)
-	}
-	if len(overlap) > 0 {
-		add("warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
-			fmt.Sprintf("%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up", len(overlap)), overlap)
-	}
-	if len(mismatch) > 0 {
-		add("warning", "counter-client-mismatch", "serving-workloads §2.4 throughput from counter deltas over a declared window",
-			fmt.Sprintf("generation-token counter delta disagrees with the client's completion tokens by more than %g%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*sw.Config.CounterTolerance), mismatch)
-	}
-	if len(noWindow) > 0 {
-		add("warning", "missing-window", "latency-and-throughput: define where the observation time starts and ends",
-			"no measurement window (run.yaml window or scrape timestamps): server throughput and request goodput rate are unavailable", noWindow)
-	}
-	if len(missingScrape) > 0 {
-		add("info", "missing-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
-			"metrics-start.prom or metrics-end.prom is missing: server-side figures are unavailable", missingScrape)
-	}
-	if len(restart) > 0 {
-		add("error", "counter-decreased", "serving-workloads §2.4: throughput from counter deltas",
-			"a counter decreased inside the window (server restart?): server throughput for these runs is invalid", restart)
-	}
-	if len(chunked) > 0 {
-		add("info", "chunked-streaming", "serving-workloads §2.2 per-gap deltas are conditional",
-			"text chunks do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such", chunked)
-	}
-	if len(notStreamed) > 0 {
-		add("error", "non-streamed-ttft", "serving-workloads §2.1: non-streaming responses cannot reveal TTFT",
-			"TTFT equals E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported", notStreamed)
+	for _, rule := range perRun {
+		var runs []string
+		for _, r := range s.Runs {
+			if r.Failed {
+				continue
+			}
+			if name, ok := rule.match(r); ok {
+				runs = append(runs, name)
+			}
+		}
+		if len(runs) > 0 {
+			add(rule.severity, rule.rule, rule.source, fmt.Sprintf(rule.message, len(runs)), runs)
+		}
 	}
 	var several []string
 	for _, r := range sw.Runs {
