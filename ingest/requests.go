@@ -434,7 +434,8 @@ func removeAt[T any](s []T, rows []int) []T {
 type duplicate struct{ row, first int }
 
 // findDuplicates returns, in row order, every row whose id equals an
-// earlier row's.
+// earlier row's. hashes, when not nil, holds maphash.String of each id
+// under one seed.
 //
 // It is the costliest step of reading a large Parquet file, so it avoids a
 // map[string]int (a cache miss per row): ids are hashed in one sequential
@@ -442,22 +443,25 @@ type duplicate struct{ row, first int }
 // a thousand, and each partition is checked with a small open-addressing
 // table that stays in cache. Entries pack the hash's high bits above row+1;
 // ids are compared only when those bits match.
-func findDuplicates(ids []string) []duplicate {
+func findDuplicates(ids []string, hashes []uint64) []duplicate {
 	n := len(ids)
 	if n < 2 {
 		return nil
 	}
-	seed := maphash.MakeSeed()
 	rowBits := bits.Len(uint(n))
 	rowMask := uint64(1)<<rowBits - 1
 	partBits := bits.Len(uint(n >> 10))
 	partShift := 64 - partBits // x >> 64 is 0: one partition
 
-	hashes := make([]uint64, n)
+	if hashes == nil {
+		seed := maphash.MakeSeed()
+		hashes = make([]uint64, n)
+		for i, id := range ids {
+			hashes[i] = maphash.String(seed, id)
+		}
+	}
 	starts := make([]int, 1<<partBits+1)
-	for i, id := range ids {
-		h := maphash.String(seed, id)
-		hashes[i] = h
+	for _, h := range hashes {
 		starts[h>>partShift+1]++
 	}
 	largest := 0
@@ -506,9 +510,10 @@ func findDuplicates(ids []string) []duplicate {
 
 // dropDuplicates excludes every accepted row whose id repeats an earlier
 // accepted one and merges the new diagnostics, by line, into rf.Excluded.
-func dropDuplicates(rf *RequestFile, l *requestLayout) {
+// hashes are the ids' hashes, or nil.
+func dropDuplicates(rf *RequestFile, l *requestLayout, hashes []uint64) {
 	q := rf.Requests
-	dups := findDuplicates(q.ID)
+	dups := findDuplicates(q.ID, hashes)
 	if len(dups) == 0 {
 		return
 	}

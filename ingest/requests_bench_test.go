@@ -231,7 +231,7 @@ func BenchmarkFindDuplicates(b *testing.B) {
 	}
 	b.Run("table", func(b *testing.B) {
 		for b.Loop() {
-			if d := findDuplicates(ids); len(d) != 0 {
+			if d := findDuplicates(ids, nil); len(d) != 0 {
 				b.Fatal(d)
 			}
 		}

@@ -74,7 +74,7 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 			rf.Excluded = append(rf.Excluded, d)
 		}
 	}
-	dropDuplicates(rf, l)
+	dropDuplicates(rf, l, nil)
 	return rf, nil
 }
 

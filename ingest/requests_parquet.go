@@ -3,7 +3,9 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -16,14 +18,18 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
+// goAllocator backs every Arrow array the Parquet reader makes. It must be
+// a Go allocator, whose Free does nothing: decoded value buffers become
+// the returned columns without a copy.
+var goAllocator = memory.NewGoAllocator()
+
 // ReadRequestsParquet reads a requests.parquet from r (an *os.File or a
 // *bytes.Reader will do). path is the file's path relative to the sweep
 // root and is used only in diagnostics, where the "line" of a row is its
 // 1-based row number over the whole file.
 //
 // Columns are the file's top-level fields, matched by name as for CSV.
-// Only the columns benchnote uses are decoded, one row group at a time,
-// with the columns of a row group decoded concurrently. Integer columns
+// Only the columns benchnote uses are decoded, concurrently. Integer columns
 // may be stored as any integer type or as floats with integral values;
 // number columns as any integer or float type (t_* also as timestamps);
 // request_id and status as strings or binary, plain or dictionary-encoded
@@ -36,25 +42,28 @@ import (
 // *FileError is returned when the file as a whole is unusable: not Parquet,
 // truncated or corrupt, a required column missing, named twice, or of a
 // type that cannot hold its values.
-func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (rf *RequestFile, err error) {
+func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (*RequestFile, error) {
+	return readRequestsParquet(r, path, parquetBatchRows)
+}
+
+// readRequestsParquet is ReadRequestsParquet decoding at most batchRows
+// rows per call into Arrow.
+func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (rf *RequestFile, err error) {
 	defer func() {
 		// The Parquet decoder panics on some malformed input.
 		if p := recover(); p != nil {
 			rf, err = nil, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading Parquet: %v", p)
 		}
 	}()
-	// A buffered stream reads each column chunk through one modest buffer;
-	// unbuffered, the reader allocates and copies every chunk whole twice.
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
-	props.BufferedStreamEnabled = true
-	props.BufferSize = 1 << 20
-	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
+	// Column chunks are read whole (the reader's unbuffered mode): with a
+	// buffered stream, Arrow drops read errors met inside a chunk.
+	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(goAllocator)))
 	if err != nil {
 		return nil, fileErrorf(path, 0, 0, "", "corrupt parquet",
 			"not a readable Parquet file (truncated or corrupt?): %v", err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, goAllocator)
 	if err != nil {
 		return nil, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading the Parquet schema: %v", err)
 	}
@@ -69,7 +78,7 @@ func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (rf *RequestFile
 		return nil, ferr
 	}
 
-	pr := &parquetRequests{fr: fr, l: l, path: path, leaves: map[int]bool{}}
+	pr := &parquetRequests{fr: fr, l: l, path: path, leaves: map[int]bool{}, batchRows: batchRows}
 	for c := range numReqColumns {
 		j := l.pos[c]
 		if j < 0 {
@@ -84,48 +93,127 @@ func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (rf *RequestFile
 		addLeaves(&fields[j], pr.leaves)
 	}
 
-	md := pf.MetaData()
 	total := pf.NumRows()
 	if total > math.MaxInt32 {
 		return nil, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
 	}
-	rf = &RequestFile{Path: path, Format: "parquet", Requests: newRequests(l, int(total))}
-	pr.rf = rf
-	row := 0
-	for rg := range pf.NumRowGroups() {
-		n := md.RowGroup(rg).NumRows()
-		if n == 0 {
-			continue
+	n := int(total)
+	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0)}
+	if n == 0 {
+		return rf, nil
+	}
+	groups := make([]int, pf.NumRowGroups())
+	for k := range groups {
+		groups[k] = k
+	}
+
+	// Each column is decoded whole on its own goroutine, which also converts
+	// and checks it (and hashes the ids), so the columns proceed in
+	// parallel; what is left for this goroutine is cross-column work.
+	var (
+		cols [numReqColumns]parquetColumn
+		wg   sync.WaitGroup
+		seed = maphash.MakeSeed()
+	)
+	for _, c := range pr.used {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					cols[c].err = fmt.Errorf("%v", p)
+				}
+			}()
+			cols[c].decode(pr, c, groups, n, seed)
+		}()
+	}
+	wg.Wait()
+	var arrs [numReqColumns]arrow.Array
+	for _, c := range pr.used {
+		if a := cols[c].arr; a != nil {
+			defer a.Release()
+			arrs[c] = a
 		}
-		arrs, err := pr.decodeRowGroup(rg, n)
-		if err != nil {
-			return nil, err
+	}
+	for _, c := range pr.used {
+		if err := cols[c].err; err != nil {
+			j := l.pos[c]
+			return nil, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet", "%s: decoding: %v", l.names[j], err)
 		}
-		ferr := pr.appendRows(arrs, int(n), row)
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
+	}
+
+	q := rf.Requests
+	q.N = n
+	q.SourceRow = make([]int32, n)
+	for i := range q.SourceRow {
+		q.SourceRow[i] = int32(i + 1)
+	}
+	q.ID = cols[colRequestID].strs
+	q.PromptTokens = cols[colPromptTokens].ints
+	q.CompletionTokens = cols[colCompletionTokens].ints
+	q.TTFTms = cols[colTTFT].floats
+	q.E2Ems = cols[colE2E].floats
+	if l.has(colTRequestSent) {
+		q.TRequestSent = cols[colTRequestSent].floats
+	}
+	if l.has(colTFirstText) {
+		q.TFirstText = cols[colTFirstText].floats
+	}
+	if l.has(colTLastText) {
+		q.TLastText = cols[colTLastText].floats
+	}
+	if l.has(colStatus) {
+		q.Status = cols[colStatus].strs
+	}
+	if l.has(colMaxTokens) {
+		q.MaxTokens = cols[colMaxTokens].ints
+	}
+	if l.has(colTextChunks) {
+		q.TextChunks = cols[colTextChunks].ints
+	}
+	if l.has(colChunkMs) {
+		q.ChunkOffsets, q.ChunkMs = cols[colChunkMs].offsets, cols[colChunkMs].floats
+	}
+
+	// The rows some column flagged, or with E2E_ms < TTFT_ms, are looked
+	// at again to find their first problem.
+	var flagged []bool
+	for _, c := range pr.used {
+		if f := cols[c].flags; f != nil {
+			if flagged == nil {
+				flagged = f
+				continue
+			}
+			for i, bad := range f {
+				if bad {
+					flagged[i] = true
+				}
 			}
 		}
-		if ferr != nil {
-			return nil, ferr
-		}
-		row += int(n)
 	}
-	rf.RowsRead = row
-	dropDuplicates(rf, l)
+	var drop []int
+	ttft, e2e := q.TTFTms, q.E2Ems
+	for i := range n {
+		if e2e[i] < ttft[i] || flagged != nil && flagged[i] {
+			if d, ok := pr.diagnose(q, arrs, i, i, i+1); ok {
+				rf.Excluded = append(rf.Excluded, d)
+				drop = append(drop, i)
+			}
+		}
+	}
+	q.removeRows(drop)
+	dropDuplicates(rf, l, removeAt(cols[colRequestID].hashes, drop))
 	return rf, nil
 }
 
 // parquetRequests is the state of one ReadRequestsParquet call.
 type parquetRequests struct {
-	fr     *pqarrow.FileReader
-	l      *requestLayout
-	path   string
-	rf     *RequestFile
-	used   []reqColumn  // the columns read, in column order
-	leaves map[int]bool // their leaf column indices
-	flags  []bool       // per row of the current row group: needs a closer look
+	fr        *pqarrow.FileReader
+	l         *requestLayout
+	path      string
+	used      []reqColumn  // the columns read, in column order
+	leaves    map[int]bool // their leaf column indices
+	batchRows int          // the most rows decoded at once
 }
 
 // addLeaves collects the leaf column indices under f.
@@ -138,140 +226,105 @@ func addLeaves(f *pqarrow.SchemaField, leaves map[int]bool) {
 	}
 }
 
-// decodeRowGroup decodes the used columns of row group rg, concurrently.
-// The result is indexed by reqColumn.
-func (pr *parquetRequests) decodeRowGroup(rg int, n int64) ([numReqColumns]arrow.Array, error) {
-	var (
-		arrs [numReqColumns]arrow.Array
-		errs [numReqColumns]error
-		wg   sync.WaitGroup
-	)
-	for _, c := range pr.used {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					errs[c] = fmt.Errorf("%v", p)
-				}
-			}()
-			arrs[c], errs[c] = pr.decodeColumn(pr.l.pos[c], rg, n)
-		}()
-	}
-	wg.Wait()
-	var err error
-	for _, c := range pr.used {
-		if errs[c] != nil && err == nil {
-			j := pr.l.pos[c]
-			err = fileErrorf(pr.path, 0, j+1, pr.l.names[j], "corrupt parquet",
-				"%s: reading row group %d: %v", pr.l.names[j], rg, errs[c])
-		}
-	}
-	if err != nil {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
-		}
-		return arrs, err
-	}
-	return arrs, nil
+// parquetBatchRows bounds the rows decoded by one call into Arrow; a
+// column of more rows is decoded in batches and concatenated.
+const parquetBatchRows = 1 << 20
+
+// parquetColumn is one decoded column, converted to benchnote's types.
+type parquetColumn struct {
+	arr     arrow.Array
+	err     error
+	strs    []string
+	ints    []int64
+	floats  []float64 // numbers, or chunk_ms values
+	offsets []int32   // chunk_ms
+	hashes  []uint64  // request_id
+	flags   []bool    // rows to look at again; nil when none
 }
 
-// decodeColumn reads field j of row group rg as one array of n values.
-func (pr *parquetRequests) decodeColumn(j, rg int, n int64) (arrow.Array, error) {
-	cr, err := pr.fr.GetFieldReader(context.Background(), j, pr.leaves, []int{rg})
+// decode reads column c (all n rows of the given row groups) and converts
+// it. Columns already of the target type (int64 counts, float64 numbers)
+// are used in place: the arrays come from goAllocator, so nothing frees
+// or reuses their memory under us.
+func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int, n int, seed maphash.Seed) {
+	cr, err := pr.fr.GetFieldReader(context.Background(), pr.l.pos[c], pr.leaves, groups)
 	if err != nil {
-		return nil, err
+		col.err = err
+		return
 	}
 	defer cr.Release()
-	ch, err := cr.NextBatch(n)
-	if err != nil {
-		return nil, err
+	// Read in bounded batches, so that a corrupt footer claiming billions
+	// of rows fails on the missing data instead of reserving memory for them.
+	var chunks []arrow.Array
+	defer func() {
+		for _, a := range chunks {
+			a.Release()
+		}
+	}()
+	for got := 0; got < n; {
+		ch, err := cr.NextBatch(int64(min(pr.batchRows, n-got)))
+		if err != nil {
+			col.err = err
+			return
+		}
+		if ch.Len() == 0 {
+			ch.Release()
+			col.err = fmt.Errorf("got %d values, expected %d", got, n)
+			return
+		}
+		got += ch.Len()
+		for _, a := range ch.Chunks() {
+			a.Retain()
+			chunks = append(chunks, a)
+		}
+		ch.Release()
 	}
-	defer ch.Release()
-	if int64(ch.Len()) != n {
-		return nil, fmt.Errorf("got %d values, expected %d", ch.Len(), n)
+	if len(chunks) == 1 {
+		col.arr, chunks = chunks[0], nil
+	} else if col.arr, err = array.Concatenate(chunks, goAllocator); err != nil {
+		col.err = err
+		return
 	}
-	if len(ch.Chunks()) == 1 {
-		a := ch.Chunk(0)
-		a.Retain()
-		return a, nil
+	if col.arr.Len() != n {
+		col.err = fmt.Errorf("got %d values, expected %d", col.arr.Len(), n)
+		return
 	}
-	return array.Concatenate(ch.Chunks(), memory.DefaultAllocator)
-}
-
-// appendRows appends the n rows of one row group, whose first row has the
-// 0-based file row row0, then excludes the bad ones.
-func (pr *parquetRequests) appendRows(arrs [numReqColumns]arrow.Array, n, row0 int) *FileError {
-	q, l := pr.rf.Requests, pr.l
-	base := q.N
-	if cap(pr.flags) < n {
-		pr.flags = make([]bool, n)
-	}
-	flags := pr.flags[:n]
-	clear(flags)
-
-	q.ID = appendStrings(q.ID, arrs[colRequestID], flags)
-	q.PromptTokens = appendCounts(q.PromptTokens, arrs[colPromptTokens], true, flags)
-	q.CompletionTokens = appendCounts(q.CompletionTokens, arrs[colCompletionTokens], true, flags)
-	q.TTFTms = appendNumbers(q.TTFTms, arrs[colTTFT], true, flags)
-	q.E2Ems = appendNumbers(q.E2Ems, arrs[colE2E], true, flags)
-	if l.has(colTRequestSent) {
-		q.TRequestSent = appendNumbers(q.TRequestSent, arrs[colTRequestSent], false, flags)
-	}
-	if l.has(colTFirstText) {
-		q.TFirstText = appendNumbers(q.TFirstText, arrs[colTFirstText], false, flags)
-	}
-	if l.has(colTLastText) {
-		q.TLastText = appendNumbers(q.TLastText, arrs[colTLastText], false, flags)
-	}
-	if l.has(colStatus) {
-		q.Status = appendStrings(q.Status, arrs[colStatus], nil)
-	}
-	if l.has(colMaxTokens) {
-		q.MaxTokens = appendCounts(q.MaxTokens, arrs[colMaxTokens], false, flags)
-	}
-	if l.has(colTextChunks) {
-		q.TextChunks = appendCounts(q.TextChunks, arrs[colTextChunks], false, flags)
-	}
-	if l.has(colChunkMs) {
+	a := col.arr
+	flags := make([]bool, n)
+	required := requestColumns[c].required
+	switch requestColumns[c].kind {
+	case kindID:
+		col.strs = appendStrings(nil, a, flags)
+		col.hashes = make([]uint64, n)
+		for i, id := range col.strs {
+			col.hashes[i] = maphash.String(seed, id)
+		}
+	case kindStatus:
+		col.strs = appendStrings(nil, a, nil)
+	case kindCount:
+		col.ints = appendCounts(nil, a, required, flags)
+	case kindNumber, kindUnixTime:
+		col.floats = appendNumbers(nil, a, required, flags)
+	case kindChunkMs:
 		var ok bool
-		q.ChunkOffsets, q.ChunkMs, ok = appendChunks(q.ChunkOffsets, q.ChunkMs, arrs[colChunkMs], flags)
+		col.offsets, col.floats, ok = appendChunks(make([]int32, 1, n+1), nil, a, flags)
 		if !ok {
-			return fileErrorf(pr.path, row0+1, l.pos[colChunkMs]+1, l.name(colChunkMs), "too large",
-				"%s: more than %d values in all; split the file", l.name(colChunkMs), math.MaxInt32)
+			col.err = fmt.Errorf("more than %d values in all; split the file", math.MaxInt32)
+			return
+		}
+		if col.floats == nil {
+			col.floats = []float64{}
 		}
 	}
-	for i := range n {
-		q.SourceRow = append(q.SourceRow, int32(row0+i+1))
+	if slices.Contains(flags, true) {
+		col.flags = flags
 	}
-	ttft, e2e := q.TTFTms[base:], q.E2Ems[base:]
-	for i := range flags {
-		if e2e[i] < ttft[i] {
-			flags[i] = true
-		}
-	}
-	q.N += n
-
-	var drop []int
-	for i, bad := range flags {
-		if !bad {
-			continue
-		}
-		if d, ok := pr.diagnose(arrs, i, base+i, row0+i+1); ok {
-			pr.rf.Excluded = append(pr.rf.Excluded, d)
-			drop = append(drop, base+i)
-		}
-	}
-	q.removeRows(drop)
-	return nil
 }
 
-// diagnose finds the first problem of row group row i (row k of q, file
-// row line) in column order, as for CSV.
-func (pr *parquetRequests) diagnose(arrs [numReqColumns]arrow.Array, i, k, line int) (Diagnostic, bool) {
-	l, q := pr.l, pr.rf.Requests
+// diagnose finds the first problem of row i of arrs (row k of q, file row
+// line) in column order, as for CSV.
+func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array, i, k, line int) (Diagnostic, bool) {
+	l := pr.l
 	for _, c := range l.cols {
 		if c == colExtra {
 			continue
@@ -354,10 +407,11 @@ func kindTypeName(kind valueKind) string {
 }
 
 // appendStrings appends a string-like (or, for ids, integer) column to dst
-// without a per-row allocation: the values share one string per row
-// group. When flags is non-nil, nulls and empty strings are flagged.
+// without a per-row allocation: the values share one string per array.
+// When flags is non-nil, nulls and empty strings are flagged.
 func appendStrings(dst []string, a arrow.Array, flags []bool) []string {
 	base := len(dst)
+	dst = slices.Grow(dst, a.Len())
 	switch a := a.(type) {
 	case *array.String:
 		dst = appendOffsetStrings(dst, string(a.ValueBytes()), a.ValueOffsets())
@@ -443,15 +497,53 @@ func integerAt(a arrow.Array, i int) (int64, bool) {
 }
 
 // appendCounts appends an integer (or integral float) column. Values that
-// are negative, not integers or null in a required column are flagged;
-// they keep a placeholder value until the row is removed. A null in an
-// optional column is -1.
+// are negative, not integers, too large, or null (or NaN) in a required
+// column are flagged; they keep a placeholder value until the row is
+// removed. In an optional column a null or a NaN is -1. With an empty
+// dst, an int64 column is used in place, without a copy (see goAllocator).
 func appendCounts(dst []int64, a arrow.Array, required bool, flags []bool) []int64 {
-	base := len(dst)
-	n := a.Len()
+	// Flag from the stored values, before any conversion.
 	switch a := a.(type) {
 	case *array.Int64:
-		dst = append(dst, a.Int64Values()...)
+		flagNegative(a.Int64Values(), flags)
+	case *array.Int32:
+		flagNegative(a.Int32Values(), flags)
+	case *array.Int16:
+		flagNegative(a.Int16Values(), flags)
+	case *array.Int8:
+		flagNegative(a.Int8Values(), flags)
+	case *array.Uint64:
+		for i, v := range a.Uint64Values() {
+			if v > math.MaxInt64 {
+				flags[i] = true
+			}
+		}
+	case *array.Float64:
+		flagFloatCounts(a.Float64Values(), required, flags)
+	case *array.Float32:
+		flagFloatCounts(a.Float32Values(), required, flags)
+	}
+	if a.NullN() > 0 {
+		// What lies under a null is undefined: only the null counts.
+		for i := range flags {
+			if nullAt(a, i) {
+				flags[i] = required
+			}
+		}
+	}
+
+	base := len(dst)
+	n := a.Len()
+	if _, same := a.(*array.Int64); !same || base > 0 {
+		dst = slices.Grow(dst, n)
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		if base == 0 {
+			dst = a.Int64Values() // in place; see goAllocator
+		} else {
+			dst = append(dst, a.Int64Values()...)
+		}
 	case *array.Int32:
 		dst = appendConverted(dst, a.Int32Values())
 	case *array.Uint32:
@@ -466,7 +558,7 @@ func appendCounts(dst []int64, a arrow.Array, required bool, flags []bool) []int
 		dst = appendConverted(dst, a.Uint8Values())
 	case *array.Uint64:
 		for _, v := range a.Uint64Values() {
-			dst = append(dst, int64(min(v, 1<<63)))
+			dst = append(dst, int64(min(v, math.MaxInt64)))
 		}
 	case *array.Float64:
 		dst = appendFloatCounts(dst, a.Float64Values())
@@ -477,27 +569,39 @@ func appendCounts(dst []int64, a arrow.Array, required bool, flags []bool) []int
 	default:
 		panic(fmt.Sprintf("appendCounts: unexpected %s", a.DataType()))
 	}
-	out := dst[base : base+n]
-	if a.NullN() == 0 {
-		for i, v := range out {
-			if v < 0 {
-				flags[i] = true
+	if a.NullN() > 0 {
+		out := dst[base : base+n]
+		for i := range out {
+			if nullAt(a, i) {
+				out[i] = -1
 			}
-		}
-		return dst
-	}
-	for i, v := range out {
-		switch {
-		case nullAt(a, i):
-			out[i] = -1
-			if required {
-				flags[i] = true
-			}
-		case v < 0:
-			flags[i] = true
 		}
 	}
 	return dst
+}
+
+func flagNegative[T int8 | int16 | int32 | int64](vals []T, flags []bool) {
+	for i, v := range vals {
+		if v < 0 {
+			flags[i] = true
+		}
+	}
+}
+
+// flagFloatCounts flags what floatToCount refuses; NaN only when required.
+func flagFloatCounts[T float32 | float64](vals []T, required bool, flags []bool) {
+	for i, v := range vals {
+		f := float64(v)
+		if f != f {
+			if required {
+				flags[i] = true
+			}
+			continue
+		}
+		if _, p := floatToCount(f); p != probNone || f < 0 {
+			flags[i] = true
+		}
+	}
 }
 
 func appendConverted[T int8 | int16 | int32 | uint8 | uint16 | uint32](dst []int64, vals []T) []int64 {
@@ -507,7 +611,8 @@ func appendConverted[T int8 | int16 | int32 | uint8 | uint16 | uint32](dst []int
 	return dst
 }
 
-// appendFloatCounts converts integral floats; anything else becomes -1.
+// appendFloatCounts converts integral floats; anything else (flagged, or
+// NaN for missing) becomes -1.
 func appendFloatCounts[T float32 | float64](dst []int64, vals []T) []int64 {
 	for _, v := range vals {
 		n, p := int64(-1), problem(probNonNumeric)
@@ -524,13 +629,21 @@ func appendFloatCounts[T float32 | float64](dst []int64, vals []T) []int64 {
 
 // appendNumbers appends a numeric (or timestamp) column as float64. Values
 // that are negative or ±Inf are flagged; so are NaN and null in a required
-// column. In an optional column a null is NaN.
+// column. In an optional column a null is NaN. With an empty dst, a
+// float64 column is used in place, without a copy (see goAllocator).
 func appendNumbers(dst []float64, a arrow.Array, required bool, flags []bool) []float64 {
 	base := len(dst)
 	n := a.Len()
+	if _, same := a.(*array.Float64); !same || base > 0 {
+		dst = slices.Grow(dst, n)
+	}
 	switch a := a.(type) {
 	case *array.Float64:
-		dst = append(dst, a.Float64Values()...)
+		if base == 0 {
+			dst = a.Float64Values() // in place; see goAllocator
+		} else {
+			dst = append(dst, a.Float64Values()...)
+		}
 	case *array.Float32:
 		dst = appendAsFloat(dst, a.Float32Values())
 	case *array.Int64:

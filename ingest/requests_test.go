@@ -505,7 +505,7 @@ func parseFloatRef(s string) (float64, error) {
 
 func TestFindDuplicates(t *testing.T) {
 	ids := []string{"a", "b", "a", "", "c", "b", "", "a"}
-	got := findDuplicates(ids)
+	got := findDuplicates(ids, nil)
 	want := []duplicate{{2, 0}, {5, 1}, {6, 3}, {7, 0}}
 	if !slices.Equal(got, want) {
 		t.Errorf("findDuplicates = %v, want %v", got, want)
@@ -514,7 +514,7 @@ func TestFindDuplicates(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint(i % 4000)
 	}
-	got = findDuplicates(many)
+	got = findDuplicates(many, nil)
 	if len(got) != 1000 || got[0] != (duplicate{4000, 0}) || got[999] != (duplicate{4999, 999}) {
 		t.Errorf("findDuplicates(5000 ids) found %d, first %v", len(got), got[:min(1, len(got))])
 	}
@@ -772,6 +772,20 @@ func TestReadRequestsParquetArrowBadRows(t *testing.T) {
 			if rf.RowsRead != 14 {
 				t.Errorf("RowsRead = %d, want 14", rf.RowsRead)
 			}
+
+			// The same, decoded a few rows at a time.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, batch := range []int{1, 3, 5} {
+				rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reqCheckDiags(t, rf.Excluded, wantDiags)
+				reqCheckRequests(t, rf.Requests, want)
+			}
 		})
 	}
 }
@@ -816,38 +830,48 @@ func TestReadRequestsParquetArrowTypes(t *testing.T) {
 		 "text_chunks": 1, "chunk_ms": [7], "gpu": "L40S", "nested": {"x": 6}}
 	]`)
 	for _, o := range reqParquetVariants[:3] {
-		t.Run(o.String(), func(t *testing.T) {
-			path := reqWriteArrowParquet(t, rec, o)
-			rf, err := reqReadParquetFile(t, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			const f = "run/requests.parquet"
-			reqCheckDiags(t, rf.Excluded, []Diagnostic{
-				reqWarn(f, 3, 9, "max_tokens", "non-numeric", `max_tokens: expected an integer, got 64.5`),
-				reqWarn(f, 4, 10, "text_chunks", "negative", `text_chunks: expected a non-negative integer, got -4`),
-				reqWarn(f, 5, 11, "chunk_ms", "bad chunk_ms", `chunk_ms: expected non-negative finite numbers, got -3 at element 2`),
+		for _, batch := range []int{parquetBatchRows, 4} {
+			t.Run(fmt.Sprintf("%s-batch%d", o, batch), func(t *testing.T) {
+				data, err := os.ReadFile(reqWriteArrowParquet(t, rec, o))
+				if err != nil {
+					t.Fatal(err)
+				}
+				reqCheckArrowTypes(t, data, batch)
 			})
-			nan := math.NaN()
-			reqCheckRequests(t, rf.Requests, &Requests{
-				N:                3,
-				SourceRow:        []int32{1, 2, 6},
-				ID:               []string{"7", "8", "12"},
-				PromptTokens:     []int64{4000000000, 1, 2},
-				CompletionTokens: []int64{300, 0, 1},
-				TTFTms:           []float64{5, 0, 1},
-				E2Ems:            []float64{6, 0, 2},
-				TRequestSent:     []float64{1793613600.125, nan, nan},
-				TFirstText:       []float64{1793613600.12525, nan, nan},
-				Status:           []string{"ok", "", "ok"},
-				MaxTokens:        []int64{64, -1, 8},
-				TextChunks:       []int64{2, -1, 1},
-				ChunkOffsets:     []int32{0, 2, 2, 3},
-				ChunkMs:          []float64{5, 6, 7},
-				ExtraColumns:     []string{"gpu", "nested"},
-			})
-		})
+		}
 	}
+}
+
+func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
+	t.Helper()
+	rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = "run/requests.parquet"
+	reqCheckDiags(t, rf.Excluded, []Diagnostic{
+		reqWarn(f, 3, 9, "max_tokens", "non-numeric", `max_tokens: expected an integer, got 64.5`),
+		reqWarn(f, 4, 10, "text_chunks", "negative", `text_chunks: expected a non-negative integer, got -4`),
+		reqWarn(f, 5, 11, "chunk_ms", "bad chunk_ms", `chunk_ms: expected non-negative finite numbers, got -3 at element 2`),
+	})
+	nan := math.NaN()
+	reqCheckRequests(t, rf.Requests, &Requests{
+		N:                3,
+		SourceRow:        []int32{1, 2, 6},
+		ID:               []string{"7", "8", "12"},
+		PromptTokens:     []int64{4000000000, 1, 2},
+		CompletionTokens: []int64{300, 0, 1},
+		TTFTms:           []float64{5, 0, 1},
+		E2Ems:            []float64{6, 0, 2},
+		TRequestSent:     []float64{1793613600.125, nan, nan},
+		TFirstText:       []float64{1793613600.12525, nan, nan},
+		Status:           []string{"ok", "", "ok"},
+		MaxTokens:        []int64{64, -1, 8},
+		TextChunks:       []int64{2, -1, 1},
+		ChunkOffsets:     []int32{0, 2, 2, 3},
+		ChunkMs:          []float64{5, 6, 7},
+		ExtraColumns:     []string{"gpu", "nested"},
+	})
 }
 
 // reqXitongsysSchema is the JSON schema for the github.com/xitongsys/parquet-go
@@ -1012,6 +1036,7 @@ func TestReadRequestsParquetFileErrors(t *testing.T) {
 		r       parquet.ReaderAtSeeker
 		want    Diagnostic
 		message string // prefix, when want.Message is empty
+		cause   string // and a part of the rest
 	}{
 		{name: "truncated", r: bytes.NewReader(valid[:len(valid)-40]),
 			want:    Diagnostic{Reason: "corrupt parquet"},
@@ -1024,7 +1049,7 @@ func TestReadRequestsParquetFileErrors(t *testing.T) {
 			message: "not a readable Parquet file (truncated or corrupt?): "},
 		{name: "read error in the data", r: reqFailingReader{bytes.NewReader(valid), int64(len(valid)) - footer},
 			want:    Diagnostic{Column: 1, ColumnName: "request_id", Reason: "corrupt parquet"},
-			message: "request_id: reading row group 0: "},
+			message: "request_id: decoding: ", cause: "disk on fire"},
 		{name: "missing column", r: bytes.NewReader(read(t, missingCol)),
 			want: Diagnostic{ColumnName: "E2E_ms", Reason: "missing column",
 				Message: `missing required column E2E_ms; ` + found + `"request_id", "prompt_tokens", "completion_tokens", "TTFT_ms"`}},
@@ -1046,8 +1071,9 @@ func TestReadRequestsParquetFileErrors(t *testing.T) {
 			want.Severity, want.File = Error, path
 			got := fe.Diagnostic
 			if tt.message != "" {
-				if !strings.HasPrefix(got.Message, tt.message) || len(got.Message) == len(tt.message) {
-					t.Errorf("Message = %q, want %q and the cause", got.Message, tt.message)
+				if !strings.HasPrefix(got.Message, tt.message) || len(got.Message) == len(tt.message) ||
+					!strings.Contains(got.Message[len(tt.message):], tt.cause) {
+					t.Errorf("Message = %q, want %q and the cause %q", got.Message, tt.message, tt.cause)
 				}
 				got.Message = ""
 			}
@@ -1170,9 +1196,12 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 	}
 }
 
+// FuzzReadRequestsParquet mutates a small valid file. Any outcome but a
+// panic or an inconsistent result is fine. Known limit: some corrupt page
+// headers make Arrow's Thrift decoder (arrow/go v17) loop without end, so
+// a long fuzzing run reports a hang there, in code this package cannot
+// interrupt.
 func FuzzReadRequestsParquet(f *testing.F) {
-	// Seeds are small valid files; the fuzzer mutates their bytes. Any
-	// outcome but a panic or an inconsistent result is fine.
 	f.Add(reqFuzzSeed(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rf, err := ReadRequestsParquet(bytes.NewReader(data), "f.parquet")
@@ -1188,7 +1217,7 @@ func FuzzReadRequestsParquet(f *testing.F) {
 }
 
 // reqFuzzSeed writes a small file with every column.
-func reqFuzzSeed(f *testing.F) []byte {
+func reqFuzzSeed(f testing.TB) []byte {
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "request_id", Type: arrow.BinaryTypes.String},
 		{Name: "prompt_tokens", Type: arrow.PrimitiveTypes.Int64},
@@ -1358,5 +1387,36 @@ func TestReadRequestsParquetChunkLists(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestAppendCountsFlags(t *testing.T) {
+	fb := array.NewFloat64Builder(memory.DefaultAllocator)
+	fb.AppendValues([]float64{1, math.NaN(), -2, 2.5, 3, 7}, []bool{true, true, true, true, true, false})
+	floats := fb.NewArray()
+	defer floats.Release()
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	ib.AppendValues([]int64{5, -1, -7}, []bool{true, true, false})
+	ints := ib.NewArray()
+	defer ints.Release()
+	for _, tt := range []struct {
+		name      string
+		a         arrow.Array
+		required  bool
+		want      []int64
+		wantFlags []bool
+	}{
+		{"float optional", floats, false, []int64{1, -1, -1, -1, 3, -1}, []bool{false, false, true, true, false, false}},
+		{"float required", floats, true, []int64{1, -1, -1, -1, 3, -1}, []bool{false, true, true, true, false, true}},
+		{"int optional", ints, false, []int64{5, -1, -1}, []bool{false, true, false}},
+		{"int required", ints, true, []int64{5, -1, -1}, []bool{false, true, true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			flags := make([]bool, tt.a.Len())
+			got := appendCounts([]int64{42}, tt.a, tt.required, flags)
+			if !slices.Equal(got, append([]int64{42}, tt.want...)) || !slices.Equal(flags, tt.wantFlags) {
+				t.Errorf("got %v flags %v, want %v flags %v", got[1:], flags, tt.want, tt.wantFlags)
+			}
+		})
 	}
 }
