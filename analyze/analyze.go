@@ -198,47 +198,43 @@ func levelStatSpecs() []statSpec {
 	return specs
 }
 
-// pool concatenates the runs' samples into one sample per metric, each
-// allocated once at its final size.
-func pool(runs []samples) samples {
-	cat := func(get func(samples) []float64) []float64 {
-		n := 0
-		for _, r := range runs {
-			n += len(get(r))
-		}
-		if n == 0 {
-			return nil
-		}
-		out := make([]float64, 0, n)
-		for _, r := range runs {
-			out = append(out, get(r)...)
-		}
-		return out
+// pooledSamples are a level's samples: each metric is the runs' slices
+// side by side, never copied into one.
+type pooledSamples struct {
+	ttft, e2e, tpot, itl, prompt, output [][]float64
+}
+
+// pool gathers the runs' samples of a level.
+func pool(runs []samples) pooledSamples {
+	var p pooledSamples
+	for _, r := range runs {
+		p.ttft = append(p.ttft, r.ttft)
+		p.e2e = append(p.e2e, r.e2e)
+		p.tpot = append(p.tpot, r.tpot)
+		p.itl = append(p.itl, r.itl)
+		p.prompt = append(p.prompt, r.prompt)
+		p.output = append(p.output, r.output)
 	}
-	return samples{
-		ttft:   cat(func(s samples) []float64 { return s.ttft }),
-		e2e:    cat(func(s samples) []float64 { return s.e2e }),
-		tpot:   cat(func(s samples) []float64 { return s.tpot }),
-		itl:    cat(func(s samples) []float64 { return s.itl }),
-		prompt: cat(func(s samples) []float64 { return s.prompt }),
-		output: cat(func(s samples) []float64 { return s.output }),
-	}
+	return p
 }
 
 // pooledDistribution summarises a pooled sample and samples its CDF, in one
-// selection pass when the method is nearest rank (the CDF's probabilities
+// selection when the method is nearest rank (the CDF's probabilities
 // include 0.50, 0.95 and 0.99).
-func pooledDistribution(metric, unit, sample, method string, xs []float64) (Distribution, []CDFPoint) {
-	if method != NearestRank || len(xs) == 0 {
-		d := distribution(metric, unit, sample, method, xs)
-		return d, cdf(xs)
+func pooledDistribution(metric, unit, sample, method string, cs [][]float64) (Distribution, []CDFPoint) {
+	if method != NearestRank || total(cs) == 0 {
+		d := distributionOf(metric, unit, sample, method, cs)
+		return d, cdf(cs)
 	}
-	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: len(xs), MeanWeighting: meanWeighting(sample)}
+	n := total(cs)
+	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: n, MeanWeighting: meanWeighting(sample)}
 	sum := 0.0
-	for _, x := range xs {
-		sum += x
+	for _, c := range cs {
+		for _, x := range c {
+			sum += x
+		}
 	}
-	points := cdf(xs) // reorders xs so that every CDF rank is in place
+	points := cdf(cs)
 	for _, pt := range points {
 		switch pt.P {
 		case 0.50:
@@ -251,7 +247,7 @@ func pooledDistribution(metric, unit, sample, method string, xs []float64) (Dist
 			d.Max = pt.Value
 		}
 	}
-	d.Mean = Num(sum / float64(len(xs)))
+	d.Mean = Num(sum / float64(n))
 	return d, points
 }
 
@@ -267,12 +263,12 @@ func cdfProbabilities() []float64 {
 	return ps
 }
 
-func cdf(xs []float64) []CDFPoint {
-	if len(xs) == 0 {
+func cdf(cs [][]float64) []CDFPoint {
+	if total(cs) == 0 {
 		return nil
 	}
 	ps := cdfProbabilities()
-	q := Quantiles(xs, ps, NearestRank)
+	q := quantiles(cs, ps, NearestRank)
 	out := make([]CDFPoint, len(ps))
 	for i, p := range ps {
 		out[i] = CDFPoint{P: p, Value: Num(q[i])}
@@ -280,7 +276,7 @@ func cdf(xs []float64) []CDFPoint {
 	return out
 }
 
-func buildLevel(c int, runs []RunSummary, pooled samples, cfg ingest.Config) Level {
+func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
 	lv := Level{Concurrency: c}
 	var ok []RunSummary
 	for _, r := range runs {
@@ -312,14 +308,14 @@ func buildLevel(c int, runs []RunSummary, pooled samples, cfg ingest.Config) Lev
 	lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
 	lv.PooledE2E, lv.CDFE2E = pooledDistribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
 	lv.PooledTPOT, lv.CDFTPOT = pooledDistribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
-	lv.PooledITL = distribution("ITL", "ms", SamplePooledGap, m, pooled.itl)
-	if len(pooled.itl) == 0 {
+	lv.PooledITL = distributionOf("ITL", "ms", SamplePooledGap, m, pooled.itl)
+	if total(pooled.itl) == 0 {
 		lv.PooledITL.Unavailable = "per-gap distribution not available for every run"
 	}
 	// Order does not matter to the histograms, so the distributions may
 	// reorder the samples first.
-	lv.Workload.PromptTokens = distribution("prompt length", "tokens", SamplePooled, m, pooled.prompt)
-	lv.Workload.OutputTokens = distribution("output length", "tokens", SamplePooled, m, pooled.output)
+	lv.Workload.PromptTokens = distributionOf("prompt length", "tokens", SamplePooled, m, pooled.prompt)
+	lv.Workload.OutputTokens = distributionOf("output length", "tokens", SamplePooled, m, pooled.output)
 	lv.Workload.PromptHistogram = bins(pooled.prompt, 30)
 	lv.Workload.OutputHistogram = bins(pooled.output, 30)
 	lv.Workload.EarlyStopPercent, lv.Workload.AchievedConcurrency = NaN, NaN
@@ -345,14 +341,17 @@ func buildLevel(c int, runs []RunSummary, pooled samples, cfg ingest.Config) Lev
 	return lv
 }
 
-// bins builds an equal-width histogram of xs over [0, max] (does not reorder xs).
-func bins(xs []float64, n int) []HistogramBin {
-	if len(xs) == 0 {
+// bins builds an equal-width histogram over [0, max] of the sample held in
+// cs (without reordering it).
+func bins(cs [][]float64, n int) []HistogramBin {
+	if total(cs) == 0 {
 		return nil
 	}
 	max := 0.0
-	for _, x := range xs {
-		max = math.Max(max, x)
+	for _, c := range cs {
+		for _, x := range c {
+			max = math.Max(max, x)
+		}
 	}
 	width := math.Ceil((max + 1) / float64(n))
 	if width < 1 {
@@ -362,12 +361,14 @@ func bins(xs []float64, n int) []HistogramBin {
 	for i := range out {
 		out[i] = HistogramBin{Lo: float64(i) * width, Hi: float64(i+1) * width}
 	}
-	for _, x := range xs {
-		k := int(x / width)
-		if k >= n {
-			k = n - 1
+	for _, c := range cs {
+		for _, x := range c {
+			k := int(x / width)
+			if k >= n {
+				k = n - 1
+			}
+			out[k].Count++
 		}
-		out[k].Count++
 	}
 	return out
 }

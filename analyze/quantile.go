@@ -22,17 +22,23 @@ func percentileRule(method string) string {
 }
 
 // Quantiles returns the p-quantiles (0 < p ≤ 1) of xs by the given method.
-// It reorders xs in place (selection, not a full sort) and returns NaN for
-// every p when xs is empty. ps must be ascending.
+// It may reorder xs (selection, not a full sort) and returns NaN for every
+// p when xs is empty. ps must be ascending.
 func Quantiles(xs []float64, ps []float64, method string) []float64 {
+	return quantiles([][]float64{xs}, ps, method)
+}
+
+// quantiles is Quantiles over a sample held in several slices: a pooled
+// sample is the runs' samples side by side, never copied into one.
+func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 	out := make([]float64, len(ps))
-	if len(xs) == 0 {
+	n := total(cs)
+	if n == 0 {
 		for i := range out {
 			out[i] = math.NaN()
 		}
 		return out
 	}
-	n := len(xs)
 	// Ranks (0-based) needed, ascending and unique.
 	var ranks []int
 	for _, p := range ps {
@@ -50,7 +56,7 @@ func Quantiles(xs []float64, ps []float64, method string) []float64 {
 	sort.Ints(ranks)
 	ranks = uniqueInts(ranks)
 	at := map[int]float64{}
-	values := rankValues(xs, ranks)
+	values := rankValues(cs, ranks)
 	for i, r := range ranks {
 		at[r] = values[i]
 	}
@@ -70,31 +76,51 @@ func Quantiles(xs []float64, ps []float64, method string) []float64 {
 	return out
 }
 
+// total is the number of values in cs.
+func total(cs [][]float64) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	return n
+}
+
 // histogramSelectMin is the sample size from which rankValues bins the
 // values instead of selecting in place.
 const histogramSelectMin = 1 << 14
 
 // rankValues returns the values at the given 0-based ranks (ascending) of
-// the sorted order of xs. Small samples use multiSelect; large ones are
-// binned by value in one pass, and only the few bins holding a wanted rank
-// are gathered and resolved, recursively, so a large sample is read about
-// twice instead of once per selection.
-func rankValues(xs []float64, ranks []int) []float64 {
+// the sorted order of the sample held in cs. Small samples are gathered and
+// resolved with multiSelect; large ones are binned by value in one pass,
+// and only the few bins holding a wanted rank are gathered and resolved,
+// recursively, so a large sample is read about twice in all instead of once
+// per selection, and is never copied whole.
+func rankValues(cs [][]float64, ranks []int) []float64 {
 	out := make([]float64, len(ranks))
-	if len(xs) < histogramSelectMin {
+	n := total(cs)
+	if n < histogramSelectMin {
+		xs := cs[0]
+		if len(cs) > 1 {
+			xs = make([]float64, 0, n)
+			for _, c := range cs {
+				xs = append(xs, c...)
+			}
+		}
 		multiSelect(xs, ranks)
 		for i, r := range ranks {
 			out[i] = xs[r]
 		}
 		return out
 	}
-	lo, hi := xs[0], xs[0]
-	for _, x := range xs {
-		if x < lo {
-			lo = x
-		}
-		if x > hi {
-			hi = x
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range cs {
+		for _, x := range c {
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
 		}
 	}
 	if lo == hi {
@@ -113,8 +139,10 @@ func rankValues(xs []float64, ranks []int) []float64 {
 		return b
 	}
 	counts := make([]int, nbins)
-	for _, x := range xs {
-		counts[bin(x)]++
+	for _, c := range cs {
+		for _, x := range c {
+			counts[bin(x)]++
+		}
 	}
 	// For every wanted rank, its bin and its rank inside the bin.
 	wanted := map[int][]int{} // bin -> indexes into ranks
@@ -132,16 +160,20 @@ func rankValues(xs []float64, ranks []int) []float64 {
 		wanted[b] = append(wanted[b], i)
 		inBin[i] = r - cum
 	}
-	// Gather the members of the wanted bins, then resolve each bin.
+	// Gather the members of the wanted bins, then resolve each bin. A bin
+	// never holds every value (the minimum and maximum fall in different
+	// bins), so the recursion ends.
 	slot := make([]int32, nbins)
 	members := make([][]float64, len(bins))
 	for j, b := range bins {
 		slot[b] = int32(j + 1)
 		members[j] = make([]float64, 0, counts[b])
 	}
-	for _, x := range xs {
-		if j := slot[bin(x)]; j > 0 {
-			members[j-1] = append(members[j-1], x)
+	for _, c := range cs {
+		for _, x := range c {
+			if j := slot[bin(x)]; j > 0 {
+				members[j-1] = append(members[j-1], x)
+			}
 		}
 	}
 	for j, b := range bins {
@@ -150,7 +182,7 @@ func rankValues(xs []float64, ranks []int) []float64 {
 		for k, i := range idx {
 			local[k] = inBin[i]
 		}
-		vals := rankValues(members[j], local)
+		vals := rankValues([][]float64{members[j]}, local)
 		for k, i := range idx {
 			out[i] = vals[k]
 		}

@@ -250,22 +250,30 @@ func failCategory(run *ingest.Run) string {
 
 // distribution summarises xs (reordering it).
 func distribution(metric, unit, sample, method string, xs []float64) Distribution {
-	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: len(xs), MeanWeighting: meanWeighting(sample)}
-	if len(xs) == 0 {
+	return distributionOf(metric, unit, sample, method, [][]float64{xs})
+}
+
+// distributionOf summarises the sample held in cs (reordering its slices).
+func distributionOf(metric, unit, sample, method string, cs [][]float64) Distribution {
+	n := total(cs)
+	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: n, MeanWeighting: meanWeighting(sample)}
+	if n == 0 {
 		d.P50, d.P95, d.P99, d.Max, d.Mean = NaN, NaN, NaN, NaN, NaN
 		d.Unavailable = "no samples"
 		return d
 	}
 	sum, max := 0.0, math.Inf(-1)
-	for _, x := range xs {
-		sum += x
-		if x > max {
-			max = x
+	for _, c := range cs {
+		for _, x := range c {
+			sum += x
+			if x > max {
+				max = x
+			}
 		}
 	}
-	q := Quantiles(xs, []float64{0.50, 0.95, 0.99}, method)
+	q := quantiles(cs, []float64{0.50, 0.95, 0.99}, method)
 	d.P50, d.P95, d.P99 = Num(q[0]), Num(q[1]), Num(q[2])
-	d.Max, d.Mean = Num(max), Num(sum/float64(len(xs)))
+	d.Max, d.Mean = Num(max), Num(sum/float64(n))
 	return d
 }
 
