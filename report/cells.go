@@ -206,7 +206,6 @@ func (c *cellContext) pooled(args []string) (string, error) {
 func (c *cellContext) count(args []string) (string, error) {
 	var counts analyze.Counts
 	rest := args
-	scope := "in the sweep"
 	hasLevel := false
 	for _, a := range args {
 		hasLevel = hasLevel || strings.HasPrefix(a, "c=")
@@ -216,7 +215,7 @@ func (c *cellContext) count(args []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		counts, rest, scope = lv.Counts, r, fmt.Sprintf("at concurrency %d", lv.Concurrency)
+		counts, rest = lv.Counts, r
 	} else {
 		counts = c.s.Accounting.Requests
 	}
@@ -236,7 +235,6 @@ func (c *cellContext) count(args []string) (string, error) {
 		sort.Strings(names)
 		return "", fmt.Errorf("unknown count %q (known: %s)", rest[0], strings.Join(names, ", "))
 	}
-	_ = scope
 	return fmtInt(int64(n)), nil
 }
 

@@ -162,3 +162,20 @@ func TestWriteDirIsAtomic(t *testing.T) {
 		t.Errorf("temporary directories left behind: %v", entries)
 	}
 }
+
+// FuzzNotebook checks that no notebook text makes rendering panic: every
+// input either renders or fails with an error naming a line.
+func FuzzNotebook(f *testing.F) {
+	s := analyze.Analyze(hostileSweep())
+	for _, seed := range []string{"{{table ttft}}", "x {{value ttft.p95 c=2}} y", "```\n{{x}}\n", "{{plot warmup}}", "{{ }}", "{{count}}", "{{pooled ttft.}}"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, nb string) {
+		for _, tgt := range []target{targetMarkdown, targetHTML} {
+			_, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s}, tgt)
+			if err != nil && !strings.HasPrefix(err.Error(), "nb.md:") {
+				t.Errorf("error %q does not name the notebook line", err)
+			}
+		}
+	})
+}
