@@ -174,6 +174,11 @@ func levelStatSpecs() []statSpec {
 		statSpec{"goodput.percent", "goodput", "pass rate", "%", "measured requests meeting every SLO / measured requests", func(r RunSummary) Num { return r.Goodput.Percent }},
 		statSpec{"goodput.requests_per_s", "request goodput", "rate", "req/s", "requests meeting every SLO / window", func(r RunSummary) Num { return r.Goodput.RequestsPerSec }},
 	)
+	specs = append(specs,
+		statSpec{"workload.inter_arrival.p50", "inter-arrival time", "p50", "ms", SamplePerRequest + " (gaps between consecutive sends)", func(r RunSummary) Num { return r.Workload.InterArrivalMs.P50 }},
+		statSpec{"workload.inter_arrival.mean", "inter-arrival time", "mean", "ms", SamplePerRequest + " (gaps between consecutive sends)", func(r RunSummary) Num { return r.Workload.InterArrivalMs.Mean }},
+		statSpec{"workload.achieved_concurrency", "achieved concurrency", "time average", "requests", "Σ request durations / (T_last − T_first)", func(r RunSummary) Num { return r.Workload.AchievedConcurrency }},
+	)
 	for _, role := range ingest.HistogramRoles {
 		role := role
 		for _, st := range []string{"p50", "p95", "p99"} {
@@ -337,7 +342,7 @@ func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Confi
 	if len(conc) > 0 {
 		lv.Workload.AchievedConcurrency = Num(Median(conc))
 	}
-	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "see per-run values")
+	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "not pooled across runs: see the level statistics workload.inter_arrival.*")
 	return lv
 }
 

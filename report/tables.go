@@ -313,16 +313,16 @@ func sloText(slo analyze.SLO) string {
 
 func workloadTable(s *analyze.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Workload** of the measured successful requests, pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Achieved concurrency = Σ request durations / (T_last − T_first), median across runs.\n\n", s.Method.Percentile)
+	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across runs.\n\n", s.Method.Percentile, s.Method.MAD)
 	var rows [][]string
 	for _, l := range s.Levels {
 		w := l.Workload
 		rows = append(rows, []string{strconv.Itoa(l.Concurrency), fmtInt(int64(w.PromptTokens.N)),
 			fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
 			fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
-			pct(w.EarlyStopPercent), fmtNum(w.AchievedConcurrency)})
+			pct(w.EarlyStopPercent), stat(l, "workload.inter_arrival.p50"), stat(l, "workload.achieved_concurrency")})
 	}
-	b.WriteString(table([]string{"concurrency", "requests", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "achieved concurrency"}, rows))
+	b.WriteString(table([]string{"concurrency", "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
 	return b.String()
 }
 
