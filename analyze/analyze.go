@@ -172,7 +172,7 @@ func levelStatSpecs() []statSpec {
 		statSpec{"throughput.requests_per_s", "requests/s", "rate", "req/s", "successful requests completed in the window / window", func(r RunSummary) Num { return r.Throughput.RequestsPerSec }},
 		statSpec{"throughput.client_output_tokens_per_s", "client output tokens/s", "rate", "tokens/s", SampleClientSpan, func(r RunSummary) Num { return r.Throughput.ClientOutputTokensPerSec }},
 		statSpec{"goodput.percent", "goodput", "pass rate", "%", "measured requests meeting every SLO / measured requests", func(r RunSummary) Num { return r.Goodput.Percent }},
-		statSpec{"goodput.requests_per_s", "request goodput", "rate", "req/s", "requests meeting every SLO / window", func(r RunSummary) Num { return r.Goodput.RequestsPerSec }},
+		statSpec{"goodput.requests_per_s", "request goodput", "rate", "req/s", "requests completing in the window and meeting every SLO / window", func(r RunSummary) Num { return r.Goodput.RequestsPerSec }},
 	)
 	specs = append(specs,
 		statSpec{"workload.inter_arrival.p50", "inter-arrival time", "p50", "ms", SamplePerRequest + " (gaps between consecutive sends)", func(r RunSummary) Num { return r.Workload.InterArrivalMs.P50 }},
@@ -310,12 +310,31 @@ func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Confi
 		lv.Stats = append(lv.Stats, ar)
 	}
 	m := cfg.Percentile
-	lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+	// A pooled sample is labelled "all runs", so it is only formed when
+	// every usable run of the level contributes to it.
+	streamed, gapsKnown := 0, 0
+	for _, r := range ok {
+		if r.Streamed {
+			streamed++
+		}
+		if r.GapDistributionKnown {
+			gapsKnown++
+		}
+	}
 	lv.PooledE2E, lv.CDFE2E = pooledDistribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
-	lv.PooledTPOT, lv.CDFTPOT = pooledDistribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
-	lv.PooledITL = distributionOf("ITL", "ms", SamplePooledGap, m, pooled.itl)
-	if total(pooled.itl) == 0 {
-		lv.PooledITL.Unavailable = "per-gap distribution not available for every run"
+	if streamed == len(ok) {
+		lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+		lv.PooledTPOT, lv.CDFTPOT = pooledDistribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
+	} else {
+		why := fmt.Sprintf("not pooled: TTFT was measured (streamed) in %d of %d runs", streamed, len(ok))
+		lv.PooledTTFT = unavailable("TTFT", "ms", SamplePooled, m, why)
+		lv.PooledTPOT = unavailable("TPOT", "ms", SamplePooled, m, why)
+	}
+	if gapsKnown == len(ok) && len(ok) > 0 {
+		lv.PooledITL = distributionOf("ITL", "ms", SamplePooledGap, m, pooled.itl)
+	} else {
+		lv.PooledITL = unavailable("ITL", "ms", SamplePooledGap, m,
+			fmt.Sprintf("not pooled: the per-gap distribution is known in %d of %d runs", gapsKnown, len(ok)))
 	}
 	// Order does not matter to the histograms, so the distributions may
 	// reorder the samples first.

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"testing"
@@ -332,7 +333,7 @@ func TestZeroOneTokenAndErrors(t *testing.T) {
 	run.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{}}
 	s = Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
 	for _, h := range s.Runs[0].Server {
-		if h.Role == string(ingest.RoleRequestTPOT) && h.Omitted != "omitted: 3 requests had 0 or 1 output tokens, which the server histogram records as 0 s TPOT" {
+		if h.Role == string(ingest.RoleRequestTPOT) && h.Omitted != "omitted: 2 successful requests (warm-up included) had 0 or 1 output tokens, which the server histogram records as 0 s TPOT" {
 			t.Errorf("server TPOT histogram omitted = %q", h.Omitted)
 		}
 	}
@@ -578,5 +579,47 @@ func TestLargeSampleQuantiles(t *testing.T) {
 		if want := sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo]); !near(lin[1], want) {
 			t.Errorf("%s: linear p99.9 = %v, want %v", name, lin[1], want)
 		}
+	}
+}
+
+// TestWindowedRatesShareOneSet checks that requests/s, request goodput and
+// the counter cross-check all count the requests completing inside the
+// window, so request goodput can never exceed requests/s, while the
+// percentage is over every measured request.
+func TestWindowedRatesShareOneSet(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0).UTC()
+	run := makeRun("c2/r1", 2, 1, []req{
+		{id: "in1", n: 4, ttft: 100, e2e: 400, sent: 1_700_000_001},
+		{id: "in2", n: 6, ttft: 100, e2e: 600, sent: 1_700_000_002},
+		{id: "late", n: 5, ttft: 100, e2e: 500, sent: 1_700_000_009.8}, // ends at 10.3 s, after the window
+		{id: "err", n: 2, ttft: 50, e2e: 80, sent: 1_700_000_003, status: "timeout"},
+	})
+	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	run.ScrapeStart = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 0, ingest.RolePromptTokens: 0}}
+	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 12, ingest.RolePromptTokens: 300}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	r := s.Runs[0]
+	if r.Throughput.RequestsInWindow != 2 || !near(float64(r.Throughput.RequestsPerSec), 0.2) {
+		t.Errorf("requests in window %d (%v req/s), want 2 (0.2 req/s)", r.Throughput.RequestsInWindow, r.Throughput.RequestsPerSec)
+	}
+	if r.Goodput.PassedInWindow != 2 || !near(float64(r.Goodput.RequestsPerSec), 0.2) || float64(r.Goodput.Percent) != 75 {
+		t.Errorf("goodput %v%%, %d passing in window (%v req/s); want 75%%, 2, 0.2", r.Goodput.Percent, r.Goodput.PassedInWindow, r.Goodput.RequestsPerSec)
+	}
+	// In the window: in1 (4) + in2 (6) + the timeout's partial output (2).
+	if r.Throughput.ClientCompletionTokens != 12 || float64(r.Throughput.CounterMismatch) != 0 {
+		t.Errorf("client tokens in window %d, mismatch %v; want 12 and 0", r.Throughput.ClientCompletionTokens, r.Throughput.CounterMismatch)
+	}
+}
+
+// TestOneTokenOutputsDoNotLookUnstreamed: n = 1 requests have TTFT = E2E
+// whether streamed or not, so they do not count toward the check.
+func TestOneTokenOutputsDoNotLookUnstreamed(t *testing.T) {
+	rs := []req{{id: "multi", n: 3, ttft: 100, e2e: 160}}
+	for i := 0; i < 40; i++ {
+		rs = append(rs, req{id: fmt.Sprint("one", i), n: 1, ttft: 90, e2e: 90})
+	}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, rs)}})
+	if r := s.Runs[0]; !r.Streamed || r.TTFT.N != 41 || float64(r.TPOT.P50) != 30 {
+		t.Errorf("streamed %v, TTFT n %d, TPOT %v; want streamed, 41, 30", r.Streamed, r.TTFT.N, r.TPOT.P50)
 	}
 }

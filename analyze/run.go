@@ -150,17 +150,18 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	led.add(ScopeRequest, "no output tokens, n = 0 (not a latency sample)", rs.Counts.ZeroToken, run.Dir)
 	led.add(ScopeStatistic, "one output token, n = 1: no TPOT or user-TPS sample (TTFT and E2E kept)", rs.Counts.OneToken, run.Dir)
 
-	// Streaming check: TTFT == E2E for (nearly) all requests with output.
+	// Streaming check: TTFT == E2E for (nearly) all requests with n ≥ 2
+	// (for n = 1 they are equal whether streamed or not).
 	var withOutput, flat int
 	for _, i := range measured {
-		if classes[i] == classOne || classes[i] == classMulti {
+		if classes[i] == classMulti {
 			withOutput++
 			if req.E2Ems[i]-req.TTFTms[i] <= 1e-9 {
 				flat++
 			}
 		}
 	}
-	rs.Streamed = !(withOutput > 0 && float64(flat) >= cfg.StreamingCheckFraction*float64(withOutput) && flat > 0 && classMultiCount(classes, measured) > 0)
+	rs.Streamed = !(flat > 0 && float64(flat) >= cfg.StreamingCheckFraction*float64(withOutput))
 
 	// Per-request samples.
 	withTokens := rs.Counts.OneToken + rs.Counts.MultiToken
@@ -223,19 +224,9 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 
 	rs.Throughput = throughput(run, req, measured, classes, led)
 	rs.Server = serverHistograms(run, req, cfg, led)
-	rs.Goodput = goodput(req, measured, classes, cfg.SLO, rs.Throughput.WindowSeconds, rs.Streamed)
+	rs.Goodput = goodput(run, req, measured, classes, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
 	return rs, smp
-}
-
-func classMultiCount(classes []int, idx []int) int {
-	n := 0
-	for _, i := range idx {
-		if classes[i] == classMulti {
-			n++
-		}
-	}
-	return n
 }
 
 // failCategory names why a run failed, for grouping.
@@ -406,16 +397,47 @@ func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, 
 	return res
 }
 
+// windowFilter reports, for each accepted request, whether it belongs to
+// the window: it completed inside it. Without timestamps every request
+// counts; with an unknown window none does.
+func windowFilter(w ingest.Window, req *ingest.Requests) func(i int) bool {
+	if !w.Known() {
+		return func(int) bool { return false }
+	}
+	if req.TRequestSent == nil && req.TLastText == nil {
+		return func(int) bool { return true }
+	}
+	start := float64(w.Start.UnixNano()) / 1e9
+	end := float64(w.End.UnixNano()) / 1e9
+	return func(i int) bool {
+		c := completionTime(req, i)
+		return c >= start && c <= end
+	}
+}
+
+// windowBasis says how requests were placed in the window.
+func windowBasis(req *ingest.Requests) string {
+	if req.TRequestSent == nil && req.TLastText == nil {
+		return "every accepted request (no timestamps to place them in the window), warm-up included"
+	}
+	return "accepted requests completing inside the window, warm-up included when the window covers it"
+}
+
 // throughput computes server throughput from counter deltas over the
-// window and client throughput from the records, separately.
+// window and client throughput from the records, separately. The client
+// numbers compared with the counters (requests/s, Σ completion_tokens)
+// count the requests completing inside the window, the set the counters saw.
 func throughput(run *ingest.Run, req *ingest.Requests, measured, classes []int, led *ledger) Throughput {
 	t := Throughput{
 		WindowSource: run.Window.Source, WindowSeconds: NaN,
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
 		RequestsPerSec: NaN, CounterMismatch: NaN, ClientOutputTokensPerSec: NaN, ClientSpanSeconds: NaN,
 	}
+	inWindow := windowFilter(run.Window, req)
 	for i := 0; i < req.N; i++ {
-		t.ClientCompletionTokens += req.CompletionTokens[i]
+		if inWindow(i) {
+			t.ClientCompletionTokens += req.CompletionTokens[i]
+		}
 	}
 	if run.Window.Known() {
 		t.WindowStart, t.WindowEnd = formatTime(run.Window.Start), formatTime(run.Window.End)
@@ -466,28 +488,16 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured, classes []int, 
 		}
 	}
 
-	// Requests per second: successful requests completing inside the window.
+	// Requests per second: the successful requests the window holds — the
+	// same set whose tokens the counters saw, warm-up included when the
+	// window covers it.
 	if run.Window.Known() {
-		start := float64(run.Window.Start.UnixNano()) / 1e9
-		end := float64(run.Window.End.UnixNano()) / 1e9
-		timed := req.TRequestSent != nil || req.TLastText != nil
-		for _, i := range measured {
-			if classes[i] == classError {
-				continue
-			}
-			if !timed {
-				t.RequestsInWindow++
-				continue
-			}
-			if c := completionTime(req, i); c >= start && c <= end {
+		for i := 0; i < req.N; i++ {
+			if classes[i] != classError && inWindow(i) {
 				t.RequestsInWindow++
 			}
 		}
-		if timed {
-			t.RequestsBasis = "measured successful requests completing inside the window"
-		} else {
-			t.RequestsBasis = "all measured successful requests (no timestamps to place them in the window)"
-		}
+		t.RequestsBasis = windowBasis(req)
 		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
 	}
 
@@ -534,9 +544,13 @@ var histogramLabels = map[ingest.MetricRole][2]string{
 func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, led *ledger) []ServerHistogram {
 	var lowToken int
 	for i := 0; i < req.N; i++ {
-		if req.CompletionTokens[i] <= 1 {
+		if req.CompletionTokens[i] <= 1 && (req.Status == nil || isOK(req.Status[i])) {
 			lowToken++
 		}
+	}
+	omit := func(h *ServerHistogram, why string) {
+		h.Omitted = why
+		led.add(ScopeSeries, "server histogram not shown: "+why, 1, run.Dir+" "+h.Role)
 	}
 	var out []ServerHistogram
 	for _, role := range ingest.HistogramRoles {
@@ -550,19 +564,19 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 			}
 		}
 		if run.ScrapeEnd == nil {
-			h.Omitted = "no end scrape"
+			omit(&h, "no end scrape")
 			out = append(out, h)
 			continue
 		}
 		end, ok := run.ScrapeEnd.Histograms[role]
 		if !ok {
-			h.Omitted = "not in the end scrape"
+			omit(&h, "not in the end scrape")
 			out = append(out, h)
 			continue
 		}
 		h.Metric = run.ScrapeEnd.HistogramNames[role]
 		if role == ingest.RoleRequestTPOT && lowToken > 0 {
-			h.Omitted = fmt.Sprintf("omitted: %d requests had 0 or 1 output tokens, which the server histogram records as 0 s TPOT", lowToken)
+			h.Omitted = fmt.Sprintf("omitted: %d successful requests (warm-up included) had 0 or 1 output tokens, which the server histogram records as 0 s TPOT", lowToken)
 			led.add(ScopeSeries, "server TPOT histogram omitted: run has 0- or 1-token completions", 1, run.Dir)
 			out = append(out, h)
 			continue
@@ -572,19 +586,18 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 			if s, ok := run.ScrapeStart.Histograms[role]; ok {
 				start = &s
 			} else {
-				h.Omitted = "not in the start scrape: no delta over the window"
+				omit(&h, "not in the start scrape: no delta over the window")
 				out = append(out, h)
 				continue
 			}
 		} else {
-			h.Omitted = "no start scrape: no delta over the window"
+			omit(&h, "no start scrape: no delta over the window")
 			out = append(out, h)
 			continue
 		}
 		d, why := HistogramDelta(start, end)
 		if why != "" {
-			h.Omitted = why
-			led.add(ScopeSeries, "server histogram unusable: "+why, 1, run.Dir+" "+h.Metric)
+			omit(&h, why)
 			out = append(out, h)
 			continue
 		}
@@ -604,42 +617,50 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 			}
 			h.Mean = Num(1000 * d.Sum / d.Count)
 		} else {
-			h.Omitted = "no observations in the window"
+			omit(&h, "no observations in the window")
 		}
 		out = append(out, h)
 	}
 	return out
 }
 
-// goodput counts measured requests meeting every applicable SLO.
-func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, windowSecs Num, streamed bool) Goodput {
+// sloFailure returns the first target request i misses ("" when it meets
+// every applicable one). Errors and n = 0 fail; TPOT applies only at n ≥ 2.
+func sloFailure(req *ingest.Requests, i, class int, slo ingest.SLO, reasons *[3]string) string {
+	switch class {
+	case classError:
+		return "request error"
+	case classZero:
+		return "no output tokens (n = 0)"
+	}
+	ttft, e2e := req.TTFTms[i], req.E2Ems[i]
+	switch {
+	case slo.TTFTms > 0 && ttft > slo.TTFTms:
+		return reasons[0]
+	case slo.TPOTms > 0 && class == classMulti && (e2e-ttft)/float64(req.CompletionTokens[i]-1) > slo.TPOTms:
+		return reasons[1]
+	case slo.E2Ems > 0 && e2e > slo.E2Ems:
+		return reasons[2]
+	}
+	return ""
+}
+
+// goodput computes the percentage of measured requests meeting every
+// applicable SLO, and the rate of passing requests over the window. The
+// rate counts the requests completing inside the window (the set behind
+// requests/s), so it can never exceed requests/s.
+func goodput(run *ingest.Run, req *ingest.Requests, measured, classes []int, slo ingest.SLO, streamed bool) Goodput {
 	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: len(measured)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
 		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
 		return g
 	}
+	reasons := [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)}
 	failed := map[string]int{}
-	ttftFail := fmt.Sprintf("TTFT > %g ms", slo.TTFTms)
-	tpotFail := fmt.Sprintf("TPOT > %g ms", slo.TPOTms)
-	e2eFail := fmt.Sprintf("E2E > %g ms", slo.E2Ems)
 	for _, i := range measured {
-		switch classes[i] {
-		case classError:
-			failed["request error"]++
-			continue
-		case classZero:
-			failed["no output tokens (n = 0)"]++
-			continue
-		}
-		ttft, e2e := req.TTFTms[i], req.E2Ems[i]
-		switch {
-		case slo.TTFTms > 0 && ttft > slo.TTFTms:
-			failed[ttftFail]++
-		case slo.TPOTms > 0 && classes[i] == classMulti && (e2e-ttft)/float64(req.CompletionTokens[i]-1) > slo.TPOTms:
-			failed[tpotFail]++
-		case slo.E2Ems > 0 && e2e > slo.E2Ems:
-			failed[e2eFail]++
-		default:
+		if why := sloFailure(req, i, classes[i], slo, &reasons); why != "" {
+			failed[why]++
+		} else {
 			g.Passed++
 		}
 	}
@@ -647,11 +668,18 @@ func goodput(req *ingest.Requests, measured, classes []int, slo ingest.SLO, wind
 	if g.Measured > 0 {
 		g.Percent = Num(100 * float64(g.Passed) / float64(g.Measured))
 	}
-	if windowSecs.Valid() && windowSecs > 0 {
-		g.RequestsPerSec = Num(float64(g.Passed) / float64(windowSecs))
-	} else {
+	if !run.Window.Known() {
 		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
+		return g
 	}
+	inWindow := windowFilter(run.Window, req)
+	for i := 0; i < req.N; i++ {
+		if inWindow(i) && sloFailure(req, i, classes[i], slo, &reasons) == "" {
+			g.PassedInWindow++
+		}
+	}
+	g.RateBasis = windowBasis(req)
+	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }
 

@@ -212,7 +212,9 @@ type Throughput struct {
 	RequestsInWindow int `json:"requests_in_window"`
 	// RequestsBasis says how RequestsInWindow was counted.
 	RequestsBasis string `json:"requests_basis,omitempty"`
-	// ClientCompletionTokens is Σ completion_tokens over the run's accepted rows.
+	// ClientCompletionTokens is Σ completion_tokens over the accepted
+	// requests completing inside the window (every status), the client's
+	// side of the counter cross-check.
 	ClientCompletionTokens int64 `json:"client_completion_tokens"`
 	// CounterMismatch is the relative difference between the counter delta
 	// and ClientCompletionTokens; NaN when not comparable.
@@ -265,7 +267,13 @@ type Goodput struct {
 	Passed  int `json:"passed"`
 	// Measured is the denominator: every measured request, errors and n = 0 included.
 	Measured int `json:"measured"`
-	// RequestsPerSec = Passed / window seconds.
+	// PassedInWindow counts the requests completing inside the window that
+	// meet every target (warm-up included when the window covers it): the
+	// numerator of RequestsPerSec, a subset of Throughput.RequestsInWindow.
+	PassedInWindow int `json:"passed_in_window"`
+	// RateBasis says how requests were placed in the window.
+	RateBasis string `json:"rate_basis,omitempty"`
+	// RequestsPerSec = PassedInWindow / window seconds.
 	RequestsPerSec Num    `json:"requests_per_s"`
 	Unavailable    string `json:"unavailable,omitempty"`
 	// FailedBy counts failing requests by first failed condition.

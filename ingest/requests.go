@@ -87,6 +87,17 @@ var requestColumns = [numReqColumns]struct {
 
 // requestLayout maps a file's columns (CSV header fields or top-level
 // Parquet fields) to the columns benchnote reads.
+// failedStatus reports whether a status value marks a failed request: any
+// text other than empty or "ok".
+func failedStatus(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && !strings.EqualFold(s, "ok")
+}
+
+// emptyWhenFailed lists the required columns a failed request may leave
+// empty: a request that failed has no first token, no end and no usage.
+var emptyWhenFailed = [numReqColumns]bool{colCompletionTokens: true, colTTFT: true, colE2E: true}
+
 type requestLayout struct {
 	// names are the column names as written, one per file column.
 	names []string

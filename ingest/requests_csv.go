@@ -120,6 +120,10 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 		lineLen          int
 		chunkMark        = len(q.ChunkMs)
 	)
+	failed := l.pos[colStatus] >= 0 && failedStatus(rec[l.pos[colStatus]])
+	if failed {
+		ttft, e2e = math.NaN(), math.NaN()
+	}
 	for j, raw := range rec {
 		lineLen += len(raw)
 		c := l.cols[j]
@@ -144,7 +148,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 			s := trimBlanks(raw)
 			info := requestColumns[c]
 			if s == "" {
-				if info.required {
+				if info.required && !(failed && emptyWhenFailed[c]) {
 					pr = probMissing
 				}
 				break

@@ -338,6 +338,18 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 			continue
 		}
 		if p, got := arrowValueProblem(a, i, c); p != probNone {
+			if p == probMissing && emptyWhenFailed[c] && q.Status != nil && failedStatus(q.Status[k]) {
+				// A failed request has no timings or usage to record.
+				switch c {
+				case colCompletionTokens:
+					q.CompletionTokens[k] = 0
+				case colTTFT:
+					q.TTFTms[k] = math.NaN()
+				case colE2E:
+					q.E2Ems[k] = math.NaN()
+				}
+				continue
+			}
 			return l.valueDiag(pr.path, line, c, p, got), true
 		}
 	}

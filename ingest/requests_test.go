@@ -1167,7 +1167,10 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 {
 			t.Fatalf("row %d: negative count", i)
 		}
-		if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= math.MaxFloat64) {
+		failed := q.Status != nil && failedStatus(q.Status[i])
+		if failed && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
+			// A failed request may have no timings.
+		} else if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= math.MaxFloat64) {
 			t.Fatalf("row %d: TTFT %v E2E %v", i, q.TTFTms[i], q.E2Ems[i])
 		}
 		if i > 0 && q.SourceRow[i] <= q.SourceRow[i-1] || q.SourceRow[i] < 1 {

@@ -107,11 +107,21 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 	if len(c.s.Levels) == 0 {
 		return analyze.Level{}, nil, errors.New("the sweep has no concurrency level")
 	}
+	// min and max pick among the levels with at least one usable run.
+	var usable []analyze.Level
+	for _, l := range c.s.Levels {
+		if len(l.Runs) > 0 {
+			usable = append(usable, l)
+		}
+	}
+	if len(usable) == 0 {
+		usable = c.s.Levels
+	}
 	switch sel {
 	case "max":
-		return c.s.Levels[len(c.s.Levels)-1], rest, nil
+		return usable[len(usable)-1], rest, nil
 	case "min":
-		return c.s.Levels[0], rest, nil
+		return usable[0], rest, nil
 	}
 	n, err := strconv.Atoi(sel)
 	if err != nil {

@@ -86,12 +86,18 @@ func itlTable(s *analyze.Summary) string {
 	b.WriteString(table([]string{"concurrency", "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
 	var unknown []string
 	for _, r := range s.Runs {
-		if !r.Failed && !r.GapDistributionKnown && r.ITL.Unavailable != "" {
-			unknown = append(unknown, fmt.Sprintf("%s: %s", code(r.Dir), mdEscape(r.ITL.Unavailable)))
+		if r.Failed || r.GapDistributionKnown {
+			continue
 		}
+		note := fmt.Sprintf("- %s: %s", code(r.Dir), mdEscape(r.ITL.Unavailable))
+		if r.ITL.Sample == analyze.SampleChunkGap && r.ITL.N > 0 {
+			note += fmt.Sprintf("; chunk-arrival gaps (not per-token): p50 %s, p95 %s, p99 %s ms over %s gaps (%s)",
+				fmtNum(r.ITL.P50), fmtNum(r.ITL.P95), fmtNum(r.ITL.P99), fmtInt(int64(r.ITL.N)), r.ITL.Method)
+		}
+		unknown = append(unknown, note)
 	}
 	if len(unknown) > 0 {
-		b.WriteString("\nPer-gap distribution not available for: " + strings.Join(unknown, "; ") + ".\n")
+		b.WriteString("\nRuns without a per-gap distribution:\n\n" + strings.Join(unknown, "\n") + "\n")
 	}
 	return b.String()
 }
@@ -152,7 +158,8 @@ func serverTable(s *analyze.Summary) string {
 	if s.Method.SpeculativeDecoding {
 		b.WriteString(" Speculative decoding is on: the inter-token histogram is per step, not per token.")
 	}
-	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles (runs).\n\n", s.Method.MAD)
+	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles (runs).", s.Method.MAD)
+	b.WriteString(" A quantile that falls in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half its estimate is an interpolation inside that bucket, not a resolved measurement: such cells name the bucket (bounds in ms).\n\n")
 	var rows [][]string
 	for _, l := range s.Levels {
 		for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
@@ -160,16 +167,29 @@ func serverTable(s *analyze.Summary) string {
 			if !ok || ar.Runs == 0 {
 				continue
 			}
-			rows = append(rows, []string{strconv.Itoa(l.Concurrency), ar.Metric, serverSample(s, role),
-				stat(l, "server."+role+".p50"), stat(l, "server."+role+".p95"), stat(l, "server."+role+".p99")})
+			obs := 0.0
+			for _, r := range s.Runs {
+				if r.Concurrency != l.Concurrency || r.Failed {
+					continue
+				}
+				for _, h := range r.Server {
+					if h.Role == role && h.Omitted == "" && h.Count.Valid() {
+						obs += float64(h.Count)
+					}
+				}
+			}
+			row := []string{strconv.Itoa(l.Concurrency), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
+			for _, q := range []string{"p50", "p95", "p99"} {
+				row = append(row, stat(l, "server."+role+"."+q)+coarseBucket(s, l.Concurrency, role, q))
+			}
+			rows = append(rows, row)
 		}
 	}
 	if len(rows) == 0 {
 		b.WriteString("No server histogram was available.\n")
 	} else {
-		b.WriteString(table([]string{"concurrency", "histogram", "one observation is", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
+		b.WriteString(table([]string{"concurrency", "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
 	}
-	b.WriteString(resolutionNotes(s))
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
 		for _, h := range r.Server {
@@ -192,53 +212,29 @@ func serverTable(s *analyze.Summary) string {
 	return b.String()
 }
 
-// resolutionNotes lists the server quantiles the buckets cannot resolve.
-func resolutionNotes(s *analyze.Summary) string {
-	type key struct {
-		conc  int
-		label string
-	}
-	notes := map[key]map[string]bool{}
-	var keys []key
+// coarseBucket names the bucket a server quantile was interpolated in when
+// the buckets cannot resolve it in any run of the level, else "".
+func coarseBucket(s *analyze.Summary, conc int, role, quantile string) string {
 	for _, r := range s.Runs {
+		if r.Concurrency != conc || r.Failed {
+			continue
+		}
 		for _, h := range r.Server {
+			if h.Role != role || h.Omitted != "" {
+				continue
+			}
 			for _, q := range h.Resolution {
-				if !q.Coarse {
-					continue
+				if q.Quantile == quantile && q.Coarse {
+					hi := "+Inf"
+					if q.HiMs.Valid() {
+						hi = fmtNum(q.HiMs)
+					}
+					return fmt.Sprintf(" (in bucket %s–%s)", fmtNum(q.LoMs), hi)
 				}
-				k := key{r.Concurrency, h.Label}
-				if notes[k] == nil {
-					notes[k] = map[string]bool{}
-					keys = append(keys, k)
-				}
-				hi := "+Inf"
-				if q.HiMs.Valid() {
-					hi = fmtNum(q.HiMs)
-				}
-				notes[k][fmt.Sprintf("%s in (%s, %s]", q.Quantile, fmtNum(q.LoMs), hi)] = true
 			}
 		}
 	}
-	if len(keys) == 0 {
-		return ""
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].conc != keys[j].conc {
-			return keys[i].conc < keys[j].conc
-		}
-		return keys[i].label < keys[j].label
-	})
-	var b strings.Builder
-	b.WriteString("\n**Bucket resolution.** These quantiles fall in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half the estimate; the value is an interpolation inside that bucket, not a resolved measurement (bounds in ms, over all runs of the level):\n\n")
-	for _, k := range keys {
-		var qs []string
-		for q := range notes[k] {
-			qs = append(qs, q)
-		}
-		sort.Strings(qs)
-		fmt.Fprintf(&b, "- concurrency %d, %s: %s\n", k.conc, mdEscape(k.label), strings.Join(qs, "; "))
-	}
-	return b.String()
+	return ""
 }
 
 func serverSample(s *analyze.Summary, role string) string {
@@ -255,7 +251,7 @@ func serverSample(s *analyze.Summary, role string) string {
 func goodputTable(s *analyze.Summary) string {
 	var b strings.Builder
 	slo := sloText(s.Method.SLO)
-	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing requests / window (req/s). This is a per-request pass rate, not a statement about a percentile. Cells: median ± %s MAD across runs (runs).\n\n", slo, s.Method.MAD)
+	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing requests completing inside the window / window (req/s), the same requests as requests/s, so it never exceeds it. This is a per-request pass rate, not a statement about a percentile. Cells: median ± %s MAD across runs (runs).\n\n", slo, s.Method.MAD)
 	var rows [][]string
 	for _, l := range s.Levels {
 		passed, measured := 0, 0
@@ -273,8 +269,12 @@ func goodputTable(s *analyze.Summary) string {
 		for _, f := range sortedCounts(fails) {
 			fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
 		}
+		passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(passed)), fmtInt(int64(measured)))
+		if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
+			passedCell = na
+		}
 		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "goodput.percent"), stat(l, "goodput.requests_per_s"),
-			fmt.Sprintf("%s / %s", fmtInt(int64(passed)), fmtInt(int64(measured))), strings.Join(fs, "; ")})
+			passedCell, strings.Join(fs, "; ")})
 	}
 	b.WriteString(table([]string{"concurrency", "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
 	return b.String()
