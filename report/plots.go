@@ -526,10 +526,10 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if sample == "" {
 		sample = analyze.SamplePooled
 	}
-	if method == "" {
-		method = s.Method.Percentile
-	}
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s); one line per concurrency level, n = requests pooled.",
+	// The summary samples every CDF at nearest-rank quantiles, whatever
+	// percentile method the tables use.
+	method = analyze.NearestRank
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per concurrency level, n = requests pooled.",
 		name, sample, method)
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
