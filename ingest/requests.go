@@ -283,6 +283,12 @@ func parseNumber(s string) (float64, problem) {
 			return float64(mant) / pow10[len(s)-dot-1], probNone
 		}
 	}
+	return parseFloatChecked(s)
+}
+
+// parseFloatChecked is the slow path of parseNumber and parseCount: any
+// number strconv accepts, checked to be finite and non-negative.
+func parseFloatChecked(s string) (float64, problem) {
 	v, err := strconv.ParseFloat(s, 64)
 	switch {
 	case err != nil && err.(*strconv.NumError).Err == strconv.ErrRange:
@@ -320,16 +326,9 @@ func parseCount(s string) (int64, problem) {
 		}
 		return n, probNone
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	switch {
-	case err != nil && err.(*strconv.NumError).Err == strconv.ErrRange:
-		return 0, probNaNInf
-	case err != nil:
-		return 0, probNonNumeric
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return 0, probNaNInf
-	case v < 0:
-		return 0, probNegative
+	v, pr := parseFloatChecked(s)
+	if pr != probNone {
+		return 0, pr
 	}
 	return floatToCount(v)
 }
