@@ -378,20 +378,25 @@ func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, 
 	if n < limit {
 		limit = n
 	}
-	var recent []float64
+	// Each request with a TTFT is shown with the median of the rule's block
+	// it falls in (blocks of wc.Window TTFTs in send order, complete ones
+	// only), so the plot shows exactly what the rule compared.
+	k := 0
+	blockMedian := NaN
 	for pos := 0; pos < limit; pos++ {
 		i := order[pos]
-		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, RunningMedian: NaN}
+		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, BlockMedian: NaN}
 		if classes[i] == classOne || classes[i] == classMulti {
 			p.TTFTms = Num(req.TTFTms[i])
-			recent = append(recent, req.TTFTms[i])
-			if len(recent) > wc.Window {
-				recent = recent[1:]
+			blockMedian = NaN
+			if w := wc.Window; w > 0 {
+				if b := k / w; (b+1)*w <= len(ttftVals) {
+					blockMedian = Num(Median(ttftVals[b*w : (b+1)*w]))
+				}
 			}
+			k++
 		}
-		if len(recent) == wc.Window && wc.Window > 0 {
-			p.RunningMedian = Num(Median(recent))
-		}
+		p.BlockMedian = blockMedian
 		res.Trace = append(res.Trace, p)
 	}
 	return res

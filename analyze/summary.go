@@ -310,8 +310,9 @@ type WarmupResult struct {
 	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
 	OverlapsWindow bool   `json:"overlaps_window"`
 	Note           string `json:"note,omitempty"`
-	// Trace is the TTFT (ms) of the first requests in send order (0 for
-	// requests without a TTFT sample, with Valid false) and the running median.
+	// Trace is the TTFT (ms) of the first requests in send order (null for
+	// requests without a TTFT sample) and the median of the rule's block
+	// each falls in.
 	Trace []WarmupPoint `json:"trace,omitempty"`
 }
 
@@ -319,7 +320,9 @@ type WarmupResult struct {
 type WarmupPoint struct {
 	Index         int `json:"index"`
 	TTFTms        Num `json:"ttft_ms"`
-	RunningMedian Num `json:"running_median_ms"`
+	// BlockMedian is the median TTFT of the warm-up rule's block of
+	// requests this one belongs to; null until a block is complete.
+	BlockMedian Num `json:"block_median_ms"`
 }
 
 // RunSummary is the analysis of one run.

@@ -666,7 +666,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		}
 		valid := false
 		for _, pt := range r.Warmup.Trace {
-			if pt.TTFTms.Valid() || pt.RunningMedian.Valid() {
+			if pt.TTFTms.Valid() || pt.BlockMedian.Valid() {
 				valid = true
 				break
 			}
@@ -731,8 +731,8 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 				if pt.TTFTms.Valid() {
 					dots = append(dots, plotter.XY{X: float64(pt.Index), Y: float64(pt.TTFTms)})
 				}
-				if pt.RunningMedian.Valid() {
-					seg = append(seg, plotter.XY{X: float64(pt.Index), Y: float64(pt.RunningMedian)})
+				if pt.BlockMedian.Valid() {
+					seg = append(seg, plotter.XY{X: float64(pt.Index), Y: float64(pt.BlockMedian)})
 				} else if len(seg) > 0 {
 					segments = append(segments, seg)
 					seg = nil
@@ -788,7 +788,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	if mode == "" {
 		mode = "not recorded"
 	}
-	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), its running median (line; none until the window is full) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
+	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), the median of each block of requests the warm-up rule compares (step line; none for an incomplete block) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
 	switch {
 	case len(notCut) > 0 && len(notCut) == shown:
 		caption += " The rule never held for any run, so nothing was cut."
@@ -802,7 +802,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		Name:    "warmup",
 		Title:   title,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order with its running median and a vertical line where the warm-up was cut.", chartIntList(levels)),
+		Alt:     fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order with the warm-up rule's block medians and a vertical line where the warm-up was cut.", chartIntList(levels)),
 		SVG:     svg,
 	}, nil
 }

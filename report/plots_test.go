@@ -51,7 +51,7 @@ func plotBins(width float64, scale int) []analyze.HistogramBin {
 }
 
 // plotTrace returns a 40-request warm-up trace: slow first requests, a
-// request without TTFT at index 7 and no running median until index 5.
+// request without TTFT at index 7 and no block median until index 5.
 func plotTrace(base float64, repeat int) []analyze.WarmupPoint {
 	var pts []analyze.WarmupPoint
 	base += 15 * float64(repeat)
@@ -64,7 +64,7 @@ func plotTrace(base float64, repeat int) []analyze.WarmupPoint {
 		if i >= 5 {
 			med = analyze.Num(base + 400/float64(i-2))
 		}
-		pts = append(pts, analyze.WarmupPoint{Index: i, TTFTms: ttft, RunningMedian: med})
+		pts = append(pts, analyze.WarmupPoint{Index: i, TTFTms: ttft, BlockMedian: med})
 	}
 	return pts
 }
