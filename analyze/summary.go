@@ -318,8 +318,8 @@ type WarmupResult struct {
 
 // WarmupPoint is one request of the warm-up trace.
 type WarmupPoint struct {
-	Index         int `json:"index"`
-	TTFTms        Num `json:"ttft_ms"`
+	Index  int `json:"index"`
+	TTFTms Num `json:"ttft_ms"`
 	// BlockMedian is the median TTFT of the warm-up rule's block of
 	// requests this one belongs to; null until a block is complete.
 	BlockMedian Num `json:"block_median_ms"`
