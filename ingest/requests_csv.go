@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 )
@@ -34,6 +35,7 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
 	}
+	capHint := csvRowsHint(r, br)
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
@@ -53,7 +55,7 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 		return nil, ferr
 	}
 
-	rf := &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, 1024)}
+	rf := &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)}
 	p := csvRowParser{l: l, q: rf.Requests, path: path}
 	lastLine := headerLine
 	for {
@@ -76,6 +78,33 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 	}
 	dropDuplicates(rf, l, nil)
 	return rf, nil
+}
+
+// csvRowsHint estimates the number of rows of a file from its size and the
+// line length of its first 64 KiB, so the columns are allocated once
+// instead of grown by doubling (which would leave the outgrown copies to
+// the garbage collector and raise peak memory). It returns 1024 when the
+// reader has no size.
+func csvRowsHint(r io.Reader, br *bufio.Reader) int {
+	const fallback = 1024
+	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return fallback
+	}
+	fi, err := st.Stat()
+	if err != nil || fi.Size() <= 0 {
+		return fallback
+	}
+	sample, _ := br.Peek(64 << 10)
+	lines := bytes.Count(sample, []byte{'\n'})
+	if lines < 2 {
+		return fallback
+	}
+	hint := float64(fi.Size()) / (float64(len(sample)) / float64(lines)) * 1.05
+	if hint > 1<<27 {
+		hint = 1 << 27
+	}
+	return int(hint) + 16
 }
 
 // csvReadError wraps a failure of the underlying reader.
