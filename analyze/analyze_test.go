@@ -34,7 +34,7 @@ func makeRun(dir string, conc, repeat int, rs []req) *ingest.Run {
 	}
 	for i, r := range rs {
 		q.SourceRow = append(q.SourceRow, int32(i+2))
-		q.ID = append(q.ID, r.id)
+		q.IDs.Append(r.id)
 		q.PromptTokens = append(q.PromptTokens, 100)
 		q.CompletionTokens = append(q.CompletionTokens, r.n)
 		q.TTFTms = append(q.TTFTms, r.ttft)

@@ -87,7 +87,8 @@ type Requests struct {
 	// so later stages can point back at the input.
 	SourceRow []int32
 
-	ID               []string
+	// IDs holds the request ids; ID(i) returns one.
+	IDs              StringColumn
 	PromptTokens     []int64
 	CompletionTokens []int64
 	TTFTms           []float64
@@ -114,6 +115,9 @@ type Requests struct {
 	// They are kept by name only.
 	ExtraColumns []string
 }
+
+// ID returns request i's id.
+func (r *Requests) ID(i int) string { return r.IDs.At(i) }
 
 // Chunks returns request i's chunk arrival offsets in ms, or nil.
 func (r *Requests) Chunks(i int) []float64 {

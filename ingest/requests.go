@@ -349,13 +349,13 @@ func floatToCount(v float64) (int64, problem) {
 func newRequests(l *requestLayout, capHint int) *Requests {
 	q := &Requests{
 		SourceRow:        make([]int32, 0, capHint),
-		ID:               make([]string, 0, capHint),
 		PromptTokens:     make([]int64, 0, capHint),
 		CompletionTokens: make([]int64, 0, capHint),
 		TTFTms:           make([]float64, 0, capHint),
 		E2Ems:            make([]float64, 0, capHint),
 		ExtraColumns:     l.extras,
 	}
+	q.IDs.grow(capHint, 12*capHint)
 	if l.has(colTRequestSent) {
 		q.TRequestSent = make([]float64, 0, capHint)
 	}
@@ -388,7 +388,7 @@ func (q *Requests) removeRows(rows []int) {
 		return
 	}
 	q.SourceRow = removeAt(q.SourceRow, rows)
-	q.ID = removeAt(q.ID, rows)
+	q.IDs.removeRows(rows)
 	q.PromptTokens = removeAt(q.PromptTokens, rows)
 	q.CompletionTokens = removeAt(q.CompletionTokens, rows)
 	q.TTFTms = removeAt(q.TTFTms, rows)
@@ -418,7 +418,7 @@ func (q *Requests) removeRows(rows []int) {
 		q.ChunkOffsets = q.ChunkOffsets[:out+1]
 		q.ChunkMs = q.ChunkMs[:w]
 	}
-	q.N = len(q.ID)
+	q.N = q.IDs.Len()
 }
 
 // removeAt deletes s[rows[k]] for every k; rows are sorted and distinct.
@@ -453,8 +453,8 @@ type duplicate struct{ row, first int }
 // a thousand, and each partition is checked with a small open-addressing
 // table that stays in cache. Entries pack the hash's high bits above row+1;
 // ids are compared only when those bits match.
-func findDuplicates(ids []string, hashes []uint64) []duplicate {
-	n := len(ids)
+func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
+	n := ids.Len()
 	if n < 2 {
 		return nil
 	}
@@ -466,8 +466,8 @@ func findDuplicates(ids []string, hashes []uint64) []duplicate {
 	if hashes == nil {
 		seed := maphash.MakeSeed()
 		hashes = make([]uint64, n)
-		for i, id := range ids {
-			hashes[i] = maphash.String(seed, id)
+		for i := range n {
+			hashes[i] = maphash.String(seed, ids.view(i))
 		}
 	}
 	starts := make([]int, 1<<partBits+1)
@@ -506,7 +506,7 @@ func findDuplicates(ids []string, hashes []uint64) []duplicate {
 				}
 				if (f^e)&^rowMask == 0 {
 					row, first := int(e&rowMask)-1, int(f&rowMask)-1
-					if ids[row] == ids[first] {
+					if ids.view(row) == ids.view(first) {
 						dups = append(dups, duplicate{row, first})
 						break
 					}
@@ -523,7 +523,7 @@ func findDuplicates(ids []string, hashes []uint64) []duplicate {
 // hashes are the ids' hashes, or nil.
 func dropDuplicates(rf *RequestFile, l *requestLayout, hashes []uint64) {
 	q := rf.Requests
-	dups := findDuplicates(q.ID, hashes)
+	dups := findDuplicates(&q.IDs, hashes)
 	if len(dups) == 0 {
 		return
 	}
@@ -533,7 +533,7 @@ func dropDuplicates(rf *RequestFile, l *requestLayout, hashes []uint64) {
 		rows[k] = d.row
 		diags[k] = l.rowDiag(rf.Path, int(q.SourceRow[d.row]), colRequestID, reasonDuplicate,
 			"%s: expected a unique id, got %s, already on %s %d",
-			l.name(colRequestID), quoteValue(q.ID[d.row]), l.unit, q.SourceRow[d.first])
+			l.name(colRequestID), quoteValue(q.ID(d.row)), l.unit, q.SourceRow[d.first])
 	}
 	q.removeRows(rows)
 	rf.Excluded = mergeByLine(rf.Excluded, diags)

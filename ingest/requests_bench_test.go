@@ -229,9 +229,10 @@ func BenchmarkFindDuplicates(b *testing.B) {
 	for i := range ids {
 		ids[i], _, _, _, _ = reqBenchRow(i)
 	}
+	col := StringColumnOf(ids...)
 	b.Run("table", func(b *testing.B) {
 		for b.Loop() {
-			if d := findDuplicates(ids, nil); len(d) != 0 {
+			if d := findDuplicates(&col, nil); len(d) != 0 {
 				b.Fatal(d)
 			}
 		}

@@ -238,7 +238,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 		id = strings.Clone(id)
 	}
 	q.SourceRow = append(q.SourceRow, int32(line))
-	q.ID = append(q.ID, id)
+	q.IDs.Append(id)
 	q.PromptTokens = append(q.PromptTokens, prompt)
 	q.CompletionTokens = append(q.CompletionTokens, complete)
 	q.TTFTms = append(q.TTFTms, ttft)

@@ -148,7 +148,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (
 	for i := range q.SourceRow {
 		q.SourceRow[i] = int32(i + 1)
 	}
-	q.ID = cols[colRequestID].strs
+	q.IDs = cols[colRequestID].ids
 	q.PromptTokens = cols[colPromptTokens].ints
 	q.CompletionTokens = cols[colCompletionTokens].ints
 	q.TTFTms = cols[colTTFT].floats
@@ -235,6 +235,7 @@ type parquetColumn struct {
 	arr     arrow.Array
 	err     error
 	strs    []string
+	ids     StringColumn // request_id
 	ints    []int64
 	floats  []float64 // numbers, or chunk_ms values
 	offsets []int32   // chunk_ms
@@ -294,10 +295,13 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 	required := requestColumns[c].required
 	switch requestColumns[c].kind {
 	case kindID:
-		col.strs = appendStrings(nil, a, flags)
+		if col.ids, err = idColumn(a, flags); err != nil {
+			col.err = err
+			return
+		}
 		col.hashes = make([]uint64, n)
-		for i, id := range col.strs {
-			col.hashes[i] = maphash.String(seed, id)
+		for i := range n {
+			col.hashes[i] = maphash.String(seed, col.ids.view(i))
 		}
 	case kindStatus:
 		col.strs = appendStrings(nil, a, nil)
@@ -416,6 +420,45 @@ func kindTypeName(kind valueKind) string {
 		return "a list of numbers"
 	}
 	return "?"
+}
+
+// idColumn converts the request_id column. Plain string and binary arrays
+// without nulls are copied in one piece; dictionary, integer and null-bearing
+// arrays go value by value. Empty ids are flagged.
+func idColumn(a arrow.Array, flags []bool) (StringColumn, error) {
+	var c StringColumn
+	var err error
+	switch arr := a.(type) {
+	case *array.String:
+		if a.NullN() == 0 {
+			err = appendOffsets(&c, arr.ValueBytes(), arr.ValueOffsets())
+			break
+		}
+		c = StringColumnOf(appendStrings(nil, a, nil)...)
+	case *array.Binary:
+		if a.NullN() == 0 {
+			err = appendOffsets(&c, arr.ValueBytes(), arr.ValueOffsets())
+			break
+		}
+		c = StringColumnOf(appendStrings(nil, a, nil)...)
+	case *array.LargeString:
+		if a.NullN() == 0 {
+			err = appendOffsets(&c, arr.ValueBytes(), arr.ValueOffsets())
+			break
+		}
+		c = StringColumnOf(appendStrings(nil, a, nil)...)
+	default:
+		c = StringColumnOf(appendStrings(nil, a, nil)...)
+	}
+	if err != nil {
+		return c, err
+	}
+	for i := range c.Len() {
+		if c.offsets[i] == c.offsets[i+1] {
+			flags[i] = true
+		}
+	}
+	return c, nil
 }
 
 // appendStrings appends a string-like (or, for ids, integer) column to dst

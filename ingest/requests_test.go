@@ -33,6 +33,7 @@ const reqNaN = -12345.678
 // reqComparable returns a copy of q with NaN replaced by reqNaN.
 func reqComparable(q *Requests) Requests {
 	c := *q
+	c.IDs = StringColumnOf(q.IDs.Strings()...) // the same values, whatever the capacity
 	fix := func(s []float64) []float64 {
 		if s == nil {
 			return nil
@@ -92,7 +93,7 @@ func reqOKWant(rows ...int32) *Requests {
 	return &Requests{
 		N:                3,
 		SourceRow:        rows,
-		ID:               []string{"r1", "r2", "r3"},
+		IDs:              StringColumnOf("r1", "r2", "r3"),
 		PromptTokens:     []int64{100, 2000, 512},
 		CompletionTokens: []int64{3, 0, 2},
 		TTFTms:           []float64{120.5, 95, 80},
@@ -143,7 +144,7 @@ func TestReadRequestsCSVBOMCRLF(t *testing.T) {
 	want := &Requests{
 		N:                2,
 		SourceRow:        []int32{2, 5},
-		ID:               []string{"r-1", "r-2"},
+		IDs:              StringColumnOf("r-1", "r-2"),
 		PromptTokens:     []int64{10, 11},
 		CompletionTokens: []int64{2, 3},
 		TTFTms:           []float64{12.5, 13},
@@ -176,7 +177,7 @@ func TestReadRequestsCSVBadRowsFile(t *testing.T) {
 	want := &Requests{
 		N:                2,
 		SourceRow:        []int32{2, 12},
-		ID:               []string{"a", "i"},
+		IDs:              StringColumnOf("a", "i"),
 		PromptTokens:     []int64{10, 10},
 		CompletionTokens: []int64{2, 2},
 		TTFTms:           []float64{100, 100},
@@ -310,14 +311,14 @@ func TestReadRequestsCSVRows(t *testing.T) {
 				d := *tt.diag
 				d.Severity, d.File, d.Line = Warning, path, 2
 				reqCheckDiags(t, rf.Excluded, []Diagnostic{d})
-				if q.N != 0 || len(q.ID) != 0 || len(q.SourceRow) != 0 || len(q.ChunkMs) != 0 {
+				if q.N != 0 || q.IDs.Len() != 0 || len(q.SourceRow) != 0 || len(q.ChunkMs) != 0 {
 					t.Errorf("excluded row kept: %+v", q)
 				}
 				return
 			}
 			reqCheckDiags(t, rf.Excluded, nil)
 			w := tt.want
-			want := &Requests{N: 1, SourceRow: []int32{2}, ID: []string{w.ID},
+			want := &Requests{N: 1, SourceRow: []int32{2}, IDs: StringColumnOf(w.ID),
 				PromptTokens: []int64{w.P}, CompletionTokens: []int64{w.C},
 				TTFTms: []float64{w.T}, E2Ems: []float64{w.E}}
 			if tt.header == opt {
@@ -372,8 +373,8 @@ func TestReadRequestsCSVDuplicates(t *testing.T) {
 		reqWarn("d.csv", 6, 1, "request_id", "duplicate request_id", `request_id: expected a unique id, got "b", already on line 4`),
 		reqWarn("d.csv", 7, 1, "request_id", "duplicate request_id", `request_id: expected a unique id, got "a", already on line 3`),
 	})
-	if !slices.Equal(rf.Requests.ID, []string{"a", "b"}) || !slices.Equal(rf.Requests.SourceRow, []int32{3, 4}) || rf.Requests.N != 2 || rf.RowsRead != 6 {
-		t.Errorf("kept %q on lines %v, N %d, RowsRead %d", rf.Requests.ID, rf.Requests.SourceRow, rf.Requests.N, rf.RowsRead)
+	if !slices.Equal(rf.Requests.IDs.Strings(), []string{"a", "b"}) || !slices.Equal(rf.Requests.SourceRow, []int32{3, 4}) || rf.Requests.N != 2 || rf.RowsRead != 6 {
+		t.Errorf("kept %q on lines %v, N %d, RowsRead %d", rf.Requests.IDs.Strings(), rf.Requests.SourceRow, rf.Requests.N, rf.RowsRead)
 	}
 }
 
@@ -465,7 +466,7 @@ func TestReadRequestsCSVHeaderOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Requests{SourceRow: []int32{}, ID: []string{}, PromptTokens: []int64{}, CompletionTokens: []int64{},
+	want := &Requests{SourceRow: []int32{}, IDs: StringColumnOf(), PromptTokens: []int64{}, CompletionTokens: []int64{},
 		TTFTms: []float64{}, E2Ems: []float64{}, ChunkOffsets: []int32{0}, ChunkMs: []float64{}}
 	reqCheckRequests(t, rf.Requests, want)
 	if rf.RowsRead != 0 || rf.Excluded != nil {
@@ -481,8 +482,8 @@ func TestReadRequestsCSVLongLinesDoNotPinMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rf.Requests.ID[0] != "abc" || len(rf.Requests.Chunks(0)) != 100 {
-		t.Fatalf("got %q with %d chunks", rf.Requests.ID[0], len(rf.Requests.Chunks(0)))
+	if rf.Requests.ID(0) != "abc" || len(rf.Requests.Chunks(0)) != 100 {
+		t.Fatalf("got %q with %d chunks", rf.Requests.ID(0), len(rf.Requests.Chunks(0)))
 	}
 }
 
@@ -505,7 +506,8 @@ func parseFloatRef(s string) (float64, error) {
 
 func TestFindDuplicates(t *testing.T) {
 	ids := []string{"a", "b", "a", "", "c", "b", "", "a"}
-	got := findDuplicates(ids, nil)
+	col := StringColumnOf(ids...)
+	got := findDuplicates(&col, nil)
 	want := []duplicate{{2, 0}, {5, 1}, {6, 3}, {7, 0}}
 	if !slices.Equal(got, want) {
 		t.Errorf("findDuplicates = %v, want %v", got, want)
@@ -514,7 +516,8 @@ func TestFindDuplicates(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint(i % 4000)
 	}
-	got = findDuplicates(many, nil)
+	manyCol := StringColumnOf(many...)
+	got = findDuplicates(&manyCol, nil)
 	if len(got) != 1000 || got[0] != (duplicate{4000, 0}) || got[999] != (duplicate{4999, 999}) {
 		t.Errorf("findDuplicates(5000 ids) found %d, first %v", len(got), got[:min(1, len(got))])
 	}
@@ -749,7 +752,7 @@ func TestReadRequestsParquetArrowBadRows(t *testing.T) {
 	want := &Requests{
 		N:                2,
 		SourceRow:        []int32{1, 13},
-		ID:               []string{"a", "k"},
+		IDs:              StringColumnOf("a", "k"),
 		PromptTokens:     []int64{10, 12},
 		CompletionTokens: []int64{2, 2},
 		TTFTms:           []float64{100, 100},
@@ -858,7 +861,7 @@ func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
 	reqCheckRequests(t, rf.Requests, &Requests{
 		N:                3,
 		SourceRow:        []int32{1, 2, 6},
-		ID:               []string{"7", "8", "12"},
+		IDs:              StringColumnOf("7", "8", "12"),
 		PromptTokens:     []int64{4000000000, 1, 2},
 		CompletionTokens: []int64{300, 0, 1},
 		TTFTms:           []float64{5, 0, 1},
@@ -954,7 +957,7 @@ func TestReadRequestsParquetXitongsys(t *testing.T) {
 			reqCheckRequests(t, rf.Requests, &Requests{
 				N:                3,
 				SourceRow:        []int32{1, 3, 6},
-				ID:               []string{"x1", "x3", "x5"},
+				IDs:              StringColumnOf("x1", "x3", "x5"),
 				PromptTokens:     []int64{100, 50, 9},
 				CompletionTokens: []int64{3, 0, 4},
 				TTFTms:           []float64{120.5, 95, 10.25},
@@ -1130,7 +1133,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 	if rf.RowsRead != q.N+len(rf.Excluded) {
 		t.Fatalf("RowsRead %d != N %d + excluded %d", rf.RowsRead, q.N, len(rf.Excluded))
 	}
-	for _, n := range []int{len(q.SourceRow), len(q.ID), len(q.PromptTokens), len(q.CompletionTokens), len(q.TTFTms), len(q.E2Ems)} {
+	for _, n := range []int{len(q.SourceRow), q.IDs.Len(), len(q.PromptTokens), len(q.CompletionTokens), len(q.TTFTms), len(q.E2Ems)} {
 		if n != q.N {
 			t.Fatalf("column of length %d, N %d", n, q.N)
 		}
@@ -1160,10 +1163,10 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 	}
 	seen := map[string]bool{}
 	for i := range q.N {
-		if q.ID[i] == "" || seen[q.ID[i]] {
-			t.Fatalf("row %d: empty or repeated id %q", i, q.ID[i])
+		if q.ID(i) == "" || seen[q.ID(i)] {
+			t.Fatalf("row %d: empty or repeated id %q", i, q.ID(i))
 		}
-		seen[q.ID[i]] = true
+		seen[q.ID(i)] = true
 		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 {
 			t.Fatalf("row %d: negative count", i)
 		}
@@ -1321,7 +1324,7 @@ func TestReadRequestsParquetMoreTypes(t *testing.T) {
 	reqCheckRequests(t, rf.Requests, &Requests{
 		N:                2,
 		SourceRow:        []int32{1, 7},
-		ID:               []string{"a", "g"},
+		IDs:              StringColumnOf("a", "g"),
 		PromptTokens:     []int64{5, 5},
 		CompletionTokens: []int64{2, 2},
 		TTFTms:           []float64{10, 10},
@@ -1385,8 +1388,8 @@ func TestReadRequestsParquetChunkLists(t *testing.T) {
 					reqWarn("run/requests.parquet", 3, 6, "chunk_ms", "bad chunk_ms", `chunk_ms: expected non-negative finite numbers, got -1 at element 2`),
 				})
 				q := rf.Requests
-				if !slices.Equal(q.ChunkOffsets, []int32{0, 2, 2, 3}) || !slices.Equal(q.ChunkMs, []float64{1, 2, 4}) || !slices.Equal(q.ID, []string{"a", "b", "d"}) {
-					t.Errorf("ids %q offsets %v values %v", q.ID, q.ChunkOffsets, q.ChunkMs)
+				if !slices.Equal(q.ChunkOffsets, []int32{0, 2, 2, 3}) || !slices.Equal(q.ChunkMs, []float64{1, 2, 4}) || !slices.Equal(q.IDs.Strings(), []string{"a", "b", "d"}) {
+					t.Errorf("ids %q offsets %v values %v", q.IDs.Strings(), q.ChunkOffsets, q.ChunkMs)
 				}
 			})
 		}
@@ -1421,5 +1424,30 @@ func TestAppendCountsFlags(t *testing.T) {
 				t.Errorf("got %v flags %v, want %v flags %v", got[1:], flags, tt.want, tt.wantFlags)
 			}
 		})
+	}
+}
+
+func TestStringColumn(t *testing.T) {
+	c := StringColumnOf("a", "", "ccc", "dd", "e")
+	if c.Len() != 5 || c.At(2) != "ccc" || c.At(1) != "" || c.view(3) != "dd" {
+		t.Fatalf("column = %q", c.Strings())
+	}
+	c.removeRows([]int{0, 3})
+	if got := c.Strings(); !slices.Equal(got, []string{"", "ccc", "e"}) {
+		t.Errorf("after removing rows 0 and 3: %q", got)
+	}
+	var d StringColumn
+	if err := appendOffsets(&d, []byte("xxhelloworld"), []int32{2, 7, 12}); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendOffsets(&d, []byte("ab"), []int64{0, 1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Strings(); !slices.Equal(got, []string{"hello", "world", "a", "b"}) {
+		t.Errorf("appended = %q", got)
+	}
+	var empty StringColumn
+	if empty.Len() != 0 || len(empty.Strings()) != 0 {
+		t.Error("the zero column is not empty")
 	}
 }

@@ -20,7 +20,7 @@ func hostileSweep() *ingest.Sweep {
 		q := &ingest.Requests{N: 3}
 		for k, ttft := range []float64{100, 120, 140} {
 			q.SourceRow = append(q.SourceRow, int32(k+2))
-			q.ID = append(q.ID, string(rune('a'+k)))
+			q.IDs.Append(string(rune('a' + k)))
 			q.PromptTokens = append(q.PromptTokens, 10)
 			q.CompletionTokens = append(q.CompletionTokens, 5)
 			q.TTFTms = append(q.TTFTms, ttft+float64(i))

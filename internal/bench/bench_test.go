@@ -168,7 +168,7 @@ func peakRSS() float64 {
 }
 
 // columnsMiB is the size of the five columns held for the whole sweep:
-// request_id (string header + bytes), four 8-byte numbers and the 4-byte
+// request_id (bytes + a 4-byte offset), four 8-byte numbers and the 4-byte
 // source row.
 func columnsMiB(sw *ingest.Sweep) float64 {
 	var bytes int
@@ -177,8 +177,8 @@ func columnsMiB(sw *ingest.Sweep) float64 {
 			continue
 		}
 		q := r.Requests.Requests
-		for _, id := range q.ID {
-			bytes += 16 + len(id)
+		for i := range q.N {
+			bytes += len(q.IDs.At(i)) + 4 // id bytes and offset
 		}
 		bytes += q.N * (4*8 + 4)
 	}
