@@ -37,7 +37,7 @@ type runInput struct {
 }
 
 // classify returns the class of request i.
-func classify(r *ingest.Requests, i int) int {
+func classify(r *ingest.Requests, i int) uint8 {
 	if r.Status != nil && !isOK(r.Status[i]) {
 		return classError
 	}
@@ -115,7 +115,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	}
 
 	order := sendOrder(req)
-	classes := make([]int, req.N)
+	classes := make([]uint8, req.N)
 	for i := range classes {
 		classes[i] = classify(req, i)
 	}
@@ -284,7 +284,7 @@ func unavailable(metric, unit, sample, method, why string) Distribution {
 // chunkGaps builds the per-gap ITL distribution from chunk arrivals. It is
 // per-gap only when every measured request with output has as many text
 // chunks as completion tokens; otherwise the gaps are chunk-arrival gaps.
-func chunkGaps(req *ingest.Requests, measured []int, classes []int, method string) (Distribution, bool, []float64) {
+func chunkGaps(req *ingest.Requests, measured []int, classes []uint8, method string) (Distribution, bool, []float64) {
 	if req.ChunkOffsets == nil {
 		return unavailable("ITL", "ms", SamplePerGap, method, "no chunk_ms column: per-gap arrivals were not recorded"), false, nil
 	}
@@ -315,26 +315,27 @@ func chunkGaps(req *ingest.Requests, measured []int, classes []int, method strin
 }
 
 // warmup applies the configured warm-up rule to one run.
-func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
+func warmup(req *ingest.Requests, order []int, classes []uint8, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
 	res := WarmupResult{Mode: wc.Mode}
-	ttftVals, tpotVals := make([]float64, 0, len(order)), make([]float64, 0, len(order))
-	ttftPos, tpotPos := make([]int, 0, len(order)), make([]int, 0, len(order))
-	for pos, i := range order {
-		switch classes[i] {
-		case classOne:
-			ttftVals, ttftPos = append(ttftVals, req.TTFTms[i]), append(ttftPos, pos)
-		case classMulti:
-			ttftVals, ttftPos = append(ttftVals, req.TTFTms[i]), append(ttftPos, pos)
-			tpotVals = append(tpotVals, (req.E2Ems[i]-req.TTFTms[i])/float64(req.CompletionTokens[i]-1))
-			tpotPos = append(tpotPos, pos)
-		}
-	}
 	rule := WarmupRule{Window: wc.Window, Tolerance: wc.Tolerance, Consecutive: wc.Consecutive}
 	if wc.Mode == "none" {
 		res.Note = "warm-up handling disabled (warmup: none): every request is measured"
 	} else {
-		cutTTFT, okTTFT := StabilisationCut(ttftVals, rule)
-		cutTPOT, okTPOT := StabilisationCut(tpotVals, rule)
+		ttft, tpot := newStabiliser(rule), newStabiliser(rule)
+		for pos, i := range order {
+			switch classes[i] {
+			case classOne:
+				ttft.add(req.TTFTms[i], pos)
+			case classMulti:
+				ttft.add(req.TTFTms[i], pos)
+				tpot.add((req.E2Ems[i]-req.TTFTms[i])/float64(req.CompletionTokens[i]-1), pos)
+			}
+			if ttft.done && tpot.done {
+				break
+			}
+		}
+		cutTTFT, okTTFT := ttft.result()
+		cutTPOT, okTPOT := tpot.result()
 		switch {
 		case !okTTFT || !okTPOT:
 			var which []string
@@ -347,14 +348,7 @@ func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, 
 			res.Note = fmt.Sprintf("%s never stabilised under the rule; no request was discarded", strings.Join(which, " and "))
 		default:
 			res.Stabilised = true
-			cut := 0
-			if cutTTFT < len(ttftPos) {
-				cut = ttftPos[cutTTFT]
-			}
-			if cutTPOT < len(tpotPos) && tpotPos[cutTPOT] > cut {
-				cut = tpotPos[cutTPOT]
-			}
-			res.Discarded = cut
+			res.Discarded = max(cutTTFT, cutTPOT)
 		}
 	}
 	if res.Discarded > 0 && window.Known() {
@@ -381,6 +375,15 @@ func warmup(req *ingest.Requests, order, classes []int, wc ingest.WarmupConfig, 
 	// Each request with a TTFT is shown with the median of the rule's block
 	// it falls in (blocks of wc.Window TTFTs in send order, complete ones
 	// only), so the plot shows exactly what the rule compared.
+	var ttftVals []float64
+	for _, i := range order {
+		if classes[i] == classOne || classes[i] == classMulti {
+			ttftVals = append(ttftVals, req.TTFTms[i])
+			if len(ttftVals) >= limit+wc.Window {
+				break
+			}
+		}
+	}
 	k := 0
 	blockMedian := NaN
 	for pos := 0; pos < limit; pos++ {
@@ -432,7 +435,7 @@ func windowBasis(req *ingest.Requests) string {
 // window and client throughput from the records, separately. The client
 // numbers compared with the counters (requests/s, Σ completion_tokens)
 // count the requests completing inside the window, the set the counters saw.
-func throughput(run *ingest.Run, req *ingest.Requests, measured, classes []int, led *ledger) Throughput {
+func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, led *ledger) Throughput {
 	t := Throughput{
 		WindowSource: run.Window.Source, WindowSeconds: NaN,
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
@@ -631,7 +634,7 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 
 // sloFailure returns the first target request i misses ("" when it meets
 // every applicable one). Errors and n = 0 fail; TPOT applies only at n ≥ 2.
-func sloFailure(req *ingest.Requests, i, class int, slo ingest.SLO, reasons *[3]string) string {
+func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reasons *[3]string) string {
 	switch class {
 	case classError:
 		return "request error"
@@ -654,7 +657,7 @@ func sloFailure(req *ingest.Requests, i, class int, slo ingest.SLO, reasons *[3]
 // applicable SLO, and the rate of passing requests over the window. The
 // rate counts the requests completing inside the window (the set behind
 // requests/s), so it can never exceed requests/s.
-func goodput(run *ingest.Run, req *ingest.Requests, measured, classes []int, slo ingest.SLO, streamed bool) Goodput {
+func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, slo ingest.SLO, streamed bool) Goodput {
 	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: len(measured)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
 		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
@@ -689,7 +692,7 @@ func goodput(run *ingest.Run, req *ingest.Requests, measured, classes []int, slo
 }
 
 // workload describes the measured successful requests.
-func workload(run *ingest.Run, req *ingest.Requests, measured, classes []int, method string) (Workload, []float64, []float64) {
+func workload(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, method string) (Workload, []float64, []float64) {
 	prompt := make([]float64, 0, len(measured))
 	output := make([]float64, 0, len(measured))
 	var early, earlyBasis int
