@@ -17,12 +17,6 @@ const (
 	classMulti        // n ≥ 2: every per-request metric
 )
 
-// isOK reports whether a status means success.
-func isOK(status string) bool {
-	s := strings.TrimSpace(status)
-	return s == "" || strings.EqualFold(s, "ok")
-}
-
 // samples are one run's per-request samples, kept for pooling.
 type samples struct {
 	ttft, e2e, tpot, itl []float64
@@ -38,7 +32,7 @@ type runInput struct {
 
 // classify returns the class of request i.
 func classify(r *ingest.Requests, i int) uint8 {
-	if r.Status != nil && !isOK(r.Status[i]) {
+	if r.Status != nil && ingest.StatusFailed(r.Status[i]) {
 		return classError
 	}
 	switch n := r.CompletionTokens[i]; {
@@ -552,7 +546,7 @@ var histogramLabels = map[ingest.MetricRole][2]string{
 func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, led *ledger) []ServerHistogram {
 	var lowToken int
 	for i := 0; i < req.N; i++ {
-		if req.CompletionTokens[i] <= 1 && (req.Status == nil || isOK(req.Status[i])) {
+		if req.CompletionTokens[i] <= 1 && (req.Status == nil || !ingest.StatusFailed(req.Status[i])) {
 			lowToken++
 		}
 	}

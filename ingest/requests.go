@@ -85,11 +85,9 @@ var requestColumns = [numReqColumns]struct {
 	colChunkMs:          {"chunk_ms", kindChunkMs, false},
 }
 
-// requestLayout maps a file's columns (CSV header fields or top-level
-// Parquet fields) to the columns benchnote reads.
-// failedStatus reports whether a status value marks a failed request: any
+// StatusFailed reports whether a status value marks a failed request: any
 // text other than empty or "ok".
-func failedStatus(s string) bool {
+func StatusFailed(s string) bool {
 	s = strings.TrimSpace(s)
 	return s != "" && !strings.EqualFold(s, "ok")
 }
@@ -98,6 +96,8 @@ func failedStatus(s string) bool {
 // empty: a request that failed has no first token, no end and no usage.
 var emptyWhenFailed = [numReqColumns]bool{colCompletionTokens: true, colTTFT: true, colE2E: true}
 
+// requestLayout maps a file's columns (CSV header fields or top-level
+// Parquet fields) to the columns benchnote reads.
 type requestLayout struct {
 	// names are the column names as written, one per file column.
 	names []string

@@ -149,7 +149,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 		lineLen          int
 		chunkMark        = len(q.ChunkMs)
 	)
-	failed := l.pos[colStatus] >= 0 && failedStatus(rec[l.pos[colStatus]])
+	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
 	if failed {
 		ttft, e2e = math.NaN(), math.NaN()
 	}

@@ -342,7 +342,7 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 			continue
 		}
 		if p, got := arrowValueProblem(a, i, c); p != probNone {
-			if p == probMissing && emptyWhenFailed[c] && q.Status != nil && failedStatus(q.Status[k]) {
+			if p == probMissing && emptyWhenFailed[c] && q.Status != nil && StatusFailed(q.Status[k]) {
 				// A failed request has no timings or usage to record.
 				switch c {
 				case colCompletionTokens:

@@ -1170,7 +1170,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 {
 			t.Fatalf("row %d: negative count", i)
 		}
-		failed := q.Status != nil && failedStatus(q.Status[i])
+		failed := q.Status != nil && StatusFailed(q.Status[i])
 		if failed && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
 			// A failed request may have no timings.
 		} else if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= math.MaxFloat64) {
