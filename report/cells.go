@@ -169,7 +169,7 @@ func (c *cellContext) value(args []string) (string, error) {
 
 // statMethod names the percentile method for a percentile statistic.
 func statMethod(ar analyze.AcrossRuns, method string) string {
-	if strings.HasPrefix(ar.Statistic, "p") {
+	if isPercentile(ar.Statistic) {
 		if strings.HasPrefix(ar.Key, "server.") {
 			return "histogram_quantile interpolation"
 		}
@@ -182,6 +182,19 @@ func statMethod(ar analyze.AcrossRuns, method string) string {
 		return analyze.WeightRequest + " mean"
 	}
 	return ar.Statistic
+}
+
+// isPercentile reports whether a statistic name is a percentile: "p" and digits.
+func isPercentile(stat string) bool {
+	if len(stat) < 2 || stat[0] != 'p' {
+		return false
+	}
+	for _, r := range stat[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *cellContext) pooled(args []string) (string, error) {
@@ -230,7 +243,7 @@ func (c *cellContext) count(args []string) (string, error) {
 		counts = c.s.Accounting.Requests
 	}
 	fields := map[string]int{
-		"rows_read": counts.RowsRead, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp,
+		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp,
 		"measured": counts.Measured, "errors": counts.Errors, "zero_token": counts.ZeroToken, "one_token": counts.OneToken, "multi_token": counts.MultiToken,
 	}
 	if len(rest) != 1 {

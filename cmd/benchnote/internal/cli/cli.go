@@ -151,18 +151,22 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 	tw.Flush()
 
 	var diags []ingest.Diagnostic
+	var extras []string
 	diags = append(diags, sw.Diagnostics...)
 	for _, r := range sw.Runs {
 		diags = append(diags, r.Diagnostics...)
 		if r.Requests != nil {
 			diags = append(diags, r.Requests.Excluded...)
 			if len(r.Requests.Requests.ExtraColumns) > 0 {
-				fmt.Fprintf(w, "\n%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", "))
+				extras = append(extras, fmt.Sprintf("%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", ")))
 			}
 		}
 	}
 	for _, f := range sw.IgnoredFiles {
 		diags = append(diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
+	}
+	if len(extras) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
 	}
 	code := ExitClean
 	if len(diags) > 0 {
