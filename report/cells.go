@@ -158,16 +158,26 @@ func (c *cellContext) value(args []string) (string, error) {
 	if ar.Runs == 0 || !ar.Median.Valid() {
 		return fmt.Sprintf("n/a (%s %s not available at concurrency %d)", ar.Statistic, ar.Metric, lv.Concurrency), nil
 	}
-	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s %s; %s; %s; %d %s at concurrency %d)",
-		fmtNum(ar.Median), fmtNum(ar.MAD), ar.Unit, c.s.Method.MAD, ar.Statistic, ar.Metric, ar.Sample,
-		statMethod(ar, c.s.Method.Percentile), ar.Runs, plural(ar.Runs, "run", "runs"), lv.Concurrency)
+	what := ar.Metric
+	if isPercentile(ar.Statistic) || ar.Statistic == "mean" {
+		what = ar.Statistic + " " + ar.Metric
+	}
+	labels := []string{ar.Sample}
+	if m := statMethod(ar, c.s.Method.Percentile); m != "" {
+		labels = append(labels, m)
+	}
+	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s; %s; %d %s at concurrency %d)",
+		fmtNum(ar.Median), fmtNum(ar.MAD), ar.Unit, c.s.Method.MAD, what, strings.Join(labels, "; "),
+		ar.Runs, plural(ar.Runs, "run", "runs"), lv.Concurrency)
 	if ar.FewRuns {
 		s += " " + fewRunsMark
 	}
 	return s, nil
 }
 
-// statMethod names the percentile method for a percentile statistic.
+// statMethod names how a per-run statistic was computed: the percentile
+// method or the weighting of a mean; "" for a rate or count, whose sample
+// says it all.
 func statMethod(ar analyze.AcrossRuns, method string) string {
 	if isPercentile(ar.Statistic) {
 		if strings.HasPrefix(ar.Key, "server.") {
@@ -181,7 +191,7 @@ func statMethod(ar analyze.AcrossRuns, method string) string {
 		}
 		return analyze.WeightRequest + " mean"
 	}
-	return ar.Statistic
+	return ""
 }
 
 // isPercentile reports whether a statistic name is a percentile: "p" and digits.

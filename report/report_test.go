@@ -107,7 +107,7 @@ func TestNotebookCells(t *testing.T) {
 			"121 ms (p50 TTFT, nearest-rank percentile over 9 values from 3 runs at concurrency 2)", ""},
 		{"count", "{{count measured}} measured of {{count rows_read}}", "9 measured of 9", ""},
 		{"a rate is not a percentile", "{{value goodput.percent c=2}}",
-			"100 ± 0 % (median ± raw MAD of per-run pass rate goodput; measured requests meeting every SLO / measured requests; pass rate; 3 runs at concurrency 2)", ""},
+			"100 ± 0 % (median ± raw MAD of per-run goodput; measured requests meeting every SLO / measured requests; 3 runs at concurrency 2)", ""},
 		{"levels and runs", "{{runs}} runs at {{levels}}", "3 runs at 2", ""},
 		{"fenced cells are left alone", "```\n{{bogus}}\n```", "```\n{{bogus}}\n```", ""},
 		{"unknown cell", "line one\n{{bogus}}", "", "nb.md:2: unknown cell \"bogus\""},
