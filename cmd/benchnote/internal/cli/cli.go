@@ -235,6 +235,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
 		return ExitErrors
 	}
+	if len(sw.Runs) == 0 {
+		fmt.Fprintf(stderr, "benchnote report: %s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report\n", root)
+		return ExitErrors
+	}
 	summary := analyze.Analyze(sw)
 	files, err := report.Build(summary, opts)
 	if err != nil {

@@ -164,6 +164,7 @@ func TestUserNotebook(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	empty := t.TempDir()
 	tests := []struct {
 		args []string
 		want string
@@ -173,6 +174,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"report", exampleSweep}, "-o OUT is required"},
 		{[]string{"validate"}, "expected one sweep directory, got 0 arguments"},
 		{[]string{"validate", "no/such/dir"}, "no/such/dir"},
+		{[]string{"report", empty, "-o", filepath.Join(empty, "out")}, empty + ": no run directory found"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
