@@ -221,6 +221,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	var used chartUsed
 	var alt []string
 	drawn := 0
+	lo, hi := math.Inf(1), math.Inf(-1) // extent of the error bars
 	for i, stat := range []string{"p50", "p95", "p99"} {
 		var xys plotter.XYs
 		var errs plotter.YErrors
@@ -235,10 +236,13 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			used.add(l.Concurrency, st)
 			xys = append(xys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
 			vals = append(vals, fmt.Sprintf("%d: %s", l.Concurrency, chartNum(float64(st.Median))))
+			spread := 0.0
 			if st.MAD.Valid() {
+				spread = float64(st.MAD)
 				exys = append(exys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
-				errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
+				errs = append(errs, struct{ Low, High float64 }{spread, spread})
 			}
+			lo, hi = math.Min(lo, float64(st.Median)-spread), math.Max(hi, float64(st.Median)+spread)
 		}
 		if len(xys) == 0 {
 			continue
@@ -259,7 +263,16 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		return nil, nil
 	}
 	chartConcurrencyAxis(p, chartLevels(s))
-	chartFromZero(&p.Y)
+	// A level that queues can sit orders of magnitude above the others:
+	// then a log axis keeps the lower levels readable.
+	logY := lo > 0 && hi >= chartLogSpan*lo
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = chartLogTicks{}
+		p.Y.Label.Text = fmt.Sprintf("%s (%s, log scale)", name, unit)
+	} else {
+		chartFromZero(&p.Y)
+	}
 
 	svg, err := chartSingle(p, &legend).render()
 	if err != nil {
@@ -268,6 +281,9 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	sample := chartStatSample(s, m.key+".p50")
 	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s.",
 		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	if logY {
+		caption += " The latency axis is logarithmic."
+	}
 	return &Plot{
 		Name:    "latency-" + m.key,
 		Title:   p.Title.Text,
@@ -1181,6 +1197,9 @@ func (f chartFigure) render() ([]byte, error) {
 		dataTop := area.Max.Y - top
 		if f.title == "" && len(f.grid) == 1 && len(f.grid[0]) == 1 {
 			p := f.grid[0][0]
+			// Room above the plot's own title, which a browser without
+			// Liberation fonts draws in a taller face.
+			area.Max.Y -= vg.Points(4)
 			p.Draw(area)
 			dataTop = p.DataCanvas(area).Max.Y
 		} else {
