@@ -578,7 +578,7 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 		}
 		h.Metric = run.ScrapeEnd.HistogramNames[role]
 		if role == ingest.RoleRequestTPOT && lowToken > 0 {
-			h.Omitted = fmt.Sprintf("omitted: %d successful requests (warm-up included) had 0 or 1 output tokens, which the server histogram records as 0 s TPOT", lowToken)
+			h.Omitted = "omitted: the run has successful requests with 0 or 1 output tokens (warm-up included), which the server histogram records as 0 s TPOT"
 			led.add(ScopeSeries, "server TPOT histogram omitted: run has 0- or 1-token completions", 1, run.Dir)
 			out = append(out, h)
 			continue

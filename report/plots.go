@@ -364,6 +364,9 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	p.Add(lb)
 	chartFromZero(&p.X)
 	chartFromZero(&p.Y)
+	// Leave room right of the last point for its label ("c=16"), which
+	// would otherwise be clipped at the edge of the data area.
+	p.X.Max *= 1.12
 
 	svg, err := chartSingle(p, nil).render()
 	if err != nil {
@@ -1181,6 +1184,9 @@ func (f chartFigure) render() ([]byte, error) {
 			if w := f.legend.Rectangle(dc).Size().X; w > 0 {
 				area.Max.X -= w*5/4 + vg.Points(14)
 			}
+		} else {
+			// Room for the last tick label, centred on the right edge.
+			area.Max.X -= vg.Points(12)
 		}
 		var top vg.Length
 		if f.title != "" {
@@ -1221,7 +1227,7 @@ func (f chartFigure) render() ([]byte, error) {
 				}
 			}
 		}
-		if area.Max.X < dc.Max.X {
+		if f.legend != nil && area.Max.X < dc.Max.X {
 			strip := dc
 			strip.Min.X = area.Max.X + vg.Points(10)
 			strip.Max.Y = dataTop
