@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow/go/v17/parquet/file"
 	"gopkg.in/yaml.v3"
 )
 
@@ -388,9 +391,47 @@ func readRequestsFile(absPath, relPath, format string, fail func(Diagnostic)) *R
 		} else {
 			fail(Diagnostic{Severity: Error, File: relPath, Reason: "unreadable", Message: err.Error()})
 		}
+		// Count what the file holds, where it can be counted, so the
+		// report's accounting still adds up to the input.
+		if n, ok := countRows(f, format); ok && n > 0 {
+			return &RequestFile{Path: relPath, Format: format, RowsRead: n, Requests: &Requests{}}
+		}
 		return nil
 	}
 	return rf
+}
+
+// countRows counts the data rows of a file that could not be read as
+// requests: CSV records after the header line, or the row count a Parquet
+// footer declares. ok is false when even that cannot be read.
+func countRows(f *os.File, format string) (int, bool) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, false
+	}
+	if format == "parquet" {
+		r, err := file.NewParquetReader(f)
+		if err != nil {
+			return 0, false
+		}
+		defer r.Close()
+		return int(r.NumRows()), true
+	}
+	cr := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	cr.ReuseRecord = true
+	n := -1 // the header
+	for {
+		_, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, false
+		}
+		n++
+	}
+	return max(n, 0), true
 }
 
 // assignRepeats numbers the runs of each concurrency level: run.yaml's

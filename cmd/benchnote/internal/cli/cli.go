@@ -119,6 +119,9 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 			format = r.Requests.Format
 			rows = fmt.Sprint(r.Requests.RowsRead)
 			excluded = excludedSummary(r.Requests.Excluded)
+			if r.Failed {
+				excluded = "all (run failed)"
+			}
 		}
 		var scrapes []string
 		if r.ScrapeStart != nil {
