@@ -198,6 +198,10 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 			rs.GapWeightedITL = Num(gapSum / float64(gapCount))
 		}
 		rs.GapCount = gapCount
+		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
+		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
+			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, run.Dir)
+		}
 	} else {
 		why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", flat, withOutput)
 		rs.TTFT = unavailable("TTFT", "ms", SamplePerRequest, method, why)
@@ -206,13 +210,6 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		rs.GapWeightedITL = NaN
 		led.add(ScopeStatistic, "TTFT, TPOT and ITL not measured: response not streamed (TTFT = E2E)", 1, run.Dir)
 		smp.ttft, smp.tpot = nil, nil
-	}
-	if rs.Streamed {
-		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
-		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
-			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, run.Dir)
-		}
-	} else {
 		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
 	}
 
