@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/benchnote/benchnote/internal/golden"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -165,34 +165,7 @@ func TestPlotsGolden(t *testing.T) {
 
 func plotGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		line := 1 + bytes.Count(got[:plotFirstDiff(got, want)], []byte("\n"))
-		t.Errorf("%s: output differs from golden file from line %d (got %d bytes, want %d); run go test -update if the change is intended",
-			path, line, len(got), len(want))
-	}
-}
-
-func plotFirstDiff(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
+	golden.Check(t, path, got, *update)
 }
 
 func TestPlotsDeterministic(t *testing.T) {

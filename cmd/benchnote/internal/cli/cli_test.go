@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	goldenfile "github.com/benchnote/benchnote/internal/golden"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,40 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/benchnote/internal/cli -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file %s (rerun with -update if the change is intended)\n%s", name, path, firstDiff(got, want))
-	}
-}
-
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %.300s\nwant: %.300s", i+1, gl, wl)
-		}
-	}
-	return ""
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 func TestValidateGolden(t *testing.T) {
