@@ -291,6 +291,30 @@ func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Confi
 		}
 		lv.Counts = addCounts(lv.Counts, r.Counts)
 	}
+	fails := map[string]int{}
+	for _, r := range ok {
+		lv.Goodput.Passed += r.Goodput.Passed
+		lv.Goodput.Measured += r.Goodput.Measured
+		for _, f := range r.Goodput.FailedBy {
+			fails[f.Reason] += f.Count
+		}
+	}
+	lv.Goodput.FailedBy = sortedReasonCounts(fails)
+	for _, role := range ingest.HistogramRoles {
+		rc := RoleCount{Role: string(role)}
+		shown := false
+		for _, r := range ok {
+			for _, h := range r.Server {
+				if h.Role == string(role) && h.Omitted == "" && h.Count.Valid() {
+					rc.Count += float64(h.Count)
+					shown = true
+				}
+			}
+		}
+		if shown {
+			lv.ServerObservations = append(lv.ServerObservations, rc)
+		}
+	}
 	for _, sp := range levelStatSpecs() {
 		ar := AcrossRuns{Key: sp.key, Metric: sp.metric, Statistic: sp.stat, Unit: sp.unit, Sample: sp.sample, Median: NaN, MAD: NaN}
 		var vals []float64

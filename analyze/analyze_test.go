@@ -219,6 +219,9 @@ func TestGoodputExample(t *testing.T) {
 	if len(r.Goodput.FailedBy) != 2 || r.Goodput.FailedBy[0] != want[0] || r.Goodput.FailedBy[1] != want[1] {
 		t.Errorf("failed by = %v, want %v", r.Goodput.FailedBy, want)
 	}
+	if g := s.Levels[0].Goodput; g.Passed != 8 || g.Measured != 10 || len(g.FailedBy) != 2 || g.FailedBy[0] != want[0] {
+		t.Errorf("level goodput counts = %+v, want 8 of 10 with %v", g, want)
+	}
 }
 
 // TestThroughputExample is Figure 2: requests A, B, C with 3, 5 and 2

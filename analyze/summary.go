@@ -280,6 +280,19 @@ type Goodput struct {
 	FailedBy []ReasonCount `json:"failed_by"`
 }
 
+// GoodputCounts are goodput's counts summed over a level's runs.
+type GoodputCounts struct {
+	Passed   int           `json:"passed"`
+	Measured int           `json:"measured"`
+	FailedBy []ReasonCount `json:"failed_by"`
+}
+
+// RoleCount is a count of observations of one server histogram role.
+type RoleCount struct {
+	Role  string  `json:"role"`
+	Count float64 `json:"count"`
+}
+
 // ReasonCount is a count with its reason.
 type ReasonCount struct {
 	Reason string `json:"reason"`
@@ -395,6 +408,11 @@ type Level struct {
 	CDFTPOT []CDFPoint `json:"cdf_tpot"`
 	CDFE2E  []CDFPoint `json:"cdf_e2e"`
 	Counts  Counts     `json:"counts"`
+	// Goodput adds up the goodput counts of the level's usable runs.
+	Goodput GoodputCounts `json:"goodput_counts"`
+	// ServerObservations is, per server histogram role shown, the sum of
+	// the runs' Δcount (observations in the windows).
+	ServerObservations []RoleCount `json:"server_observations"`
 	// Workload pooled over the level's measured requests.
 	Workload Workload `json:"workload"`
 }

@@ -168,14 +168,9 @@ func serverTable(s *analyze.Summary) string {
 				continue
 			}
 			obs := 0.0
-			for _, r := range s.Runs {
-				if r.Concurrency != l.Concurrency || r.Failed {
-					continue
-				}
-				for _, h := range r.Server {
-					if h.Role == role && h.Omitted == "" && h.Count.Valid() {
-						obs += float64(h.Count)
-					}
+			for _, rc := range l.ServerObservations {
+				if rc.Role == role {
+					obs = rc.Count
 				}
 			}
 			row := []string{strconv.Itoa(l.Concurrency), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
@@ -254,22 +249,11 @@ func goodputTable(s *analyze.Summary) string {
 	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing requests completing inside the window / window (req/s), the same requests as requests/s, so it never exceeds it. This is a per-request pass rate, not a statement about a percentile. Cells: median ± %s MAD across runs (runs).\n\n", slo, s.Method.MAD)
 	var rows [][]string
 	for _, l := range s.Levels {
-		passed, measured := 0, 0
-		fails := map[string]int{}
-		for _, r := range s.Runs {
-			if r.Concurrency == l.Concurrency && !r.Failed {
-				passed += r.Goodput.Passed
-				measured += r.Goodput.Measured
-				for _, f := range r.Goodput.FailedBy {
-					fails[f.Reason] += f.Count
-				}
-			}
-		}
 		var fs []string
-		for _, f := range sortedCounts(fails) {
+		for _, f := range l.Goodput.FailedBy {
 			fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
 		}
-		passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(passed)), fmtInt(int64(measured)))
+		passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(l.Goodput.Passed)), fmtInt(int64(l.Goodput.Measured)))
 		if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
 			passedCell = na
 		}
@@ -278,20 +262,6 @@ func goodputTable(s *analyze.Summary) string {
 	}
 	b.WriteString(table([]string{"concurrency", "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
 	return b.String()
-}
-
-func sortedCounts(m map[string]int) []analyze.ReasonCount {
-	var out []analyze.ReasonCount
-	for k, v := range m {
-		out = append(out, analyze.ReasonCount{Reason: k, Count: v})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
-		}
-		return out[i].Reason < out[j].Reason
-	})
-	return out
 }
 
 func sloText(slo analyze.SLO) string {
