@@ -602,6 +602,9 @@ func TestWindowedRatesShareOneSet(t *testing.T) {
 	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 12, ingest.RolePromptTokens: 300}}
 	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
 	r := s.Runs[0]
+	if got := exclusionCount(s, "successful request completing outside the window: not in requests/s or request goodput"); got != 1 {
+		t.Errorf("requests outside the window in the exclusions = %d, want 1 (late)", got)
+	}
 	if r.Throughput.RequestsInWindow != 2 || !near(float64(r.Throughput.RequestsPerSec), 0.2) {
 		t.Errorf("requests in window %d (%v req/s), want 2 (0.2 req/s)", r.Throughput.RequestsInWindow, r.Throughput.RequestsPerSec)
 	}

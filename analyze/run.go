@@ -107,6 +107,9 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	for _, d := range rf.Excluded {
 		led.add(ScopeRequest, "bad row: "+d.Reason, 1, d.String())
 	}
+	for _, col := range req.ExtraColumns {
+		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)
+	}
 
 	order := sendOrder(req)
 	classes := make([]uint8, req.N)
@@ -491,11 +494,17 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 	// same set whose tokens the counters saw, warm-up included when the
 	// window covers it.
 	if run.Window.Known() {
+		outside := 0
 		for i := 0; i < req.N; i++ {
-			if classes[i] != classError && inWindow(i) {
+			switch {
+			case classes[i] == classError:
+			case inWindow(i):
 				t.RequestsInWindow++
+			default:
+				outside++
 			}
 		}
+		led.add(ScopeStatistic, "successful request completing outside the window: not in requests/s or request goodput", outside, run.Dir)
 		t.RequestsBasis = windowBasis(req)
 		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
 	}
