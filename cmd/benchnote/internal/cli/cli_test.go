@@ -130,24 +130,3 @@ func TestUserNotebook(t *testing.T) {
 		t.Errorf("output directory exists after a failed render: %v", err)
 	}
 }
-
-func TestUsageErrors(t *testing.T) {
-	empty := t.TempDir()
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{nil, "usage:"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"report", exampleSweep}, "-o OUT is required"},
-		{[]string{"validate"}, "expected one sweep directory, got 0 arguments"},
-		{[]string{"validate", "no/such/dir"}, "no/such/dir"},
-		{[]string{"report", empty, "-o", filepath.Join(empty, "out")}, empty + ": no run directory found"},
-	}
-	for _, tt := range tests {
-		var stdout, stderr bytes.Buffer
-		if code := Run(tt.args, &stdout, &stderr); code != ExitErrors || !strings.Contains(stderr.String(), tt.want) {
-			t.Errorf("Run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
-		}
-	}
-}
