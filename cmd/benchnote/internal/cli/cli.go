@@ -45,7 +45,30 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // use addOutputFlags and c.progress for -q, -v and progress on stderr.
 // A command written as func(args []string, stdout, stderr io.Writer) int
 // becomes: its flag definitions move into flags, the rest of its body into
-// the function flags returns (args are the positional arguments).
+// the function flags returns (args are the positional arguments; write to
+// c.stdout and c.stderr). For example:
+//
+//	func importCommand() *command {
+//		return &command{
+//			name: "import", summary: "turn another tool's results into a sweep",
+//			args: "SRC", minArgs: 1, maxArgs: 1, requiredFlags: "-o SWEEP",
+//			help: "What it reads, what it writes.\n\nexit codes: 0 ..., 2 errors or bad usage.",
+//			flags: func(fs *flag.FlagSet) func(*call, []string) int {
+//				out := fs.String("o", "", "write the sweep into `SWEEP` (required)")
+//				return func(c *call, args []string) int {
+//					if *out == "" {
+//						return c.usageError("-o SWEEP is required")
+//					}
+//					if err := convert(args[0], *out); err != nil {
+//						return c.fail(err)
+//					}
+//					return ExitClean
+//				}
+//			},
+//		}
+//	}
+//
+// Document its flags in docs/cli.md: TestFlagsAreDocumented checks them.
 func commands() []*command {
 	return []*command{
 		validateCommand(),

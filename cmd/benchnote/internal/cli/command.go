@@ -42,6 +42,9 @@ type call struct {
 	cmd            *command
 	stdout, stderr io.Writer
 	sys            system
+	// shown is the progress reporter of the call, erased before an error
+	// is printed so the error starts on a line of its own.
+	shown *progress
 }
 
 // system is what a call needs from the machine, replaceable in tests.
@@ -57,6 +60,9 @@ type system struct {
 
 // fail prints err as the command's error and returns ExitErrors.
 func (c *call) fail(err error) int {
+	if c.shown != nil {
+		c.shown.close()
+	}
 	fmt.Fprintf(c.stderr, "benchnote %s: %v\n", c.cmd.name, err)
 	return ExitErrors
 }
@@ -314,7 +320,8 @@ func (c *call) progress(o *outputFlags) *progress {
 	case c.sys.isTerminal != nil && c.sys.isTerminal(c.stderr):
 		mode = progressLive
 	}
-	return newProgress(c.stderr, mode, c.sys.now, c.sys.redraw)
+	c.shown = newProgress(c.stderr, mode, c.sys.now, c.sys.redraw)
+	return c.shown
 }
 
 // closest returns the candidate nearest to s when it is a plausible typo

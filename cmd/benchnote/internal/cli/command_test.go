@@ -215,6 +215,10 @@ func TestProgressThroughRun(t *testing.T) {
 			return t0.Add(5 * time.Second)
 		}
 	}
+	badNotebook := filepath.Join(t.TempDir(), "bad.md")
+	if err := os.WriteFile(badNotebook, []byte("see {{value ttft.p42}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -235,12 +239,23 @@ func TestProgressThroughRun(t *testing.T) {
 		{"terminal, report", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out")}, late(), true,
 			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\rwriting, 5.0 s\x1b[K\r\x1b[K"},
 		{"terminal, quiet", []string{"validate", "-q", "testdata/onerun"}, late(), true, ""},
+		{"terminal, an error erases the line first", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out"), "--notebook", badNotebook}, late(), true,
+			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\r\x1b[K" +
+				"benchnote report: " + badNotebook + ":1: unknown metric \"ttft.p42\"…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			isTerm := func(w io.Writer) bool { return tt.terminal }
 			run(tt.args, &stdout, &stderr, system{now: tt.now, isTerminal: isTerm})
+			// A trailing "…" leaves the rest of a message (not this
+			// package's) unchecked.
+			if prefix, ok := strings.CutSuffix(tt.stderr, "…"); ok {
+				if !strings.HasPrefix(stderr.String(), prefix) || strings.Count(stderr.String(), "\x1b") != strings.Count(prefix, "\x1b") {
+					t.Errorf("stderr\n got %q\nwant %q and the rest of the line", stderr.String(), prefix)
+				}
+				return
+			}
 			if stderr.String() != tt.stderr {
 				t.Errorf("stderr\n got %q\nwant %q", stderr.String(), tt.stderr)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/report"
 )
 
 // repoRoot is the repository root, relative to this package's directory.
@@ -246,5 +247,58 @@ func TestReadmeWindowSnippet(t *testing.T) {
 	}
 	if r.ScrapeStart == nil || r.ScrapeEnd == nil {
 		t.Error("the scrapes the snippet wrote were not read")
+	}
+}
+
+// TestInstalledBinary runs the README's install command into a temporary
+// GOBIN and checks the installed benchnote end to end: main's exit codes
+// and streams, not just Run's.
+func TestInstalledBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and installs the binary; skipped with -short")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	bin := t.TempDir()
+	install := exec.Command(goTool, "install", "./cmd/benchnote")
+	install.Dir = repoRoot
+	install.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./cmd/benchnote: %v\n%s", err, out)
+	}
+	sweep, err := filepath.Abs(exampleSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"--version"}, 0, "benchnote " + report.Version + "\n", ""},
+		{[]string{"validate", "-q", sweep}, 0, sweep + ": clean (9 runs, no problems found)\n", ""},
+		{[]string{"report", sweep}, 2, "", "benchnote report: -o OUT is required\nrun 'benchnote report -h' for usage\n"},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(filepath.Join(bin, "benchnote"), tt.args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tt.code || stdout.String() != tt.stdout || stderr.String() != tt.stderr {
+			t.Errorf("benchnote %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+		}
+	}
+	// The usage is on stdout and long; its first line is enough here.
+	out, err := exec.Command(filepath.Join(bin, "benchnote"), "report", "-h").Output()
+	if err != nil || !strings.HasPrefix(string(out), "usage: benchnote report [flags] SWEEP -o OUT\n") {
+		t.Errorf("benchnote report -h: %v, stdout %.80q", err, out)
 	}
 }
