@@ -721,10 +721,14 @@ func errorRateFindings(s *Summary) []Finding {
 		if !levelOver && len(over) == 0 {
 			continue
 		}
+		msg := fmt.Sprintf("concurrency %d: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
+			lv.Concurrency, c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
+		if !levelOver {
+			msg = fmt.Sprintf("concurrency %d: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
+				lv.Concurrency, len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+		}
 		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
-			Message: fmt.Sprintf("concurrency %d: %d of %d measured requests failed (%s), against an error-rate threshold of %.4g%%; %d of %d run(s) are above it. Latency and throughput figures describe only the requests that succeeded",
-				lv.Concurrency, c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable),
-			Runs: over})
+			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})
 	}
 	return fs
 }

@@ -304,7 +304,7 @@ func TestErrorRate(t *testing.T) {
 			threshold: 0.25,
 			runs:      []*ingest.Run{run("c1/r1", 1, 1, 4, 2), run("c1/r2", 1, 2, 10, 0)},
 			want: []Finding{{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
-				Message: "concurrency 1: 2 of 14 measured requests failed (14.29%), against an error-rate threshold of 25%; 1 of 2 run(s) are above it. Latency and throughput figures describe only the requests that succeeded",
+				Message: "concurrency 1: 1 of 2 run(s) have more failed requests than the error-rate threshold of 25% of their measured requests (the level as a whole: 2 of 14, 14.29%). Latency and throughput figures describe only the requests that succeeded",
 				Runs:    []string{"c1/r1 (2 of 4 measured requests failed, 50%)"}}},
 		},
 		{
@@ -312,7 +312,7 @@ func TestErrorRate(t *testing.T) {
 			threshold: 0.01,
 			runs:      []*ingest.Run{run("c1/r1", 1, 1, 20, 20), run("c2/r1", 2, 1, 20, 0)},
 			want: []Finding{{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
-				Message: "concurrency 1: 20 of 20 measured requests failed (100%), against an error-rate threshold of 1%; 1 of 1 run(s) are above it. Latency and throughput figures describe only the requests that succeeded",
+				Message: "concurrency 1: 20 of 20 measured requests failed (100%), above the error-rate threshold of 1%; 1 of 1 run(s) are above it. Latency and throughput figures describe only the requests that succeeded",
 				Runs:    []string{"c1/r1 (20 of 20 measured requests failed, 100%)"}}},
 		},
 	}
