@@ -192,11 +192,10 @@ func TestScrapePairChecks(t *testing.T) {
 			name:  "another model",
 			start: counters("s.prom", 100, a, 0), end: counters("e.prom", 109, b, 0),
 			want: ScrapeCheck{NotOneProcess: []string{
-				`vllm:generation_tokens_total has labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape`,
-				`vllm:prompt_tokens_total has labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape`,
+				`labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape (vllm:generation_tokens_total, vllm:prompt_tokens_total)`,
 			}},
 			rule: "scrapes-not-one-process", sev: "error",
-			runs:       []string{`c1/r1: vllm:generation_tokens_total has labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape; vllm:prompt_tokens_total has labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape`},
+			runs:       []string{`c1/r1: labels {model_name="a"} in the start scrape and {model_name="b"} in the end scrape (vllm:generation_tokens_total, vllm:prompt_tokens_total)`},
 			outputRate: math.NaN(),
 		},
 		{

@@ -610,8 +610,12 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 			omit(hp, roleUnread(role, run.ScrapeStart, run.ScrapeEnd, hasRole(role))+": no delta over the window")
 			continue
 		}
-		if why := scrapePairUnusable(run, check); why != "" {
-			omit(hp, "start and end scrapes not a pair from one server process")
+		switch {
+		case check.Identical:
+			omit(hp, "the start and end scrapes are identical files")
+			continue
+		case len(check.NotOneProcess) > 0:
+			omit(hp, "the start and end scrapes cannot come from one server process")
 			continue
 		}
 		d, why := HistogramDelta(&start, end)

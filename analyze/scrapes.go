@@ -34,6 +34,7 @@ func checkScrapes(run *ingest.Run) ScrapeCheck {
 			formatTime(unixTime(s)), formatTime(unixTime(e))))
 	}
 	compared, changed := 0, 0
+	relabelled := &labelChanges{}
 	for _, role := range ingest.CounterRoles {
 		s, ok1 := start.Counters[role]
 		e, ok2 := end.Counters[role]
@@ -47,7 +48,7 @@ func checkScrapes(run *ingest.Run) ScrapeCheck {
 		if e < s {
 			c.NotOneProcess = append(c.NotOneProcess, fmt.Sprintf("counter %s decreased from %g to %g", end.CounterNames[role], s, e))
 		}
-		c.NotOneProcess = append(c.NotOneProcess, seriesDiffers(role, start.CounterNames[role], end.CounterNames[role], start.Series[role], end.Series[role])...)
+		c.NotOneProcess = append(c.NotOneProcess, relabelled.note(role, start.CounterNames[role], end.CounterNames[role], start.Series[role], end.Series[role])...)
 	}
 	for _, role := range ingest.HistogramRoles {
 		s, ok1 := start.Histograms[role]
@@ -62,23 +63,50 @@ func checkScrapes(run *ingest.Run) ScrapeCheck {
 		if e.Count < s.Count {
 			c.NotOneProcess = append(c.NotOneProcess, fmt.Sprintf("histogram %s: observation count decreased from %g to %g", end.HistogramNames[role], s.Count, e.Count))
 		}
-		c.NotOneProcess = append(c.NotOneProcess, seriesDiffers(role, start.HistogramNames[role], end.HistogramNames[role], start.Series[role], end.Series[role])...)
+		c.NotOneProcess = append(c.NotOneProcess, relabelled.note(role, start.HistogramNames[role], end.HistogramNames[role], start.Series[role], end.Series[role])...)
 	}
+	c.NotOneProcess = append(c.NotOneProcess, relabelled.list()...)
 	c.Unchanged = compared > 0 && changed == 0
 	return c
 }
 
-// seriesDiffers says how the series a role was read from differs between
-// the scrapes (another metric name or other labels: another model or
-// engine), or nothing. Label sets unknown on either side are not compared.
-func seriesDiffers(role ingest.MetricRole, startName, endName, startLabels, endLabels string) []string {
+// labelChanges gathers the series whose labels differ between the start
+// and the end scrape, grouped by the change (usually one: another model or
+// engine, on every metric).
+type labelChanges struct {
+	changes []string            // "start → end" label pairs, in first-seen order
+	metrics map[string][]string // change -> metric names
+}
+
+// note records how the series a role was read from differs between the
+// scrapes and returns a reason when it is another metric name; label
+// changes are kept for list. Label sets unknown on either side are not
+// compared.
+func (lc *labelChanges) note(role ingest.MetricRole, startName, endName, startLabels, endLabels string) []string {
 	if startName != "" && endName != "" && startName != endName {
 		return []string{fmt.Sprintf("%s is read from %s in the start scrape and from %s in the end scrape", role, startName, endName)}
 	}
-	if startLabels != "" && endLabels != "" && startLabels != endLabels {
-		return []string{fmt.Sprintf("%s has labels %s in the start scrape and %s in the end scrape", endName, startLabels, endLabels)}
+	if startLabels == "" || endLabels == "" || startLabels == endLabels {
+		return nil
 	}
+	change := fmt.Sprintf("labels %s in the start scrape and %s in the end scrape", startLabels, endLabels)
+	if lc.metrics == nil {
+		lc.metrics = map[string][]string{}
+	}
+	if _, ok := lc.metrics[change]; !ok {
+		lc.changes = append(lc.changes, change)
+	}
+	lc.metrics[change] = append(lc.metrics[change], endName)
 	return nil
+}
+
+// list returns one reason per label change, naming its metrics.
+func (lc *labelChanges) list() []string {
+	var out []string
+	for _, ch := range lc.changes {
+		out = append(out, fmt.Sprintf("%s (%s)", ch, strings.Join(lc.metrics[ch], ", ")))
+	}
+	return out
 }
 
 func sameHistogram(a, b ingest.Histogram) bool {

@@ -859,3 +859,25 @@ func FuzzParseScrape(f *testing.F) {
 		}
 	})
 }
+
+// TestParseScrapeDigest: two scrapes have one digest exactly when their
+// bytes are the same once a byte-order mark and CR line ends are dropped.
+func TestParseScrapeDigest(t *testing.T) {
+	digest := func(text string) [32]byte {
+		s, err := parsePromString(t, text, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Digest
+	}
+	a := digest("vllm:generation_tokens_total 5\nprocess_start_time_seconds 1.7e9\n")
+	if b := digest("\xef\xbb\xbfvllm:generation_tokens_total 5\r\nprocess_start_time_seconds 1.7e9\r\n"); a != b {
+		t.Error("a byte-order mark and CRLF line ends changed the digest")
+	}
+	if b := digest("vllm:generation_tokens_total 6\nprocess_start_time_seconds 1.7e9\n"); a == b {
+		t.Error("different scrapes have the same digest")
+	}
+	if a == [32]byte{} {
+		t.Error("zero digest")
+	}
+}
