@@ -107,3 +107,33 @@ func TestPrometheusQuantileCases(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHistogramQuantile checks, for arbitrary buckets with finite
+// non-negative counts, that HistogramQuantile never panics and that a
+// quantile in (0, 1] it returns lies between min(0, lowest bound) and the
+// highest finite bound.
+func FuzzHistogramQuantile(f *testing.F) {
+	f.Add([]byte{1, 5, 2, 7, 3, 11, 255, 12}, 0.5)
+	f.Add([]byte{1, 20, 2, 10, 3, 50, 4, 40, 5, 90, 255, 80}, 0.99)
+	f.Add([]byte{2, 1, 2, 1, 2, 1, 255, 4}, 0.75)
+	f.Fuzz(func(t *testing.T, data []byte, q float64) {
+		var bs []ingest.Bucket
+		lo, hi := 0.0, math.Inf(-1)
+		for i := 0; i+1 < len(data); i += 2 {
+			bound := float64(int8(data[i])) / 4 // negative, zero and positive bounds
+			if data[i] == 255 {
+				bound = math.Inf(1)
+			} else {
+				lo, hi = math.Min(lo, bound), math.Max(hi, bound)
+			}
+			bs = append(bs, ingest.Bucket{UpperBound: bound, Count: float64(data[i+1])})
+		}
+		v := HistogramQuantile(q, ingest.Histogram{Buckets: bs})
+		if !(q > 0 && q <= 1) || math.IsNaN(v) {
+			return
+		}
+		if v < lo || v > hi {
+			t.Fatalf("q %v of %v = %v, outside [%v, %v]", q, bs, v, lo, hi)
+		}
+	})
+}
