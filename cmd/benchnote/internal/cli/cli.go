@@ -20,17 +20,18 @@ import (
 
 // Exit codes.
 const (
-	ExitClean    = 0 // no problem found
-	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, ...)
-	ExitErrors   = 2 // errors: a run or file unusable, or bad usage
+	ExitClean    = 0 // no problem found (info findings only)
+	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, warning findings, ...)
+	ExitErrors   = 2 // errors: a run or file unusable, an error finding, or bad usage
 )
 
 const usage = `usage:
-  benchnote validate SWEEP                       check a sweep and list every problem
+  benchnote validate SWEEP                       check a sweep and list every problem and finding
   benchnote report SWEEP -o OUT [--notebook MD]  write OUT/report.md, report.html, summary.json, plots/
   benchnote version
 
-exit codes: 0 clean, 1 warnings only (validate), 2 errors
+exit codes: validate 0 clean, 1 warnings, 2 errors; report 0 when the report was written
+(its error and warning findings are repeated on stderr), 2 when it was not
 `
 
 // Run executes the command line args and returns the exit code.
@@ -98,12 +99,14 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchnote validate: %v\n", err)
 		return ExitErrors
 	}
-	return printValidation(sw, stdout)
+	// The same analysis as report, for the same lint findings; nothing
+	// is rendered.
+	return printValidation(sw, analyze.Analyze(sw), stdout)
 }
 
-// printValidation writes the per-run table and every diagnostic, and
-// returns the exit code.
-func printValidation(sw *ingest.Sweep, w io.Writer) int {
+// printValidation writes the per-run table, every diagnostic and every
+// lint finding, and returns the exit code of the worst of them.
+func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	levels := map[int]bool{}
 	for _, r := range sw.Runs {
 		levels[r.Concurrency] = true
@@ -185,10 +188,54 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 			code = ExitWarnings
 		}
 	}
-	if len(diags) == 0 {
+	if len(s.Findings) > 0 {
+		fmt.Fprintf(w, "\n%d findings:\n", len(s.Findings))
+	}
+	for _, f := range s.Findings {
+		fmt.Fprintln(w, findingLine(f))
+		switch {
+		case f.Severity == "error":
+			code = ExitErrors
+		case f.Severity == "warning" && code == ExitClean:
+			code = ExitWarnings
+		}
+	}
+	if code == ExitClean {
 		fmt.Fprintln(w, "\nno problems found")
 	}
 	return code
+}
+
+// maxRunsShown is how many of a finding's runs one line names.
+const maxRunsShown = 5
+
+// findingLine renders a finding on one line: severity, rule, message and
+// the first runs it names.
+func findingLine(f analyze.Finding) string {
+	line := fmt.Sprintf("%s: %s: %s", f.Severity, f.Rule, f.Message)
+	if len(f.Runs) > 0 {
+		runs := f.Runs
+		more := ""
+		if len(runs) > maxRunsShown {
+			runs, more = runs[:maxRunsShown], fmt.Sprintf("; %d more", len(f.Runs)-maxRunsShown)
+		}
+		line += " [" + strings.Join(runs, "; ") + more + "]"
+	}
+	return oneLine(line)
+}
+
+// oneLine escapes control characters (newlines, NUL, terminal escapes),
+// so that a string from the inputs prints as one inert line.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // excludedSummary counts excluded rows by reason: "3 (non-numeric 2, negative 1)".
@@ -253,9 +300,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return ExitErrors
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d files): report.md, report.html, summary.json, %d plots\n", *out, len(files), len(files)-3)
+	// The report is written, so the exit code is 0; its problems are
+	// repeated here so that a script or a person watching the terminal
+	// sees them (benchnote validate exits non-zero on them).
 	for _, f := range summary.Findings {
-		if f.Severity == "error" {
-			fmt.Fprintf(stderr, "finding: %s: %s\n", f.Rule, f.Message)
+		if f.Severity == "error" || f.Severity == "warning" {
+			fmt.Fprintln(stderr, "benchnote report: "+findingLine(f))
 		}
 	}
 	return ExitClean
