@@ -757,6 +757,13 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 			cfg.CounterTolerance, err = num(v, "counter_tolerance", 0)
 		case "non_streamed_fraction":
 			cfg.StreamingCheckFraction, err = num(v, "non_streamed_fraction", 0)
+		case "error_rate_threshold":
+			f, perr := strconv.ParseFloat(v.Value, 64)
+			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
+				err = badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
+				break
+			}
+			cfg.ErrorRateThreshold = f
 		case "slo":
 			if v.Kind != yaml.MappingNode {
 				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms")

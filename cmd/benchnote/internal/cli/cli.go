@@ -20,9 +20,9 @@ import (
 
 // Exit codes.
 const (
-	ExitClean    = 0 // no problem found
-	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, ...)
-	ExitErrors   = 2 // errors: a run or file unusable, or bad usage
+	ExitClean    = 0 // no problem found (info findings only)
+	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, warning findings, ...)
+	ExitErrors   = 2 // errors: a run or file unusable, an error finding, or bad usage
 )
 
 // Run executes the command line args (without the program name) and
@@ -151,7 +151,8 @@ flags:
 Run 'benchnote help COMMAND' or 'benchnote COMMAND -h' for a command's
 arguments and flags.
 
-exit codes: 0 clean, 1 warnings only (validate), 2 errors or bad usage
+exit codes: validate 0 clean, 1 warnings, 2 errors; report 0 when the
+report was written, 2 when it was not; 2 for bad usage
 `)
 }
 
@@ -211,14 +212,16 @@ func validateCommand() *command {
 		name:    "validate",
 		summary: "check a sweep and list every problem",
 		args:    "SWEEP", minArgs: 1, maxArgs: 1,
-		help: `Reads the sweep directory SWEEP (layout: docs/input-format.md) and prints one
-row per run, every diagnostic as path:line:column: severity: message, and a
-final verdict line: "SWEEP: clean", "SWEEP: warnings (...)" or
-"SWEEP: errors (...)". Nothing is written to disk.
+		help: `Reads the sweep directory SWEEP (layout: docs/input-format.md), runs the
+same analysis and lint as report (without rendering) and prints one row per
+run, every diagnostic as path:line:column: severity: message, every lint
+finding as severity: rule: message [runs], and a verdict line:
+"SWEEP: clean (...)", "SWEEP: warnings (...)" or "SWEEP: errors (...)".
+Nothing is written to disk.
 
-exit codes: 0 clean, 1 warnings only (rows excluded, files ignored: the
-sweep is usable and the report lists them), 2 errors (a run or file
-unusable) or bad usage.`,
+exit codes, from the worst diagnostic or finding: 0 clean (info findings
+only), 1 warnings (the sweep is usable and the report lists them), 2 errors
+(a run or file unusable, an error finding) or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			asJSON := fs.Bool("json", false, "print the runs, diagnostics and lint findings as one JSON document (schema benchnote.validate/v1, docs/cli.md)")
 			out := addOutputFlags(fs, "print only the verdict line (redirect stdout for nothing but the exit code)")
@@ -235,23 +238,24 @@ unusable) or bad usage.`,
 				if err != nil {
 					return c.fail(err)
 				}
-				if *asJSON {
-					p.stage("analysing", "analysed")
-					findings := analyze.Analyze(sw).Findings
-					p.finish()
-					v := check(sw)
-					if err := writeValidationJSON(c.stdout, sw, v, findings); err != nil {
+				// The same analysis as report, for the same lint findings;
+				// nothing is rendered.
+				p.stage("analysing", "analysed")
+				summary := analyze.Analyze(sw)
+				p.finish()
+				switch {
+				case *asJSON:
+					v := check(sw, summary)
+					if err := writeValidationJSON(c.stdout, sw, v); err != nil {
 						return c.fail(err)
 					}
 					return v.exitCode()
-				}
-				p.finish()
-				if out.quiet {
-					v := check(sw)
+				case out.quiet:
+					v := check(sw, summary)
 					fmt.Fprintln(c.stdout, v.verdictLine(sw))
 					return v.exitCode()
 				}
-				return printValidation(sw, c.stdout)
+				return printValidation(sw, summary, c.stdout)
 			}
 		},
 	}
@@ -261,13 +265,17 @@ unusable) or bad usage.`,
 type validation struct {
 	// diags holds every diagnostic, in the order validate prints them,
 	// with paths joined to the sweep root (slash-separated).
-	diags            []ingest.Diagnostic
+	diags []ingest.Diagnostic
+	// findings are the lint findings, most severe first.
+	findings []analyze.Finding
+	// errors and warnings count diagnostics and findings together.
 	errors, warnings int
 }
 
-// check collects the sweep's diagnostics: the sweep's own, each run's,
-// each excluded row and each ignored file.
-func check(sw *ingest.Sweep) validation {
+// check collects the sweep's diagnostics — the sweep's own, each run's,
+// each excluded row and each ignored file — and the lint findings of its
+// analysis.
+func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 	var v validation
 	v.diags = append(v.diags, sw.Diagnostics...)
 	for _, r := range sw.Runs {
@@ -285,6 +293,15 @@ func check(sw *ingest.Sweep) validation {
 		if d.Severity == ingest.Error {
 			v.errors++
 		} else {
+			v.warnings++
+		}
+	}
+	v.findings = s.Findings
+	for _, f := range v.findings {
+		switch f.Severity {
+		case "error":
+			v.errors++
+		case "warning":
 			v.warnings++
 		}
 	}
@@ -326,9 +343,10 @@ func (v validation) verdictLine(sw *ingest.Sweep) string {
 	return fmt.Sprintf("%s: clean (%s, no problems found)", sw.Root, runs)
 }
 
-// printValidation writes the per-run table and every diagnostic, and
-// returns the exit code.
-func printValidation(sw *ingest.Sweep, w io.Writer) int {
+// printValidation writes the per-run table, every diagnostic, every lint
+// finding and the verdict line, and returns the exit code of the worst of
+// them.
+func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	levels := map[int]bool{}
 	for _, r := range sw.Runs {
 		levels[r.Concurrency] = true
@@ -387,15 +405,53 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
 	}
-	v := check(sw)
+	v := check(sw, s)
 	if len(v.diags) > 0 {
 		fmt.Fprintf(w, "\n%s:\n", plural(len(v.diags), "diagnostic", "diagnostics"))
 	}
 	for _, d := range v.diags {
 		fmt.Fprintln(w, d.String())
 	}
+	if len(v.findings) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(v.findings), "finding", "findings"))
+	}
+	for _, f := range v.findings {
+		fmt.Fprintln(w, findingLine(f))
+	}
 	fmt.Fprintf(w, "\n%s\n", v.verdictLine(sw))
 	return v.exitCode()
+}
+
+// maxRunsShown is how many of a finding's runs one line names.
+const maxRunsShown = 5
+
+// findingLine renders a finding on one line: severity, rule, message and
+// the first runs it names.
+func findingLine(f analyze.Finding) string {
+	line := fmt.Sprintf("%s: %s: %s", f.Severity, f.Rule, f.Message)
+	if len(f.Runs) > 0 {
+		runs := f.Runs
+		more := ""
+		if len(runs) > maxRunsShown {
+			runs, more = runs[:maxRunsShown], fmt.Sprintf("; %d more", len(f.Runs)-maxRunsShown)
+		}
+		line += " [" + strings.Join(runs, "; ") + more + "]"
+	}
+	return oneLine(line)
+}
+
+// oneLine escapes control characters (newlines, NUL, terminal escapes),
+// so that a string from the inputs prints as one inert line.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // excludedSummary counts excluded rows by reason: "3 (non-numeric 2, negative 1)".
@@ -430,12 +486,13 @@ OUT/report.md, OUT/report.html, OUT/summary.json and OUT/plots/*.svg. The
 report is rendered from the default notebook, or from your own with
 --notebook. A failure leaves OUT as it was.
 
-exit codes: 0 report written (error-level lint findings are repeated on
-stderr), 2 errors or bad usage.`,
+exit codes: 0 report written, whatever it found (its error and warning
+findings are repeated on stderr; use validate to fail on them), 2 the
+report was not written, or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the report into the directory `OUT` (required)")
 			notebook := fs.String("notebook", "", "render the Markdown notebook `FILE` instead of the default write-up")
-			out := addOutputFlags(fs, "print nothing on success; errors still go to stderr")
+			out := addOutputFlags(fs, "print nothing on success; errors and repeated findings still go to stderr")
 			return func(c *call, args []string) int {
 				if *outDir == "" {
 					return c.usageError("-o OUT is required")
@@ -477,9 +534,12 @@ stderr), 2 errors or bad usage.`,
 					fmt.Fprintf(c.stdout, "wrote %s (%s): report.md, report.html, summary.json, %s\n", *outDir,
 						plural(len(files), "file", "files"), plural(len(files)-3, "plot", "plots"))
 				}
+				// The report is written, so the exit code is 0; its problems
+				// are repeated here so that a script or a person watching the
+				// terminal sees them (benchnote validate exits non-zero on them).
 				for _, f := range summary.Findings {
-					if f.Severity == "error" {
-						fmt.Fprintf(c.stderr, "finding: %s: %s\n", f.Rule, f.Message)
+					if f.Severity == "error" || f.Severity == "warning" {
+						fmt.Fprintln(c.stderr, "benchnote report: "+findingLine(f))
 					}
 				}
 				return ExitClean

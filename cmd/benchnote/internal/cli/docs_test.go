@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 )
@@ -21,14 +22,13 @@ import (
 const repoRoot = "../../../.."
 
 // citationKey matches what findings cite: a numbered section of the
-// serving-workloads text, the latency-and-throughput text, or benchnote's
-// own protocol.
-var citationKey = regexp.MustCompile(`serving-workloads §[0-9]+(?:\.[0-9]+)*|latency-and-throughput|benchnote protocol`)
+// serving-workloads text, the latency-and-throughput text, Prometheus's
+// histogram rules, benchnote's own protocol or its input contract.
+var citationKey = regexp.MustCompile(`serving-workloads §[0-9]+(?:\.[0-9]+)*|latency-and-throughput|Prometheus histogram_quantile|Prometheus histograms|benchnote protocol|input contract`)
 
-// TestCitationsResolve checks that every citation key in the Go sources
-// and templates has a heading in docs/measurement-rules.md, so a reader
-// of a report can look up every rule it cites.
-func TestCitationsResolve(t *testing.T) {
+// ruleHeadings returns the headings of docs/measurement-rules.md.
+func ruleHeadings(t *testing.T) []string {
+	t.Helper()
 	rules, err := os.ReadFile(filepath.Join(repoRoot, "docs", "measurement-rules.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +36,29 @@ func TestCitationsResolve(t *testing.T) {
 	var headings []string
 	for _, line := range strings.Split(string(rules), "\n") {
 		if strings.HasPrefix(line, "#") {
-			headings = append(headings, line)
+			headings = append(headings, strings.TrimSpace(strings.TrimLeft(line, "#")))
 		}
 	}
+	return headings
+}
+
+// hasKey reports whether s starts with, or (within) holds, key as a whole
+// citation: "§4" is not "§4.2".
+func hasKey(s, key string, anywhere bool) bool {
+	pattern := regexp.QuoteMeta(key) + `(?:$|[^0-9.]|\.[^0-9])`
+	if !anywhere {
+		pattern = "^" + pattern
+	}
+	return regexp.MustCompile(pattern).MatchString(s)
+}
+
+// TestCitationsResolve checks that every citation key in the Go sources
+// and templates has a heading in docs/measurement-rules.md, so a reader
+// of a report can look up every rule it cites.
+func TestCitationsResolve(t *testing.T) {
+	headings := ruleHeadings(t)
 	cited := map[string][]string{} // key -> files citing it
-	err = filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -52,8 +70,8 @@ func TestCitationsResolve(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(repoRoot, p)
 		rel = filepath.ToSlash(rel)
-		if !strings.HasSuffix(p, ".go") && !strings.HasPrefix(rel, "templates/") {
-			return nil
+		if !strings.HasSuffix(p, ".go") && !strings.HasPrefix(rel, "templates/") || rel == "cmd/benchnote/internal/cli/docs_test.go" {
+			return nil // this file names every key in its pattern
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -79,15 +97,46 @@ func TestCitationsResolve(t *testing.T) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		// §4 must not be satisfied by a §4.2 heading.
-		heading := regexp.MustCompile(regexp.QuoteMeta(k) + `(?:$|[^0-9.]|\.[^0-9])`)
 		found := false
 		for _, h := range headings {
-			found = found || heading.MatchString(h)
+			found = found || hasKey(h, k, true)
 		}
 		if !found {
 			t.Errorf("%q is cited (in %s) but docs/measurement-rules.md has no heading for it", k, strings.Join(unique(cited[k]), ", "))
 		}
+	}
+}
+
+// TestFindingSourcesResolve checks the citations findings actually carry:
+// every Source of every finding on the test sweeps starts with the key of
+// a heading of docs/measurement-rules.md (the text before " — "). This
+// catches a new kind of citation that citationKey does not know.
+func TestFindingSourcesResolve(t *testing.T) {
+	var keys []string
+	for _, h := range ruleHeadings(t) {
+		if k, _, ok := strings.Cut(h, " — "); ok {
+			keys = append(keys, k)
+		}
+	}
+	seen := 0
+	for _, sweep := range []string{exampleSweep, "testdata/badsweep", "testdata/onerun"} {
+		sw, err := ingest.Load(sweep, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range analyze.Analyze(sw).Findings {
+			seen++
+			found := false
+			for _, k := range keys {
+				found = found || hasKey(f.Source, k, false)
+			}
+			if !found {
+				t.Errorf("%s: finding %s cites %q, which starts with no heading key of docs/measurement-rules.md", sweep, f.Rule, f.Source)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Errorf("only %d findings on the test sweeps: the check covers too little", seen)
 	}
 }
 
@@ -278,7 +327,7 @@ func TestInstalledBinary(t *testing.T) {
 		stdout, stderr string
 	}{
 		{[]string{"--version"}, 0, "benchnote " + report.Version + "\n", ""},
-		{[]string{"validate", "-q", sweep}, 0, sweep + ": clean (9 runs, no problems found)\n", ""},
+		{[]string{"validate", "-q", sweep}, 2, sweep + ": errors (9 runs; 1 error, 1 warning)\n", ""},
 		{[]string{"report", sweep}, 2, "", "benchnote report: -o OUT is required\nrun 'benchnote report -h' for usage\n"},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 )
@@ -31,6 +30,8 @@ type validateDoc struct {
 	Findings    []validateFinding `json:"findings"`
 }
 
+// validateCounts counts errors and warnings over diagnostics and findings
+// together, as the verdict does.
 type validateCounts struct {
 	Runs              int `json:"runs"`
 	FailedRuns        int `json:"failed_runs"`
@@ -101,7 +102,7 @@ type validateFinding struct {
 }
 
 // writeValidationJSON writes the validate --json document for sw.
-func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation, findings []analyze.Finding) error {
+func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation) error {
 	doc := validateDoc{
 		Schema:      validateSchema,
 		Version:     report.Version,
@@ -127,7 +128,7 @@ func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation, findings [
 		doc.Diagnostics = append(doc.Diagnostics, validateDiag{Severity: d.Severity.String(), File: d.File, Line: d.Line, Column: d.Column,
 			ColumnName: d.ColumnName, Reason: d.Reason, Message: d.Message})
 	}
-	for _, f := range findings {
+	for _, f := range v.findings {
 		runs := append([]string{}, f.Runs...)
 		doc.Findings = append(doc.Findings, validateFinding{Severity: f.Severity, Rule: f.Rule, Source: f.Source, Message: f.Message, Runs: runs})
 	}
