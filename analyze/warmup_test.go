@@ -1,0 +1,331 @@
+package analyze
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// TestPettittUByHand checks U_t on series small enough to work by hand.
+//
+// x = 5 4 1 2 3 (N = 5, N+1 = 6): the ranks are the values themselves, so
+// U_t = 2·Σ_{i≤t} r_i − 6t:
+//
+//	t = 1: 2·5  − 6  = 4   (5 is above 4, 1, 2, 3: four +1s)
+//	t = 2: 2·9  − 12 = 6   (5 and 4 are both above 1, 2, 3: six +1s)
+//	t = 3: 2·10 − 18 = 2   (5, 4, 1 against 2, 3: +2 +2 −2)
+//	t = 4: 2·12 − 24 = 0   (5, 4, 1, 2 against 3: +1 +1 −1 −1)
+//
+// K⁺ over t ≤ ⌊5/2⌋ = 2 is 6 at τ = 2, p = exp(−6·36/(125+25)) = exp(−1.44).
+//
+// x = 3 3 1 2 (N = 4, a tie): sorted 1 2 3 3, so the two 3s share the
+// mid-rank (3+4)/2 = 3.5 and U_t = 2·Σ r_i − 5t:
+//
+//	t = 1: 2·3.5 − 5  = 2  (3 vs 3, 1, 2: 0 +1 +1)
+//	t = 2: 2·7   − 10 = 4  (3, 3 vs 1, 2: four +1s)
+//	t = 3: 2·8   − 15 = 1  (3, 3, 1 vs 2: +1 +1 −1)
+//
+// K⁺ over t ≤ 2 is 4 at τ = 2, p = exp(−6·16/(64+16)) = exp(−1.2).
+func TestPettittUByHand(t *testing.T) {
+	tests := []struct {
+		xs    []float64
+		u     []float64
+		tau   int
+		k, p  float64
+		first int // maxT
+	}{
+		{[]float64{5, 4, 1, 2, 3}, []float64{4, 6, 2, 0}, 2, 6, math.Exp(-1.44), 2},
+		{[]float64{3, 3, 1, 2}, []float64{2, 4, 1}, 2, 4, math.Exp(-1.2), 2},
+		// Increasing: every early value is below every later one, U_t = −t(N−t).
+		{[]float64{1, 2, 3, 4, 5}, []float64{-4, -6, -6, -4}, 0, 0, 1, 2},
+	}
+	for _, tt := range tests {
+		if u := PettittU(tt.xs); !slices.Equal(u, tt.u) {
+			t.Errorf("PettittU(%v) = %v, want %v", tt.xs, u, tt.u)
+		}
+		got := Pettitt(tt.xs, tt.first)
+		if got.ChangePoint != tt.tau || got.K != tt.k || !near(got.P, tt.p) || got.N != len(tt.xs) {
+			t.Errorf("Pettitt(%v) = %+v, want τ %d, K %g, p %g", tt.xs, got, tt.tau, tt.k, tt.p)
+		}
+	}
+	if u := PettittU([]float64{7}); u != nil {
+		t.Errorf("PettittU of one value = %v, want nil", u)
+	}
+}
+
+// TestPettittUMatchesDefinition compares the rank form with the double
+// sum Σ_{i≤t} Σ_{j>t} sgn(x_i − x_j) on series with many ties.
+func TestPettittUMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 50; trial++ {
+		n := 2 + r.IntN(60)
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(r.IntN(6))
+		}
+		u := PettittU(xs)
+		for tt := 1; tt < n; tt++ {
+			var want float64
+			for i := 0; i < tt; i++ {
+				for j := tt; j < n; j++ {
+					switch {
+					case xs[i] > xs[j]:
+						want++
+					case xs[i] < xs[j]:
+						want--
+					}
+				}
+			}
+			if u[tt-1] != want {
+				t.Fatalf("x = %v: U_%d = %g, want %g", xs, tt, u[tt-1], want)
+			}
+		}
+	}
+}
+
+// stepSeries is k slow values (500 ms) followed by a stationary pattern
+// 100 130 110 120 repeated, n values in all. With M stationary values, the
+// pattern's values have mid-ranks near M/8, 7M/8, 3M/8 and 5M/8, so each
+// stationary value changes U_t by 2r − (N+1): about −0.75M−k, +0.75M−k,
+// −0.25M−k and +0.25M−k. Their running sums (−0.75M−k, −2k, −0.25M−3k,
+// −4k, …) never rise above zero, while each slow value adds a positive
+// 2r − (N+1) (its rank is among the top k). So U_t peaks exactly at t = k,
+// on the whole series and on every prefix holding the step.
+func stepSeries(k, n int, slow float64) []float64 {
+	pattern := []float64{100, 130, 110, 120}
+	xs := make([]float64, n)
+	for i := range xs {
+		if i < k {
+			xs[i] = slow
+		} else {
+			xs[i] = pattern[(i-k)%4]
+		}
+	}
+	return xs
+}
+
+// TestChangePointCutKnownAnswers runs the default rule on series whose
+// answer follows from the shape of U_t.
+func TestChangePointCutKnownAnswers(t *testing.T) {
+	increasing := make([]float64, 400)
+	for i := range increasing {
+		increasing[i] = 100 + float64(i)
+	}
+	tests := []struct {
+		name string
+		xs   []float64
+		cut  int
+		sig  bool
+	}{
+		// A step of k slow requests: U_t peaks at k (see stepSeries).
+		{"step of 40 in 400", stepSeries(40, 400, 500), 40, true},
+		{"step of 10 in 1000", stepSeries(10, 1000, 500), 10, true},
+		{"step of 150 in 3000", stepSeries(150, 3000, 500), 150, true},
+		// Stationary: the pattern's running sums are ≤ 0, so K⁺ = 0, p = 1.
+		{"stationary pattern", stepSeries(0, 400, 500), 0, false},
+		// An increasing trend (a growing queue): U_t = −t(N−t) < 0.
+		{"increasing trend", increasing, 0, false},
+		// An early part that is faster (a load ramp): U_t ≤ 0 throughout.
+		{"faster start", stepSeries(40, 400, 50), 0, false},
+		// Shorter than the shortest prefix: not tested.
+		{"19 values", stepSeries(5, 19, 500), 0, false},
+	}
+	for _, tt := range tests {
+		got := ChangePointCut(tt.xs, 0.01)
+		if got.Cut != tt.cut || got.Significant != tt.sig {
+			t.Errorf("%s: cut %d, significant %v (p %g, prefix %d, tests %d); want cut %d, significant %v",
+				tt.name, got.Cut, got.Significant, got.Detection.P, got.Detection.N, got.Tests, tt.cut, tt.sig)
+		}
+	}
+	// The prefixes of 400 values: 400, 200, 100, 50, 25: m = 5, α/m = 0.002.
+	got := ChangePointCut(stepSeries(40, 400, 500), 0.01)
+	if got.Tests != 5 || !near(got.Threshold, 0.002) || len(got.U) != got.Detection.N-1 ||
+		!near(got.Critical, math.Sqrt(-math.Log(0.002)*(math.Pow(float64(got.Detection.N), 3)+math.Pow(float64(got.Detection.N), 2))/6)) {
+		t.Errorf("step of 40: %d tests, threshold %g, %d U values for prefix %d, critical %g", got.Tests, got.Threshold, len(got.U), got.Detection.N, got.Critical)
+	}
+}
+
+// TestChangePointHorizon checks that a long run is looked at through its
+// first ChangePointHorizon values only.
+func TestChangePointHorizon(t *testing.T) {
+	xs := stepSeries(40, 3*ChangePointHorizon, 500)
+	got := ChangePointCut(xs, 0.01)
+	// 32768, 16384, …, 32, 16: lengths ≥ 20 are 32768 … 32, eleven prefixes.
+	if got.Cut != 40 || got.Tests != 11 || got.Detection.N > ChangePointHorizon {
+		t.Errorf("cut %d, %d tests, detection prefix %d; want 40, 11, ≤ %d", got.Cut, got.Tests, got.Detection.N, ChangePointHorizon)
+	}
+}
+
+// TestMSERByHand checks MSER-5 on batch means worked by hand.
+//
+// Batches Z = 10 4 2 4 (k = 4, d ≤ 2):
+//
+//	d = 0: Z̄ = 5,    Σ(Z−Z̄)² = 25+1+9+1 = 36,          MSER = 36/16 = 2.25
+//	d = 1: Z̄ = 10/3, Σ(Z−Z̄)² = 4/9+16/9+4/9 = 24/9,    MSER = (24/9)/9 = 8/27
+//	d = 2: Z̄ = 3,    Σ(Z−Z̄)² = 1+1 = 2,                MSER = 2/4 = 0.5
+//
+// so d* = 1 and the cut is 5 values. With Z = 10 8 2 2 the minimum (0)
+// is at d = 2 = ⌊k/2⌋, the boundary: no stable part, no verdict.
+func TestMSERByHand(t *testing.T) {
+	series := func(z ...float64) []float64 {
+		var xs []float64
+		for _, v := range z {
+			// Batch mean v from values v−2 … v+2.
+			xs = append(xs, v-2, v-1, v, v+1, v+2)
+		}
+		return append(xs, 99, 99) // a partial batch, left out
+	}
+	got := MSER(series(10, 4, 2, 4), 5)
+	want := []float64{2.25, 8.0 / 27, 0.5}
+	if got.Batches != 4 || len(got.Stat) != 3 || got.D != 1 || got.Cut != 5 || !got.Converged {
+		t.Fatalf("MSER = %+v, want 4 batches, d* 1, cut 5, converged", got)
+	}
+	for d := range want {
+		if !near(got.Stat[d], want[d]) {
+			t.Errorf("MSER(%d) = %g, want %g", d, got.Stat[d], want[d])
+		}
+	}
+	if got := MSER(series(10, 8, 2, 2), 5); got.D != 2 || got.Converged || got.Stat[2] != 0 {
+		t.Errorf("boundary minimum: %+v, want d* 2, not converged", got)
+	}
+	if got := MSER([]float64{1, 2, 3, 4, 5, 6}, 5); got.Batches != 1 || got.Converged {
+		t.Errorf("one batch: %+v, want no verdict", got)
+	}
+}
+
+// warmupCases sets the size of the warm-up property test; the default
+// keeps it to a few seconds, -warmup.cases=5000 is the larger version.
+var warmupCases = flag.Int("warmup.cases", 300, "series per group in TestWarmupRulesProperty")
+
+// warmupCase is one generated run: its warm-up length and its TTFT and
+// TPOT series in send order.
+type warmupCase struct {
+	n, k       int
+	ttft, tpot []float64
+}
+
+// genWarmupCase draws one run of the property test (k < 0 draws k):
+//
+//   - k, the warm-up length, uniform on 0 … 200; n, the run length, uniform
+//     on max(200, 2k) … 5,000 (the change must lie in the first half);
+//   - every value is median × a log-normal factor with coefficient of
+//     variation c, c uniform on 0.1 … 0.5 per run (median 100–1,000 ms for
+//     TTFT, 10–50 ms for TPOT);
+//   - the first k values of each series are f times slower, f uniform on
+//     2 … 5 per series (a step: the "first 40 requests 5× slower",
+//     and milder);
+//   - every value, warm-up or not, is a spike with probability q (q
+//     uniform on 0.2 % … 2 % per run): 5–20 times larger, as large as the
+//     warm-up slowdown or more (queue spikes, decode stalls).
+func genWarmupCase(r *rand.Rand, k int) warmupCase {
+	if k < 0 {
+		k = r.IntN(201)
+	}
+	lo := max(200, 2*k)
+	n := lo + r.IntN(5000-lo+1)
+	cv := 0.1 + 0.4*r.Float64()
+	spike := 0.002 + 0.018*r.Float64()
+	sigma := math.Sqrt(math.Log(1 + cv*cv))
+	series := func(median float64) []float64 {
+		f := 2 + 3*r.Float64()
+		xs := make([]float64, n)
+		for i := range xs {
+			v := median * math.Exp(sigma*r.NormFloat64())
+			if i < k {
+				v *= f
+			}
+			if r.Float64() < spike {
+				v *= 5 + 15*r.Float64()
+			}
+			xs[i] = v
+		}
+		return xs
+	}
+	c := warmupCase{n: n, k: k}
+	c.ttft = series(100 + 900*r.Float64())
+	c.tpot = series(10 + 40*r.Float64())
+	return c
+}
+
+// runCut applies a warm-up rule to a generated run exactly as analysis
+// does: every request has two output tokens, so TTFT and TPOT are both
+// defined for every request, and rows are in send order.
+func runCut(c warmupCase, wc ingest.WarmupConfig) int {
+	req := &ingest.Requests{N: c.n, TTFTms: c.ttft, E2Ems: make([]float64, c.n), CompletionTokens: make([]int64, c.n)}
+	order := make([]int, c.n)
+	classes := make([]uint8, c.n)
+	for i := range order {
+		order[i] = i
+		req.CompletionTokens[i] = 2
+		req.E2Ems[i] = c.ttft[i] + c.tpot[i]
+		classes[i] = classMulti
+	}
+	return warmup(req, order, OrderFile, classes, wc, ingest.Window{}).Discarded
+}
+
+// quantileInts returns the nearest-rank p-quantile of sorted xs.
+func quantileInts(sorted []int, p float64) int {
+	return sorted[nearestRankIndex(p, len(sorted))]
+}
+
+// TestWarmupRulesProperty measures each rule on generated runs: with a
+// warm-up of k requests, how often the cut lands within ±5 of k; without
+// one, how often it cuts at most 5. The default rule must reach 95 % on
+// both; the others are measured for contrast (run with -v to see the
+// distributions, -warmup.cases=5000 for the larger version).
+func TestWarmupRulesProperty(t *testing.T) {
+	n := *warmupCases
+	r := rand.New(rand.NewPCG(2024, 11))
+	var warm, stationary []warmupCase
+	for i := 0; i < n; i++ {
+		warm = append(warm, genWarmupCase(r, -1))
+		stationary = append(stationary, genWarmupCase(r, 0))
+	}
+	def := ingest.DefaultConfig().Warmup
+	rules := []struct {
+		name string
+		wc   ingest.WarmupConfig
+		must bool
+	}{
+		{"changepoint α=0.01 (default)", def, true},
+		{"mser5", ingest.WarmupConfig{Mode: ingest.WarmupMSER5}, false},
+		{"stabilisation 10/2%/3", ingest.WarmupConfig{Mode: ingest.WarmupStabilisation, Window: 10, Tolerance: 0.02, Consecutive: 3}, false},
+	}
+	for _, rule := range rules {
+		var errs, cuts []int
+		within, small := 0, 0
+		for _, c := range warm {
+			e := runCut(c, rule.wc) - c.k
+			errs = append(errs, e)
+			if e >= -5 && e <= 5 {
+				within++
+			}
+		}
+		for _, c := range stationary {
+			cut := runCut(c, rule.wc)
+			cuts = append(cuts, cut)
+			if cut <= 5 {
+				small++
+			}
+		}
+		slices.Sort(errs)
+		slices.Sort(cuts)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: warm-up k: cut within ±5 of k in %.1f%% of %d; cut − k quantiles", rule.name, 100*float64(within)/float64(n), n)
+		for _, p := range []float64{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99} {
+			fmt.Fprintf(&b, " p%g %d", 100*p, quantileInts(errs, p))
+		}
+		fmt.Fprintf(&b, " (min %d, max %d); stationary: cut ≤ 5 in %.1f%%; cut quantiles p50 %d p95 %d p99 %d max %d",
+			errs[0], errs[len(errs)-1], 100*float64(small)/float64(n), quantileInts(cuts, 0.5), quantileInts(cuts, 0.95), quantileInts(cuts, 0.99), cuts[len(cuts)-1])
+		t.Log(b.String())
+		if rule.must && (float64(within) < 0.95*float64(n) || float64(small) < 0.95*float64(n)) {
+			t.Errorf("%s: within ±5 of k in %d of %d, cut ≤ 5 on stationary runs in %d of %d; want ≥ 95 %% each", rule.name, within, n, small, n)
+		}
+	}
+}
