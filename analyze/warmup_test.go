@@ -329,3 +329,164 @@ func TestWarmupRulesProperty(t *testing.T) {
 		}
 	}
 }
+
+// stepRun is a run of n requests (n = 5 output tokens each) whose TTFT
+// follows stepSeries with k slow requests and whose TPOT is that series ÷ 8
+// (exact in binary, so E2E − TTFT gives it back without rounding); sent,
+// when true, gives every request a t_request_sent one second apart.
+func stepRun(dir string, repeat, k, n int, sent bool) *ingest.Run {
+	ttft := stepSeries(k, n, 500)
+	var rs []req
+	for i := 0; i < n; i++ {
+		r := req{id: fmt.Sprintf("r%d", i), n: 5, ttft: ttft[i], e2e: ttft[i] + 4*ttft[i]/8}
+		if sent {
+			r.sent = 1_700_000_000 + float64(i)
+		}
+		rs = append(rs, r)
+	}
+	return makeRun(dir, 4, repeat, rs)
+}
+
+func TestWarmupInARun(t *testing.T) {
+	cfg := ingest.DefaultConfig()
+	run := stepRun("c4/r1", 1, 30, 300, false)
+	s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{run}})
+	w := s.Runs[0].Warmup
+	if w.Outcome != WarmupCut || w.Discarded != 30 || !w.Stabilised || w.Order != OrderFile || w.DecidedBy != "TTFT" || len(w.Series) != 2 {
+		t.Fatalf("warm-up = %+v, want 30 cut by TTFT in file order", w)
+	}
+	for _, sr := range w.Series {
+		if sr.Outcome != WarmupCut || sr.Cut != 30 || sr.Values != 300 || !(float64(sr.P) <= float64(sr.Threshold)) || sr.Prefix == 0 {
+			t.Errorf("series %+v, want a significant cut of 30", sr)
+		}
+	}
+	if c := s.Runs[0].Counts; c.WarmUp != 30 || c.Measured != 270 {
+		t.Errorf("counts = %+v, want warm_up 30, measured 270", c)
+	}
+	if got := exclusionCount(s, "warm-up (change-point rule): discarded before measuring"); got != 30 {
+		t.Errorf("exclusion count = %d, want 30", got)
+	}
+	// The trace: 2·30 + 200 = 260 requests, each with the statistic of
+	// the detection prefix (U_t for t < its length); the statistic peaks at
+	// request 30 and passes 1 there (significant).
+	if len(w.Trace) != 260 || w.Trace[0].Index != 1 || w.Trace[259].Index != 260 {
+		t.Fatalf("trace has %d points", len(w.Trace))
+	}
+	peak := 0
+	for i, p := range w.Trace {
+		inPrefix := p.Index < w.Series[0].Prefix
+		if p.TTFTStat.Valid() != inPrefix || p.TPOTStat.Valid() != inPrefix || p.BlockMedian.Valid() {
+			t.Fatalf("trace point %+v: want both statistics inside the prefix of %d and no block median", p, w.Series[0].Prefix)
+		}
+		if p.TTFTStat > w.Trace[peak].TTFTStat {
+			peak = i
+		}
+	}
+	if w.Trace[peak].Index != 30 || w.Trace[peak].TTFTStat < 1 {
+		t.Errorf("TTFT statistic peaks at request %d (%g), want 30, ≥ 1", w.Trace[peak].Index, float64(w.Trace[peak].TTFTStat))
+	}
+	if lw := s.Levels[0].Warmup; lw.Runs != 1 || lw.CutMedian != 30 || lw.CutMin != 30 || lw.CutMax != 30 || lw.Discarded != 30 ||
+		len(lw.Outcomes) != 1 || lw.Outcomes[0] != (ReasonCount{Reason: WarmupCut, Count: 1}) {
+		t.Errorf("level warm-up = %+v", lw)
+	}
+	if !strings.Contains(s.Method.WarmupRule, "Pettitt 1979") || !strings.Contains(s.Method.WarmupRule, "α = 0.01") || s.Method.WarmupStatistic == "" {
+		t.Errorf("method: %q / %q", s.Method.WarmupRule, s.Method.WarmupStatistic)
+	}
+}
+
+// TestWarmupSendOrder checks the order the rule sees: t_request_sent when
+// every request has one, file order when the times present agree with it,
+// and no order (detection unavailable) when they contradict it.
+func TestWarmupSendOrder(t *testing.T) {
+	cfg := ingest.DefaultConfig()
+	// Rows reversed in the file; t_request_sent puts the slow ones first.
+	rev := stepRun("c4/r1", 1, 30, 300, true)
+	q := rev.Requests.Requests
+	slices.Reverse(q.TTFTms)
+	slices.Reverse(q.E2Ems)
+	slices.Reverse(q.TRequestSent)
+	slices.Reverse(q.TLastText)
+	// Some times missing but the rest in file order: file order.
+	partial := stepRun("c4/r2", 2, 30, 300, true)
+	partial.Requests.Requests.TRequestSent[100] = math.NaN()
+	// Some times missing and the rest out of file order: unknown.
+	unknown := stepRun("c4/r3", 3, 30, 300, true)
+	unknown.Requests.Requests.TRequestSent[100] = math.NaN()
+	unknown.Requests.Requests.TRequestSent[5], unknown.Requests.Requests.TRequestSent[6] = unknown.Requests.Requests.TRequestSent[6], unknown.Requests.Requests.TRequestSent[5]
+	s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{rev, partial, unknown}})
+	want := []struct {
+		order, outcome string
+		discarded      int
+	}{
+		{OrderSent, WarmupCut, 30},
+		{OrderFile, WarmupCut, 30},
+		{OrderUnknown, WarmupUnavailable, 0},
+	}
+	for i, w := range want {
+		got := s.Runs[i].Warmup
+		if got.Order != w.order || got.Outcome != w.outcome || got.Discarded != w.discarded {
+			t.Errorf("%s: order %q, outcome %q, discarded %d; want %q, %q, %d", s.Runs[i].Dir, got.Order, got.Outcome, got.Discarded, w.order, w.outcome, w.discarded)
+		}
+	}
+	if u := s.Runs[2].Warmup; u.Trace != nil || !strings.Contains(u.Note, "send order is unknown") {
+		t.Errorf("unavailable: trace %d points, note %q", len(u.Trace), u.Note)
+	}
+	if f := findingRuns(s, "warm-up-unavailable"); !slices.Equal(f, []string{"c4/r3"}) {
+		t.Errorf("warm-up-unavailable finding runs = %v", f)
+	}
+}
+
+// findingRuns returns the runs of the finding with the given rule.
+func findingRuns(s *Summary, rule string) []string {
+	for _, f := range s.Findings {
+		if f.Rule == rule {
+			return f.Runs
+		}
+	}
+	return nil
+}
+
+// TestWarmupModes checks the other modes on one run with a step of 30.
+func TestWarmupModes(t *testing.T) {
+	tests := []struct {
+		wc        ingest.WarmupConfig
+		outcome   string
+		discarded int
+		exclusion string
+		finding   string
+	}{
+		{ingest.WarmupConfig{Mode: ingest.WarmupFixed, Count: 12}, WarmupFixedCount, 12, "warm-up (fixed override, not found from the data): discarded before measuring", "fixed-warm-up-count"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupFixed, Count: 5000}, WarmupFixedCount, 300, "warm-up (fixed override, not found from the data): discarded before measuring", "fixed-warm-up-count"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupNone}, WarmupDisabled, 0, "", "no-warm-up-handling"},
+		// MSER-5 on TTFT: batches 1–6 have mean 500, the rest cycle through
+		// 112 118 114 116 (the pattern in batches of 5), variance 5 per
+		// batch; past d = 6, MSER(d) ≈ 5/(k−d) only grows, so d* = 6, a cut
+		// of 30 (TPOT, the same ÷ 8, agrees).
+		{ingest.WarmupConfig{Mode: ingest.WarmupMSER5}, WarmupCut, 30, "warm-up (MSER-5 rule): discarded before measuring", ""},
+		// Stabilisation, blocks of 10: medians 500 500 500, then 115 in
+		// every block (100 130 110 120 100 130 110 120 100 130 and
+		// 110 120 100 130 110 120 100 130 110 120 both have median 115).
+		// The changes from block 1 on are 0, 0, 0.77, 0, 0, 0: the streak
+		// of 2 is broken at block 3, and blocks 4, 5, 6 make 3 in a row, so
+		// the stable part starts at block 3: a cut of 30.
+		{ingest.WarmupConfig{Mode: ingest.WarmupStabilisation, Window: 10, Tolerance: 0.02, Consecutive: 3}, WarmupCut, 30, "warm-up (stabilisation rule): discarded before measuring", ""},
+	}
+	for _, tt := range tests {
+		cfg := ingest.DefaultConfig()
+		cfg.Warmup = tt.wc
+		s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{stepRun("c4/r1", 1, 30, 300, false)}})
+		w := s.Runs[0].Warmup
+		if w.Outcome != tt.outcome || w.Discarded != tt.discarded || w.Mode != tt.wc.Mode {
+			t.Errorf("%s: outcome %q, discarded %d (%s); want %q, %d", tt.wc.Mode, w.Outcome, w.Discarded, w.Note, tt.outcome, tt.discarded)
+		}
+		if tt.exclusion != "" {
+			if got := exclusionCount(s, tt.exclusion); got != tt.discarded {
+				t.Errorf("%s: exclusion %q = %d, want %d", tt.wc.Mode, tt.exclusion, got, tt.discarded)
+			}
+		}
+		if tt.finding != "" && !hasFinding(s, tt.finding) {
+			t.Errorf("%s: no %s finding", tt.wc.Mode, tt.finding)
+		}
+	}
+}
+
