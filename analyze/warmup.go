@@ -530,8 +530,8 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 
 // blockChange returns, for the stabilisation rule, the relative change of
 // the median of the block holding the t-th value from the previous
-// block's median, divided by the tolerance (NaN in the first block and
-// in an incomplete one).
+// block's median, divided by the tolerance (NaN in the first block, in an
+// incomplete one, and after a median of 0).
 func blockChange(vals []float64, w int, tol float64) func(t int) float64 {
 	var medians []float64
 	for b := 0; (b+1)*w <= len(vals); b++ {
@@ -552,7 +552,7 @@ func blockChange(vals []float64, w int, tol float64) func(t int) float64 {
 		case medians[b] == 0:
 			return 0
 		}
-		return math.Inf(1)
+		return math.NaN() // a relative change from 0: the rule counts it as unstable
 	}
 }
 
