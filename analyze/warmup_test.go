@@ -489,4 +489,3 @@ func TestWarmupModes(t *testing.T) {
 		}
 	}
 }
-

@@ -88,7 +88,7 @@ func testSummary() *analyze.Summary {
 		Method: analyze.Method{
 			Percentile: "nearest-rank", MAD: "raw", Warmup: "stabilisation", MinRuns: 3,
 			WarmupStatistic: "relative change of the block median from the previous block ÷ tolerance (below 1 counts as stable)",
-			SLO: analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
+			SLO:             analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
 		},
 	}
 	for li, c := range []int{1, 4, 16} {
