@@ -408,7 +408,8 @@ type WarmupPoint struct {
 	BlockMedian Num `json:"block_median_ms"`
 	// TTFTStat and TPOTStat are the rule's statistic for cutting right
 	// after this request, on the TTFT and the TPOT series, scaled as
-	// Method.WarmupStatistic says; null where it is not defined.
+	// Method.WarmupStatistic says and rounded to 4 significant digits (they
+	// are drawn, not computed with); null where it is not defined.
 	TTFTStat Num `json:"ttft_stat"`
 	TPOTStat Num `json:"tpot_stat"`
 }

@@ -514,7 +514,7 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 			if f == nil {
 				continue
 			}
-			v := Num(f(seen[k]))
+			v := Num(roundSignificant(f(seen[k]), 4))
 			if k == 0 {
 				p.TTFTStat = v
 			} else {
@@ -597,4 +597,15 @@ func warmupExclusion(w ingest.WarmupConfig) string {
 		return "warm-up (stabilisation rule): discarded before measuring"
 	}
 	return "warm-up (change-point rule): discarded before measuring"
+}
+
+// roundSignificant rounds x to the given number of significant digits: the
+// trace's statistic is drawn, never computed with, and four digits keep
+// summary.json small.
+func roundSignificant(x float64, digits int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	scale := math.Pow(10, float64(digits)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*scale) / scale
 }

@@ -904,11 +904,17 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	if modeText == "" {
 		modeText = mode
 	}
-	caption := "Left: the TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn)"
+	caption := "The TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn)"
+	if anyStat {
+		caption = "Left: t" + caption[1:]
+	}
 	if mode == "stabilisation" {
 		caption += " and the median of each block of requests the rule compares (step line; none for an incomplete block)"
 	}
-	caption += ", with the warm-up cut (dashed vertical line after the last discarded request)."
+	if anyCut {
+		caption += ", with the warm-up cut (dashed vertical line after the last discarded request)"
+	}
+	caption += "."
 	if anyStat {
 		caption += fmt.Sprintf(" Right: the statistic the rule decided by, for a cut right after each request, on TTFT (the repeat's colour) and on TPOT (the same, faint): %s.", s.Method.WarmupStatistic)
 		switch mode {
@@ -921,7 +927,11 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 			caption += fmt.Sprintf(" Values above %g are drawn at %g.", warmupStatMax, warmupStatMax)
 		}
 	}
-	caption += fmt.Sprintf(" One row per concurrency level, one colour per repeat. Warm-up mode: %s.", modeText)
+	layout := "One panel"
+	if anyStat {
+		layout = "One row"
+	}
+	caption += fmt.Sprintf(" %s per concurrency level, one colour per repeat. Warm-up mode: %s.", layout, modeText)
 	switch {
 	case len(notCut) > 0 && len(notCut) == shown:
 		caption += " The rule never held for any run, so nothing was cut."
