@@ -1,9 +1,6 @@
 package analyze
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // This file implements Pettitt's rank test for one change in location
 // (A. N. Pettitt, "A non-parametric approach to the change-point problem",
@@ -94,22 +91,49 @@ func pettittCritical(alpha float64, n int) float64 {
 	return math.Sqrt(-math.Log(alpha) * (nf*nf*nf + nf*nf) / 6)
 }
 
-// rankOrder returns the indices of xs sorted by value (ties by index, so
-// the order is deterministic).
+// rankOrder returns the indices of xs sorted by value, ties in index
+// order. It is a least-significant-digit radix sort (11-bit digits) of the
+// float64 values mapped to order-preserving uint64 keys, so it is stable
+// and takes a few passes over the data instead of a comparison sort's
+// N log N calls; passes whose digit is the same for every key are skipped
+// (latencies share their sign and most exponent bits). NaN never reaches
+// it: ingest refuses NaN latencies.
 func rankOrder(xs []float64) []int32 {
-	order := make([]int32, len(xs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		switch xa, xb := xs[a], xs[b]; {
-		case xa < xb:
-			return -1
-		case xa > xb:
-			return 1
+	n := len(xs)
+	keys, order := make([]uint64, n), make([]int32, n)
+	for i, x := range xs {
+		b := math.Float64bits(x)
+		if b>>63 == 0 {
+			b |= 1 << 63 // non-negative: above every negative
+		} else {
+			b = ^b // negative: larger magnitude sorts first
 		}
-		return int(a - b)
-	})
+		keys[i], order[i] = b, int32(i)
+	}
+	const bits = 11
+	var count [1 << bits]int
+	tmpKeys, tmpOrder := make([]uint64, n), make([]int32, n)
+	for shift := uint(0); shift < 64; shift += bits {
+		clear(count[:])
+		for _, k := range keys {
+			count[(k>>shift)&(1<<bits-1)]++
+		}
+		if n == 0 || count[(keys[0]>>shift)&(1<<bits-1)] == n {
+			continue
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for j, k := range keys {
+			d := (k >> shift) & (1<<bits - 1)
+			tmpKeys[count[d]], tmpOrder[count[d]] = k, order[j]
+			count[d]++
+		}
+		keys, tmpKeys = tmpKeys, keys
+		order, tmpOrder = tmpOrder, order
+	}
 	return order
 }
 

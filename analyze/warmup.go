@@ -214,22 +214,35 @@ func groupThousands(n int) string {
 type warmupSeriesData struct {
 	metric string
 	vals   []float64
-	pos    []int
+	pos    []int32
 }
 
 // collectWarmupSeries gathers the TTFT and TPOT series in send order, each
 // up to limit values.
 func collectWarmupSeries(req *ingest.Requests, order []int, classes []uint8, limit int) [2]warmupSeriesData {
+	var count [2]int
+	for _, c := range classes {
+		if c == classOne || c == classMulti {
+			count[0]++
+		}
+		if c == classMulti {
+			count[1]++
+		}
+	}
 	s := [2]warmupSeriesData{{metric: "TTFT"}, {metric: "TPOT"}}
+	for k := range s {
+		s[k].vals = make([]float64, 0, min(count[k], limit))
+		s[k].pos = make([]int32, 0, min(count[k], limit))
+	}
 	for pos, i := range order {
 		c := classes[i]
 		if (c == classOne || c == classMulti) && len(s[0].vals) < limit {
 			s[0].vals = append(s[0].vals, req.TTFTms[i])
-			s[0].pos = append(s[0].pos, pos)
+			s[0].pos = append(s[0].pos, int32(pos))
 		}
 		if c == classMulti && len(s[1].vals) < limit {
 			s[1].vals = append(s[1].vals, tpotOf(req, i))
-			s[1].pos = append(s[1].pos, pos)
+			s[1].pos = append(s[1].pos, int32(pos))
 		}
 		if len(s[0].vals) >= limit && len(s[1].vals) >= limit {
 			break
@@ -259,9 +272,9 @@ func (s warmupSeriesData) sendCut(c int) int {
 		return 0
 	}
 	if c == len(s.pos) {
-		return s.pos[c-1] + 1
+		return int(s.pos[c-1]) + 1
 	}
-	return s.pos[c]
+	return int(s.pos[c])
 }
 
 // changePointVerdict applies the change-point rule to one series.
@@ -455,7 +468,7 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 	// The stabilisation rule's blocks, over the traced requests' TTFT and
 	// TPOT (complete blocks only), so the plot shows what the rule compared.
 	stabilisation := wc.Mode == ingest.WarmupStabilisation && wc.Window > 0
-	var vals [2][]float64
+	var vals, medians [2][]float64
 	if stabilisation {
 		// Each series up to the end of the block its last traced value
 		// falls in.
@@ -477,23 +490,23 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 			if len(vals[0]) >= need[0] && len(vals[1]) >= need[1] {
 				break
 			}
-			switch classes[i] {
-			case classOne:
+			c := classes[i]
+			if (c == classOne || c == classMulti) && len(vals[0]) < need[0] {
 				vals[0] = append(vals[0], req.TTFTms[i])
-			case classMulti:
-				vals[0] = append(vals[0], req.TTFTms[i])
+			}
+			if c == classMulti && len(vals[1]) < need[1] {
 				vals[1] = append(vals[1], tpotOf(req, i))
 			}
 		}
 		for k := range stats {
-			stats[k] = blockChange(vals[k], w, wc.Tolerance)
+			medians[k] = blockMedians(vals[k], w)
+			stats[k] = blockChange(medians[k], w, wc.Tolerance)
 		}
 	}
 	var seen [2]int // values of each series up to the current request
 	var pts []WarmupPoint
 	for pos := 0; pos < limit; pos++ {
 		i := order[pos]
-		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, BlockMedian: NaN, TTFTStat: NaN, TPOTStat: NaN}
 		switch classes[i] {
 		case classOne:
 			seen[0]++
@@ -501,13 +514,16 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 			seen[0]++
 			seen[1]++
 		}
+		if pos%stride != 0 && pos != discarded-1 && pos != discarded {
+			continue
+		}
+		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, BlockMedian: NaN, TTFTStat: NaN, TPOTStat: NaN}
 		if c := classes[i]; c == classOne || c == classMulti {
 			p.TTFTms = Num(req.TTFTms[i])
 		}
 		if stabilisation && seen[0] > 0 {
-			w := wc.Window
-			if b := (seen[0] - 1) / w; (b+1)*w <= len(vals[0]) {
-				p.BlockMedian = Num(Median(append([]float64(nil), vals[0][b*w:(b+1)*w]...)))
+			if b := (seen[0] - 1) / wc.Window; b < len(medians[0]) {
+				p.BlockMedian = Num(medians[0][b])
 			}
 		}
 		for k, f := range stats {
@@ -521,22 +537,27 @@ func warmupTrace(req *ingest.Requests, order []int, classes []uint8, wc ingest.W
 				p.TPOTStat = v
 			}
 		}
-		if pos%stride == 0 || pos == discarded-1 || pos == discarded {
-			pts = append(pts, p)
-		}
+		pts = append(pts, p)
 	}
 	return pts
+}
+
+// blockMedians returns the median of each complete block of w values.
+func blockMedians(vals []float64, w int) []float64 {
+	var out []float64
+	block := make([]float64, w)
+	for b := 0; (b+1)*w <= len(vals); b++ {
+		copy(block, vals[b*w:(b+1)*w])
+		out = append(out, Median(block))
+	}
+	return out
 }
 
 // blockChange returns, for the stabilisation rule, the relative change of
 // the median of the block holding the t-th value from the previous
 // block's median, divided by the tolerance (NaN in the first block, in an
 // incomplete one, and after a median of 0).
-func blockChange(vals []float64, w int, tol float64) func(t int) float64 {
-	var medians []float64
-	for b := 0; (b+1)*w <= len(vals); b++ {
-		medians = append(medians, Median(append([]float64(nil), vals[b*w:(b+1)*w]...)))
-	}
+func blockChange(medians []float64, w int, tol float64) func(t int) float64 {
 	return func(t int) float64 {
 		if t < 1 || !(tol > 0) {
 			return math.NaN()
