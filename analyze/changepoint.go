@@ -198,10 +198,17 @@ type ChangePointResult struct {
 	// Critical is the K⁺ at which the detection prefix reaches Threshold,
 	// √(−ln(α/m)·(L³+L²)/6): U_t/Critical ≥ 1 marks significance.
 	Critical float64
+	// Located is the change point found when the test is significant
+	// (step 4 below), 0 otherwise.
+	Located int
+	// Slowdown is median(x[:Located]) / median(x[Located:L]) − 1, how much
+	// slower the early part is (NaN when the test is not significant).
+	Slowdown float64
 }
 
 // ChangePointCut applies the warm-up rule built on Pettitt's test to one
-// series in send order, at family-wise level alpha:
+// series in send order, at family-wise level alpha, with the smallest
+// slowdown that counts as warm-up minSlowdown:
 //
 //  1. Prefixes. With L₀ = min(N, ChangePointHorizon), the prefixes of
 //     length L₀, ⌊L₀/2⌋, ⌊L₀/4⌋, … down to ChangePointMinPrefix are tested
@@ -218,12 +225,16 @@ type ChangePointResult struct {
 //     is positive): on a long prefix U_t wanders past a short warm-up (the
 //     estimate overshoots), and the shorter prefix locates it within a
 //     request or two.
+//  5. Size. The cut is made only when the early part's median is at least
+//     minSlowdown (relative) above the median of the rest of the prefix:
+//     on a very steady series a rank test finds drifts of a fraction of a
+//     percent, which are no warm-up worth discarding requests for.
 //
 // The rule sorts at most L₀ values once; every prefix's ranks come from
 // that order, so it runs in O(L₀ log L₀).
-func ChangePointCut(xs []float64, alpha float64) ChangePointResult {
+func ChangePointCut(xs []float64, alpha, minSlowdown float64) ChangePointResult {
 	n := min(len(xs), ChangePointHorizon)
-	res := ChangePointResult{Detection: PettittTest{P: 1}}
+	res := ChangePointResult{Detection: PettittTest{P: 1}, Slowdown: math.NaN()}
 	var lengths []int
 	for l := n; l >= ChangePointMinPrefix; l /= 2 {
 		lengths = append(lengths, l)
@@ -255,11 +266,42 @@ func ChangePointCut(xs []float64, alpha float64) ChangePointResult {
 	tau := res.Detection.ChangePoint
 	order = prefixOrder(buf, full, 2*tau)
 	midRanks(xs, order, twiceRank[:2*tau])
-	res.Cut = tau
+	res.Located = tau
 	if t := pettittFromU(uFromRanks(twiceRank[:2*tau]), 2*tau, tau); t.ChangePoint > 0 {
-		res.Cut = t.ChangePoint
+		res.Located = t.ChangePoint
+	}
+	order = prefixOrder(buf, full, l)
+	res.Slowdown = sortedMedian(xs, order, 0, res.Located)/sortedMedian(xs, order, res.Located, l) - 1
+	if res.Slowdown >= minSlowdown {
+		res.Cut = res.Located
 	}
 	return res
+}
+
+// sortedMedian is the median of xs[lo:hi], given order, the indices of a
+// prefix of xs holding it, sorted by value: O(len(order)), no sort.
+func sortedMedian(xs []float64, order []int32, lo, hi int) float64 {
+	n := hi - lo
+	if n <= 0 {
+		return math.NaN()
+	}
+	k := 0
+	var below float64
+	for _, i := range order {
+		if int(i) < lo || int(i) >= hi {
+			continue
+		}
+		switch {
+		case n%2 == 1 && k == n/2:
+			return xs[i]
+		case n%2 == 0 && k == n/2-1:
+			below = xs[i]
+		case n%2 == 0 && k == n/2:
+			return (below + xs[i]) / 2
+		}
+		k++
+	}
+	return math.NaN()
 }
 
 // prefixOrder writes into dst, in order, the indices of order below l and

@@ -395,6 +395,9 @@ type WarmupSeries struct {
 	P         Num `json:"p"`
 	Threshold Num `json:"threshold"`
 	Prefix    int `json:"prefix,omitempty"`
+	// Slowdown is, for a significant change point, median(early) /
+	// median(rest of the prefix) − 1; null otherwise.
+	Slowdown Num `json:"slowdown"`
 }
 
 // WarmupPoint is one request of the warm-up trace.

@@ -182,9 +182,10 @@ func warmupRuleText(w ingest.WarmupConfig) string {
 		"On each prefix of the series of length L = L₀, L₀/2, L₀/4, … ≥ %d (L₀ = the series length, at most %s), "+
 		"U_t = 2·Σ_{i≤t} r_i − t(L+1) (r_i the mid-ranks) and K = max U_t over t ≤ L/2, the early part being the slower; "+
 		"the prefix with the smallest p ≈ exp(−6K²/(L³+L²)) is significant when p ≤ α/m, α = %g, m = the number of prefixes tested. "+
-		"Its change point τ is then located as the t ≤ τ maximising U_t over the first 2τ values. "+
-		"Not significant: no warm-up detected, nothing is discarded; an early part that is faster (a load ramp) is never cut",
-		both, ChangePointMinPrefix, groupThousands(ChangePointHorizon), w.Alpha)
+		"Its change point τ is then located as the t ≤ τ maximising U_t over the first 2τ values, "+
+		"and the requests before it are warm-up when their median is at least %g%% above the median of the rest of the prefix. "+
+		"Not significant, or a smaller slowdown: no warm-up detected, nothing is discarded; an early part that is faster (a load ramp) is never cut",
+		both, ChangePointMinPrefix, groupThousands(ChangePointHorizon), w.Alpha, 100*w.MinSlowdown)
 }
 
 // warmupStatisticText says what the warm-up trace's statistic is.
@@ -263,6 +264,8 @@ type seriesVerdict struct {
 	stat func(t int) float64
 	// tooShort marks a series too short for the rule to test.
 	tooShort bool
+	// small says why a significant change was not cut (too small).
+	small string
 }
 
 // sendCut turns a cut of c series values into a count of requests in send
@@ -278,9 +281,9 @@ func (s warmupSeriesData) sendCut(c int) int {
 }
 
 // changePointVerdict applies the change-point rule to one series.
-func changePointVerdict(s warmupSeriesData, alpha float64) seriesVerdict {
-	r := ChangePointCut(s.vals, alpha)
-	v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: s.metric, Values: len(s.vals), Outcome: WarmupNotDetected, P: NaN, Threshold: NaN}}
+func changePointVerdict(s warmupSeriesData, alpha, minSlowdown float64) seriesVerdict {
+	r := ChangePointCut(s.vals, alpha, minSlowdown)
+	v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: s.metric, Values: len(s.vals), Outcome: WarmupNotDetected, P: NaN, Threshold: NaN, Slowdown: NaN}}
 	v.tooShort = r.Tests == 0
 	if r.Tests > 0 {
 		v.P, v.Threshold, v.Prefix = Num(r.Detection.P), Num(r.Threshold), r.Detection.N
@@ -291,8 +294,11 @@ func changePointVerdict(s warmupSeriesData, alpha float64) seriesVerdict {
 			return r.U[t-1] / r.Critical
 		}
 	}
-	if r.Significant {
+	v.Slowdown = Num(r.Slowdown)
+	if r.Cut > 0 {
 		v.Outcome, v.Cut = WarmupCut, s.sendCut(r.Cut)
+	} else if r.Significant {
+		v.small = fmt.Sprintf("%s is %.2g%% slower before request %d, less than the %g%% that counts as warm-up", s.metric, 100*r.Slowdown, s.sendCut(r.Located)+1, 100*minSlowdown)
 	}
 	return v
 }
@@ -300,7 +306,7 @@ func changePointVerdict(s warmupSeriesData, alpha float64) seriesVerdict {
 // mserVerdict applies MSER-5 to one series.
 func mserVerdict(s warmupSeriesData) seriesVerdict {
 	r := MSER(s.vals, MSERBatch)
-	v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: s.metric, Values: len(s.vals), Outcome: WarmupNotStabilised, P: NaN, Threshold: NaN}}
+	v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: s.metric, Values: len(s.vals), Outcome: WarmupNotStabilised, P: NaN, Threshold: NaN, Slowdown: NaN}}
 	if r.Batches < 2 {
 		// Too short to say anything: it imposes no cut.
 		v.Outcome, v.tooShort = WarmupNotDetected, true
@@ -348,7 +354,7 @@ func warmup(req *ingest.Requests, order []int, basis string, classes []uint8, wc
 			if wc.Mode == ingest.WarmupMSER5 {
 				verdicts = append(verdicts, mserVerdict(s))
 			} else {
-				verdicts = append(verdicts, changePointVerdict(s, wc.Alpha))
+				verdicts = append(verdicts, changePointVerdict(s, wc.Alpha, wc.MinSlowdown))
 			}
 		}
 	}
@@ -400,6 +406,15 @@ func combineVerdicts(res *WarmupResult, vs []seriesVerdict) {
 	if len(short) == len(vs) {
 		res.Note = fmt.Sprintf("too few requests to look for warm-up (%s); no request was discarded", strings.Join(short, ", "))
 	}
+	var small []string
+	for _, v := range vs {
+		if v.small != "" {
+			small = append(small, v.small)
+		}
+	}
+	if len(small) > 0 {
+		res.Note = strings.Join(small, "; ")
+	}
 	for _, v := range vs {
 		if v.Cut > res.Discarded {
 			res.Discarded, res.DecidedBy = v.Cut, v.Metric
@@ -433,7 +448,7 @@ func stabilisationVerdicts(req *ingest.Requests, order []int, classes []uint8, w
 	}
 	var out []seriesVerdict
 	for k, s := range []*stabiliser{ttft, tpot} {
-		v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: [2]string{"TTFT", "TPOT"}[k], Values: n[k], Outcome: WarmupNotStabilised, P: NaN, Threshold: NaN}}
+		v := seriesVerdict{WarmupSeries: WarmupSeries{Metric: [2]string{"TTFT", "TPOT"}[k], Values: n[k], Outcome: WarmupNotStabilised, P: NaN, Threshold: NaN, Slowdown: NaN}}
 		if cut, ok := s.result(); ok {
 			v.Outcome, v.Cut = WarmupNotDetected, cut
 			if cut > 0 {

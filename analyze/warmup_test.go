@@ -137,14 +137,27 @@ func TestChangePointCutKnownAnswers(t *testing.T) {
 		{"19 values", stepSeries(5, 19, 500), 0, false},
 	}
 	for _, tt := range tests {
-		got := ChangePointCut(tt.xs, 0.01)
+		got := ChangePointCut(tt.xs, 0.01, 0.02)
 		if got.Cut != tt.cut || got.Significant != tt.sig {
 			t.Errorf("%s: cut %d, significant %v (p %g, prefix %d, tests %d); want cut %d, significant %v",
 				tt.name, got.Cut, got.Significant, got.Detection.P, got.Detection.N, got.Tests, tt.cut, tt.sig)
 		}
 	}
+	// A change that is significant but small: 40 values of 101 then 360 of
+	// 100 (every early value above every later one, so τ = 40), a
+	// slowdown of 101/100 − 1 = 1 %: below 2 % nothing is cut.
+	small := append(slices.Repeat([]float64{101}, 40), slices.Repeat([]float64{100}, 360)...)
+	for _, tt := range []struct {
+		min float64
+		cut int
+	}{{0.02, 0}, {0.005, 40}} {
+		got := ChangePointCut(small, 0.01, tt.min)
+		if !got.Significant || got.Located != 40 || !near(got.Slowdown, 0.01) || got.Cut != tt.cut {
+			t.Errorf("1%% step, min slowdown %g: %+v; want significant, located 40, slowdown 0.01, cut %d", tt.min, got, tt.cut)
+		}
+	}
 	// The prefixes of 400 values: 400, 200, 100, 50, 25: m = 5, α/m = 0.002.
-	got := ChangePointCut(stepSeries(40, 400, 500), 0.01)
+	got := ChangePointCut(stepSeries(40, 400, 500), 0.01, 0.02)
 	if got.Tests != 5 || !near(got.Threshold, 0.002) || len(got.U) != got.Detection.N-1 ||
 		!near(got.Critical, math.Sqrt(-math.Log(0.002)*(math.Pow(float64(got.Detection.N), 3)+math.Pow(float64(got.Detection.N), 2))/6)) {
 		t.Errorf("step of 40: %d tests, threshold %g, %d U values for prefix %d, critical %g", got.Tests, got.Threshold, len(got.U), got.Detection.N, got.Critical)
@@ -155,7 +168,7 @@ func TestChangePointCutKnownAnswers(t *testing.T) {
 // first ChangePointHorizon values only.
 func TestChangePointHorizon(t *testing.T) {
 	xs := stepSeries(40, 3*ChangePointHorizon, 500)
-	got := ChangePointCut(xs, 0.01)
+	got := ChangePointCut(xs, 0.01, 0.02)
 	// 32768, 16384, …, 32, 16: lengths ≥ 20 are 32768 … 32, eleven prefixes.
 	if got.Cut != 40 || got.Tests != 11 || got.Detection.N > ChangePointHorizon {
 		t.Errorf("cut %d, %d tests, detection prefix %d; want 40, 11, ≤ %d", got.Cut, got.Tests, got.Detection.N, ChangePointHorizon)
@@ -487,5 +500,24 @@ func TestWarmupModes(t *testing.T) {
 		if tt.finding != "" && !hasFinding(s, tt.finding) {
 			t.Errorf("%s: no %s finding", tt.wc.Mode, tt.finding)
 		}
+	}
+}
+
+// TestWarmupTooSmallIsNotCut: a significant but 1 % slowdown of the first
+// 40 requests' TTFT (TPOT constant) is not warm-up under the default 2 %.
+func TestWarmupTooSmallIsNotCut(t *testing.T) {
+	var rs []req
+	for i := 0; i < 400; i++ {
+		ttft := 100.0
+		if i < 40 {
+			ttft = 101
+		}
+		rs = append(rs, req{id: fmt.Sprintf("r%d", i), n: 3, ttft: ttft, e2e: ttft + 40})
+	}
+	s := Analyze(&ingest.Sweep{Config: ingest.DefaultConfig(), Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, rs)}})
+	w := s.Runs[0].Warmup
+	want := "TTFT is 1% slower before request 41, less than the 2% that counts as warm-up"
+	if w.Outcome != WarmupNotDetected || w.Discarded != 0 || w.Note != want || !near(float64(w.Series[0].Slowdown), 0.01) || w.Series[1].Slowdown.Valid() {
+		t.Errorf("warm-up = %+v, note %q; want no warm-up detected, note %q", w, w.Note, want)
 	}
 }

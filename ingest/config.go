@@ -75,6 +75,10 @@ type WarmupConfig struct {
 	// Alpha is the changepoint rule's family-wise significance level: the
 	// probability of cutting a run that has no warm-up, 0 < Alpha ≤ 0.5.
 	Alpha float64 `yaml:"alpha" json:"alpha"`
+	// MinSlowdown is the changepoint rule's smallest warm-up worth
+	// discarding: the early part's median must exceed the rest's by at
+	// least this fraction, 0 ≤ MinSlowdown ≤ 1.
+	MinSlowdown float64 `yaml:"min_slowdown" json:"min_slowdown"`
 	// Window, Tolerance and Consecutive are the stabilisation rule's: the
 	// median of consecutive blocks of Window requests must change by less
 	// than Tolerance (relative) Consecutive times in a row.
@@ -113,7 +117,7 @@ func DefaultConfig() Config {
 		SLO:                    SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000},
 		Percentile:             "nearest-rank",
 		MAD:                    "raw",
-		Warmup:                 WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3},
+		Warmup:                 WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3},
 		Metrics:                DefaultMetricNames(),
 		CounterTolerance:       0.01,
 		StreamingCheckFraction: 0.95,

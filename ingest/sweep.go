@@ -903,6 +903,13 @@ func parseWarmup(file string, v *yaml.Node, w *WarmupConfig) ([]Diagnostic, erro
 		case "alpha":
 			usedBy = WarmupChangePoint
 			next.Alpha, err = fraction(val, key, MaxWarmupAlpha, true)
+		case "min_slowdown":
+			usedBy = WarmupChangePoint
+			f, perr := strconv.ParseFloat(val.Value, 64)
+			if val.Kind != yaml.ScalarNode || perr != nil || !(f >= 0 && f <= 1) {
+				err = bad(val, key, "a number from 0 to 1")
+			}
+			next.MinSlowdown = f
 		case "window":
 			usedBy = WarmupStabilisation
 			next.Window, err = integer(val, key, 2, MaxWarmupCount)

@@ -207,7 +207,7 @@ func TestParseSweepConfigErrors(t *testing.T) {
 // the allowed range in the message (issue 7: settings are range-checked).
 func TestParseSweepConfigWarmup(t *testing.T) {
 	def := DefaultConfig().Warmup
-	if def != (WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}) {
+	if def != (WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}) {
 		t.Errorf("default warm-up = %+v", def)
 	}
 	good := []struct {
@@ -215,15 +215,17 @@ func TestParseSweepConfigWarmup(t *testing.T) {
 		want  WarmupConfig
 		diags []string
 	}{
-		{"warmup: none\n", WarmupConfig{Mode: "none", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
-		{"warmup: stabilization\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
-		{"warmup: mser5\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
-		{"warmup: {mode: changepoint, alpha: 0.05}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.05, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
-		{"warmup: {alpha: 0.5, mode: changepoint}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.5, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
-		{"warmup: {mode: stabilisation, window: 25, tolerance: 0.10, consecutive: 2}\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, Window: 25, Tolerance: 0.1, Consecutive: 2}, nil},
-		{"warmup: {mode: fixed, count: 0}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 0}, nil},
-		{"warmup: {mode: fixed, count: 1000000}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 1000000}, nil},
-		{"warmup:\n  mode: mser5\n  window: 20\n  colour: red\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, Window: 20, Tolerance: 0.02, Consecutive: 3}, []string{
+		{"warmup: none\n", WarmupConfig{Mode: "none", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: stabilization\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: mser5\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, min_slowdown: 0}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, min_slowdown: 1}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.01, MinSlowdown: 1, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, alpha: 0.05}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.05, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {alpha: 0.5, mode: changepoint}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.5, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: stabilisation, window: 25, tolerance: 0.10, consecutive: 2}\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, MinSlowdown: 0.02, Window: 25, Tolerance: 0.1, Consecutive: 2}, nil},
+		{"warmup: {mode: fixed, count: 0}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 0}, nil},
+		{"warmup: {mode: fixed, count: 1000000}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 1000000}, nil},
+		{"warmup:\n  mode: mser5\n  window: 20\n  colour: red\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, MinSlowdown: 0.02, Window: 20, Tolerance: 0.02, Consecutive: 3}, []string{
 			`sweep.yaml:3:3: warning: warmup.window applies to mode "stabilisation" and is ignored with mode "mser5"`,
 			`sweep.yaml:4:3: warning: unknown setting "warmup.colour" is ignored`,
 		}},
@@ -266,6 +268,8 @@ func TestParseSweepConfigWarmup(t *testing.T) {
 		{"warmup: {mode: stabilisation, tolerance: .nan}\n", `sweep.yaml:1:42: error: warmup.tolerance: expected a number greater than 0 and less than 1, got ".nan"`},
 		{"warmup: {mode: changepoint, alpha: 0}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "0"`},
 		{"warmup: {mode: changepoint, alpha: 0.51}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "0.51"`},
+		{"warmup: {mode: changepoint, min_slowdown: -0.1}\n", `sweep.yaml:1:43: error: warmup.min_slowdown: expected a number from 0 to 1, got "-0.1"`},
+		{"warmup: {mode: changepoint, min_slowdown: 5%}\n", `sweep.yaml:1:43: error: warmup.min_slowdown: expected a number from 0 to 1, got "5%"`},
 		{"warmup: {mode: changepoint, alpha: NaN}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "NaN"`},
 		// A bad value is an error even for a parameter the mode ignores.
 		{"warmup: {mode: changepoint, window: 2.7}\n", `sweep.yaml:1:37: error: warmup.window: expected an integer from 2 to 1000000, got "2.7"`},
