@@ -893,17 +893,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	for _, g := range groups {
 		levels = append(levels, g.concurrency)
 	}
-	modeText := map[string]string{
-		"changepoint":   "change point (Pettitt 1979)",
-		"mser5":         "MSER-5 (White 1997)",
-		"stabilisation": "stabilisation (the protocol's illustrative heuristic)",
-		"fixed":         "fixed count, an explicit override the measurement rules discourage",
-		"none":          "none (nothing discarded)",
-		"":              "not recorded",
-	}[mode]
-	if modeText == "" {
-		modeText = mode
-	}
+	modeText := warmupModeName(mode)
 	caption := "The TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn)"
 	if anyStat {
 		caption = "Left: t" + caption[1:]

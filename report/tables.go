@@ -444,7 +444,7 @@ func methodCell(s *analyze.Summary) string {
 	rows := [][]string{
 		{"percentiles", m.Percentile, mdEscape(m.PercentileRule)},
 		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
-		{"warm-up", warmupModeName(m.Warmup), mdEscape(m.WarmupRule)},
+		{"warm-up", mdEscape(warmupModeName(m.Warmup)), mdEscape(m.WarmupRule)},
 		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
 		{"runs per level", fmt.Sprintf("at least %d", m.MinRuns), "levels with fewer are flagged " + fewRunsMark},
@@ -460,7 +460,7 @@ func notesCell(s *analyze.Summary) string {
 	return b.String()
 }
 
-// warmupModeName names a warm-up mode for the method table.
+// warmupModeName names a warm-up mode in words (plain text).
 func warmupModeName(mode string) string {
 	switch mode {
 	case "changepoint":
@@ -470,11 +470,13 @@ func warmupModeName(mode string) string {
 	case "stabilisation":
 		return "stabilisation (the protocol's illustrative heuristic)"
 	case "fixed":
-		return "fixed count (an explicit override)"
+		return "fixed count, an explicit override the measurement rules discourage"
+	case "none":
+		return "none (nothing discarded)"
 	case "":
-		return na
+		return "not recorded"
 	}
-	return mdEscape(mode)
+	return mode
 }
 
 // warmupCell says what the warm-up rule did to one run.
