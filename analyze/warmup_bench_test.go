@@ -108,3 +108,24 @@ func BenchmarkAnalyzeRun400k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWarmupShare400k analyses the 400,000-request run with
+// warmup: none and with the default rule, alternately in one loop so
+// that both see the same load on a shared machine, and reports the CPU
+// time of each and the default rule's share of the analysis with it.
+func BenchmarkWarmupShare400k(b *testing.B) {
+	run := benchRun()
+	none, def := ingest.DefaultConfig(), ingest.DefaultConfig()
+	none.Warmup.Mode = ingest.WarmupNone
+	var tNone, tDef time.Duration
+	for i := 0; i < b.N; i++ {
+		start := processCPU()
+		analyzeRun(runInput{run: run, cfg: none, led: newLedger()})
+		mid := processCPU()
+		analyzeRun(runInput{run: run, cfg: def, led: newLedger()})
+		tNone, tDef = tNone+mid-start, tDef+processCPU()-mid
+	}
+	b.ReportMetric(float64(tNone)/1e6/float64(b.N), "none-cpu-ms/op")
+	b.ReportMetric(float64(tDef)/1e6/float64(b.N), "changepoint-cpu-ms/op")
+	b.ReportMetric(100*float64(tDef-tNone)/float64(tDef), "rule-%")
+}
