@@ -521,3 +521,41 @@ func TestWarmupTooSmallIsNotCut(t *testing.T) {
 		t.Errorf("warm-up = %+v, note %q; want no warm-up detected, note %q", w, w.Note, want)
 	}
 }
+
+// FuzzChangePointCut: on any series, U_t from the ranks equals the double
+// sum of its definition (for short series), and a cut lies in the first
+// half of the series and only follows a significant, slower start.
+//
+//	go test ./analyze -run '^$' -fuzz FuzzChangePointCut -fuzztime 60s
+func FuzzChangePointCut(f *testing.F) {
+	f.Add([]byte{9, 9, 9, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2})
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		xs := make([]float64, len(data))
+		for i, b := range data {
+			xs[i] = float64(b%64) - 8 // ties, zero and negative values
+		}
+		if u := PettittU(xs); len(xs) <= 200 {
+			for tt := 1; tt < len(xs); tt++ {
+				var want float64
+				for i := 0; i < tt; i++ {
+					for j := tt; j < len(xs); j++ {
+						switch {
+						case xs[i] > xs[j]:
+							want++
+						case xs[i] < xs[j]:
+							want--
+						}
+					}
+				}
+				if u[tt-1] != want {
+					t.Fatalf("x = %v: U_%d = %g, want %g", xs, tt, u[tt-1], want)
+				}
+			}
+		}
+		r := ChangePointCut(xs, 0.01, 0)
+		if r.Cut < 0 || r.Cut > len(xs)/2 || (r.Cut > 0 && (!r.Significant || !(r.Slowdown >= 0))) {
+			t.Fatalf("x = %v: %+v", xs, r)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,4 +281,32 @@ func TestParseSweepConfigWarmup(t *testing.T) {
 			t.Errorf("%q: error = %v\nwant %s", tt.yaml, err, tt.want)
 		}
 	}
+}
+
+// FuzzParseSweepConfigWarmup: whatever follows "warmup:", parsing never
+// panics, and a setting it accepts is inside every documented range.
+//
+//	go test ./ingest -run '^$' -fuzz FuzzParseSweepConfigWarmup -fuzztime 60s
+func FuzzParseSweepConfigWarmup(f *testing.F) {
+	for _, seed := range []string{
+		"none", "changepoint", "mser5", "stabilization", "{mode: fixed, count: 40}",
+		"{mode: changepoint, alpha: 0.01, min_slowdown: 0.02}", "{mode: stabilisation, window: 1e10}",
+		"{mode: stabilisation, window: 25, tolerance: 0.1, consecutive: 2}", "[1, 2]", "{mode: fixed, count: 2.5}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		cfg, _, err := ParseSweepConfig([]byte("warmup: "+value+"\n"), "sweep.yaml")
+		if err != nil {
+			return
+		}
+		w := cfg.Warmup
+		ok := slices.Contains(WarmupModes, w.Mode) &&
+			w.Alpha > 0 && w.Alpha <= MaxWarmupAlpha && w.MinSlowdown >= 0 && w.MinSlowdown <= 1 &&
+			w.Window >= 2 && w.Window <= MaxWarmupCount && w.Tolerance > 0 && w.Tolerance < 1 &&
+			w.Consecutive >= 1 && w.Consecutive <= MaxWarmupCount && w.Count >= 0 && w.Count <= MaxWarmupCount
+		if !ok {
+			t.Errorf("warmup: %q accepted as %+v, outside the documented ranges", value, w)
+		}
+	})
 }
