@@ -25,7 +25,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		Method: Method{
 			Percentile: cfg.Percentile, PercentileRule: percentileRule(cfg.Percentile),
 			MAD: cfg.MAD, MADRule: madRule(cfg.MAD),
-			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRule(cfg.Warmup),
+			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRuleText(cfg.Warmup), WarmupStatistic: warmupStatisticText(cfg.Warmup.Mode),
 			SLO:                 SLO{TTFTms: Num(cfg.SLO.TTFTms), TPOTms: Num(cfg.SLO.TPOTms), E2Ems: Num(cfg.SLO.E2Ems)},
 			CounterTolerance:    cfg.CounterTolerance,
 			SpeculativeDecoding: cfg.SpeculativeDecoding,
@@ -155,13 +155,6 @@ func madRule(form string) string {
 		return "scaled MAD: 1.4826 × median(|xᵢ − median(x)|) over the per-run values"
 	}
 	return "raw MAD: median(|xᵢ − median(x)|) over the per-run values (not scaled)"
-}
-
-func warmupRule(w ingest.WarmupConfig) string {
-	if w.Mode == "none" {
-		return "none: every request is measured"
-	}
-	return fmt.Sprintf("stabilisation: in send order, the median of each block of %d requests must change by less than %g%% from the previous block %d times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded", w.Window, 100*w.Tolerance, w.Consecutive)
 }
 
 // statSpec describes one per-run statistic summarised across runs.
@@ -321,6 +314,7 @@ func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Confi
 		}
 		lv.Counts = addCounts(lv.Counts, r.Counts)
 	}
+	lv.Warmup = levelWarmup(runs)
 	fails := map[string]int{}
 	for _, r := range ok {
 		lv.Goodput.Passed += r.Goodput.Passed
@@ -534,9 +528,13 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				fmt.Sprintf("concurrency %d has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Concurrency, len(lv.Runs), MinRuns), lv.Runs)
 		}
 	}
-	if sw.Config.Warmup.Mode == "none" {
+	switch w := sw.Config.Warmup; w.Mode {
+	case ingest.WarmupNone:
 		add("warning", "no-warm-up-handling", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
 			"warm-up handling is disabled (warmup: none): early, slower requests are measured", nil)
+	case ingest.WarmupFixed:
+		add("warning", "fixed-warm-up-count", "serving-workloads §4.2 warm-up: do not use a fixed count",
+			fmt.Sprintf("warm-up is a fixed override (warmup: {mode: fixed, count: %d}): the first %d requests of every run are discarded whatever the data show", w.Count, w.Count), nil)
 	}
 	// Per-run rules: each names the runs it matches.
 	tol := sw.Config.CounterTolerance
@@ -597,10 +595,11 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return h.Metric + " le=" + strings.Join(h.MergedBounds, ", le=")
 			})},
 		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
-			"%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured",
-			func(r RunSummary) (string, bool) {
-				return r.Dir, sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised
-			}},
+			"%d run(s) never stabilised under the warm-up rule; nothing was discarded, so warm-up may be measured",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupNotStabilised }},
+		{"warning", "warm-up-unavailable", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
+			"%d run(s) have no known send order (t_request_sent is missing for some requests and contradicts the file order): warm-up could not be looked for and nothing was discarded",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupUnavailable }},
 		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
 			"%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.OverlapsWindow }},

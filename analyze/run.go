@@ -46,25 +46,6 @@ func classify(r *ingest.Requests, i int) uint8 {
 	}
 }
 
-// sendOrder returns request indices in send order: by t_request_sent when
-// every request has one, else file order.
-func sendOrder(r *ingest.Requests) []int {
-	order := make([]int, r.N)
-	for i := range order {
-		order[i] = i
-	}
-	if r.TRequestSent == nil {
-		return order
-	}
-	for _, t := range r.TRequestSent {
-		if math.IsNaN(t) {
-			return order
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return r.TRequestSent[order[a]] < r.TRequestSent[order[b]] })
-	return order
-}
-
 // completionTime is when request i ended, in unix seconds, or NaN.
 func completionTime(r *ingest.Requests, i int) float64 {
 	if r.TLastText != nil && !math.IsNaN(r.TLastText[i]) {
@@ -112,16 +93,16 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)
 	}
 
-	order := sendOrder(req)
+	order, orderBasis := sendOrder(req)
 	classes := make([]uint8, req.N)
 	for i := range classes {
 		classes[i] = classify(req, i)
 	}
 
 	// Warm-up.
-	rs.Warmup = warmup(req, order, classes, cfg.Warmup, run.Window)
+	rs.Warmup = warmup(req, order, orderBasis, classes, cfg.Warmup, run.Window)
 	if rs.Warmup.Discarded > 0 {
-		led.add(ScopeRequest, "warm-up (stabilisation rule): discarded before measuring", rs.Warmup.Discarded, run.Dir)
+		led.add(ScopeRequest, warmupExclusion(cfg.Warmup), rs.Warmup.Discarded, run.Dir)
 	}
 	measured := order[rs.Warmup.Discarded:]
 	rs.Counts.WarmUp = rs.Warmup.Discarded
@@ -308,97 +289,6 @@ func chunkGaps(req *ingest.Requests, measured []int, classes []uint8, method str
 	d := distribution("chunk-arrival gap", "ms", SampleChunkGap, method, gaps)
 	d.Unavailable = "per-gap distribution unknown: chunks carry several tokens"
 	return d, false, nil
-}
-
-// warmup applies the configured warm-up rule to one run.
-func warmup(req *ingest.Requests, order []int, classes []uint8, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
-	res := WarmupResult{Mode: wc.Mode}
-	rule := WarmupRule{Window: wc.Window, Tolerance: wc.Tolerance, Consecutive: wc.Consecutive}
-	if wc.Mode == "none" {
-		res.Note = "warm-up handling disabled (warmup: none): every request is measured"
-	} else {
-		ttft, tpot := newStabiliser(rule), newStabiliser(rule)
-		for pos, i := range order {
-			switch classes[i] {
-			case classOne:
-				ttft.add(req.TTFTms[i], pos)
-			case classMulti:
-				ttft.add(req.TTFTms[i], pos)
-				tpot.add((req.E2Ems[i]-req.TTFTms[i])/float64(req.CompletionTokens[i]-1), pos)
-			}
-			if ttft.done && tpot.done {
-				break
-			}
-		}
-		cutTTFT, okTTFT := ttft.result()
-		cutTPOT, okTPOT := tpot.result()
-		switch {
-		case !okTTFT || !okTPOT:
-			var which []string
-			if !okTTFT {
-				which = append(which, "TTFT")
-			}
-			if !okTPOT {
-				which = append(which, "TPOT")
-			}
-			res.Note = fmt.Sprintf("%s never stabilised under the rule; no request was discarded", strings.Join(which, " and "))
-		default:
-			res.Stabilised = true
-			res.Discarded = max(cutTTFT, cutTPOT)
-		}
-	}
-	if res.Discarded > 0 && window.Known() {
-		start := float64(window.Start.UnixNano()) / 1e9
-		for _, i := range order[:res.Discarded] {
-			if t := completionTime(req, i); !math.IsNaN(t) && t > start {
-				res.OverlapsWindow = true
-				break
-			}
-		}
-	}
-	// Trace for the plot: the first requests in send order.
-	n := len(order)
-	limit := 200
-	if 3*res.Discarded > limit {
-		limit = 3 * res.Discarded
-	}
-	if limit > 2000 {
-		limit = 2000
-	}
-	if n < limit {
-		limit = n
-	}
-	// Each request with a TTFT is shown with the median of the rule's block
-	// it falls in (blocks of wc.Window TTFTs in send order, complete ones
-	// only), so the plot shows exactly what the rule compared.
-	var ttftVals []float64
-	for _, i := range order {
-		if classes[i] == classOne || classes[i] == classMulti {
-			ttftVals = append(ttftVals, req.TTFTms[i])
-			if len(ttftVals) >= limit+wc.Window {
-				break
-			}
-		}
-	}
-	k := 0
-	blockMedian := NaN
-	for pos := 0; pos < limit; pos++ {
-		i := order[pos]
-		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, BlockMedian: NaN}
-		if classes[i] == classOne || classes[i] == classMulti {
-			p.TTFTms = Num(req.TTFTms[i])
-			blockMedian = NaN
-			if w := wc.Window; w > 0 {
-				if b := k / w; (b+1)*w <= len(ttftVals) {
-					blockMedian = Num(Median(ttftVals[b*w : (b+1)*w]))
-				}
-			}
-			k++
-		}
-		p.BlockMedian = blockMedian
-		res.Trace = append(res.Trace, p)
-	}
-	return res
 }
 
 // windowFilter reports, for each accepted request, whether it belongs to
