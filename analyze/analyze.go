@@ -87,6 +87,10 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		s.Runs = append(s.Runs, runSummaries...)
 		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pool(perRun), cfg))
 	}
+	s.Reported = reportedRuns(sw)
+	for _, r := range sw.Reported {
+		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
+	}
 	s.Accounting = accounting(s.Runs)
 	s.Exclusions = led.list()
 	s.Environment = environment(sw)
@@ -424,7 +428,7 @@ func bins(cs [][]float64, n int) []HistogramBin {
 func addCounts(a, b Counts) Counts {
 	return Counts{
 		RowsRead: a.RowsRead + b.RowsRead, FailedRunRows: a.FailedRunRows + b.FailedRunRows, BadRows: a.BadRows + b.BadRows, Accepted: a.Accepted + b.Accepted,
-		WarmUp: a.WarmUp + b.WarmUp, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
+		WarmUp: a.WarmUp + b.WarmUp, CoolDown: a.CoolDown + b.CoolDown, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
 		ZeroToken: a.ZeroToken + b.ZeroToken, OneToken: a.OneToken + b.OneToken, MultiToken: a.MultiToken + b.MultiToken,
 	}
 }
@@ -502,7 +506,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
 			"%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured",
 			func(r RunSummary) (string, bool) {
-				return r.Dir, sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised
+				return r.Dir, r.Warmup.Mode != "none" && !r.Warmup.Stabilised
 			}},
 		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
 			"%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up",

@@ -88,6 +88,9 @@ type Summary struct {
 	// Notes are fixed statements the report must carry (for example that
 	// client timings and server histograms are not joinable).
 	Notes []string `json:"notes"`
+	// Reported holds the runs imported with their tools' aggregates only:
+	// figures as reported, never recomputed and never part of a level.
+	Reported []ReportedRun `json:"reported,omitempty"`
 }
 
 // Method records every choice that shapes the numbers.
@@ -171,8 +174,13 @@ type Counts struct {
 	FailedRunRows int `json:"failed_run_rows"`
 	BadRows       int `json:"bad_rows"`
 	Accepted      int `json:"accepted"`
-	WarmUp        int `json:"warm_up"`
-	// Measured = Accepted − WarmUp.
+	// WarmUp counts the requests discarded by the warm-up rule and those
+	// the source tool of an imported run marked as warm-up.
+	WarmUp int `json:"warm_up"`
+	// CoolDown counts the requests the source tool of an imported run
+	// counted after its measurement (absent when 0).
+	CoolDown int `json:"cool_down,omitempty"`
+	// Measured = Accepted − WarmUp − CoolDown.
 	Measured int `json:"measured"`
 	Errors   int `json:"errors"`
 	// ZeroToken counts successful requests with no output token.
@@ -321,7 +329,12 @@ type WarmupResult struct {
 	// Stabilised is false when the rule never held; nothing is cut then.
 	Stabilised bool `json:"stabilised"`
 	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
-	OverlapsWindow bool   `json:"overlaps_window"`
+	OverlapsWindow bool `json:"overlaps_window"`
+	// MarkedWarmup and MarkedCooldown count the requests the source tool of
+	// an imported run marked as warm-up or cool-down; they are not measured
+	// and the rule runs on the rest (absent when 0).
+	MarkedWarmup   int    `json:"marked_warm_up,omitempty"`
+	MarkedCooldown int    `json:"marked_cool_down,omitempty"`
 	Note           string `json:"note,omitempty"`
 	// Trace is the TTFT (ms) of the first requests in send order (null for
 	// requests without a TTFT sample) and the median of the rule's block
@@ -369,6 +382,8 @@ type RunSummary struct {
 	Workload             Workload          `json:"workload"`
 	// Errors counts failed requests by error text.
 	Errors []ReasonCount `json:"errors"`
+	// Import says where an imported run came from; absent otherwise.
+	Import *ImportSummary `json:"import,omitempty"`
 }
 
 // AcrossRuns is one per-run statistic summarised across the runs of a level.

@@ -35,13 +35,13 @@ func (c *cellContext) block(args []string, tgt target) (string, error) {
 			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
 		}
 		return c.plot(args[1], tgt)
-	case "exclusions", "findings", "environment", "method", "notes":
+	case "exclusions", "findings", "environment", "method", "notes", "imports":
 		if len(args) != 1 {
 			return "", fmt.Errorf("%s takes no arguments", args[0])
 		}
 		return map[string]func(*analyze.Summary) string{
 			"exclusions": exclusionsCell, "findings": findingsCell, "environment": environmentCell,
-			"method": methodCell, "notes": notesCell,
+			"method": methodCell, "notes": notesCell, "imports": importsCell,
 		}[args[0]](c.s), nil
 	}
 	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
@@ -253,7 +253,7 @@ func (c *cellContext) count(args []string) (string, error) {
 		counts = c.s.Accounting.Requests
 	}
 	fields := map[string]int{
-		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp,
+		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp, "cool_down": counts.CoolDown,
 		"measured": counts.Measured, "errors": counts.Errors, "zero_token": counts.ZeroToken, "one_token": counts.OneToken, "multi_token": counts.MultiToken,
 	}
 	if len(rest) != 1 {

@@ -23,6 +23,7 @@ var tables = map[string]func(*analyze.Summary) string{
 	"workload":   workloadTable,
 	"runs":       runsTable,
 	"headline":   headlineTable,
+	"reported":   reportedTable,
 }
 
 func tableNames() []string {
@@ -336,6 +337,15 @@ func headlineTable(s *analyze.Summary) string {
 	return b.String()
 }
 
+// markedWarmup counts the requests source tools marked as warm-up.
+func markedWarmup(s *analyze.Summary) int {
+	n := 0
+	for _, r := range s.Runs {
+		n += r.Warmup.MarkedWarmup
+	}
+	return n
+}
+
 func exclusionsCell(s *analyze.Summary) string {
 	var b strings.Builder
 	a := s.Accounting.Requests
@@ -346,14 +356,21 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
 		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded by the warm-up rule"},
+	}
+	if a.CoolDown > 0 || markedWarmup(s) > 0 {
+		rows[3][2] = "= warm-up + cool-down + measured"
+		rows[4][2] = fmt.Sprintf("discarded by the warm-up rule, or marked as warm-up by the source tool (%s)", fmtInt(int64(markedWarmup(s))))
+		rows = append(rows, []string{"cool-down (excluded)", fmtInt(int64(a.CoolDown)), "marked by the source tool: counted after its measurement"})
+	}
+	rows = append(rows, [][]string{
 		{"measured", fmtInt(int64(a.Measured)), "= errors + n = 0 + n = 1 + n ≥ 2"},
 		{"errors (not latency samples)", fmtInt(int64(a.Errors)), "status ≠ ok"},
 		{"n = 0 (not latency samples)", fmtInt(int64(a.ZeroToken)), "no output token"},
 		{"n = 1 (TTFT and E2E only)", fmtInt(int64(a.OneToken)), "TPOT undefined"},
 		{"n ≥ 2 (every metric)", fmtInt(int64(a.MultiToken)), ""},
-	}
+	}...)
 	b.WriteString(table([]string{"requests", "count", "note"}, rows))
-	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
+	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.CoolDown+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
 	if ok {
 		b.WriteString("\nThe counts add up.\n")
 	} else {

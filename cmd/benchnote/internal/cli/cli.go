@@ -28,6 +28,7 @@ const (
 const usage = `usage:
   benchnote validate SWEEP                       check a sweep and list every problem
   benchnote report SWEEP -o OUT [--notebook MD]  write OUT/report.md, report.html, summary.json, plots/
+  benchnote import [--format F] FILE... -o SWEEP  convert other tools' results into a sweep (docs/import.md)
   benchnote version
 
 exit codes: 0 clean, 1 warnings only (validate), 2 errors
@@ -44,6 +45,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "import":
+		return runImport(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "benchnote", report.Version)
 		return ExitClean
