@@ -48,22 +48,23 @@ func Analyze(sw *ingest.Sweep) *Summary {
 
 	// Group runs by level; analyze level by level so pooled samples are
 	// released as soon as a level is done.
-	var levels []int
-	byLevel := map[int][]*ingest.Run{}
+	var levels []ingest.LoadLevel
+	byLevel := map[ingest.LoadLevel][]*ingest.Run{}
 	for _, r := range sw.Runs {
-		if r.Concurrency <= 0 {
+		load := runLoad(r)
+		if !load.Valid() {
 			// No level to put it in: it failed (ingest said why) and is
 			// summarised on its own.
 			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: led})
 			s.Runs = append(s.Runs, rs)
 			continue
 		}
-		if _, ok := byLevel[r.Concurrency]; !ok {
-			levels = append(levels, r.Concurrency)
+		if _, ok := byLevel[load]; !ok {
+			levels = append(levels, load)
 		}
-		byLevel[r.Concurrency] = append(byLevel[r.Concurrency], r)
+		byLevel[load] = append(byLevel[load], r)
 	}
-	sort.Ints(levels)
+	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
 	for _, c := range levels {
 		runs := byLevel[c]
 		runSummaries := make([]RunSummary, len(runs))
@@ -285,8 +286,20 @@ func cdf(cs [][]float64) []CDFPoint {
 	return out
 }
 
-func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
-	lv := Level{Concurrency: c}
+// runLoad is a run's load level; a run built with only Concurrency set
+// is at that concurrency.
+func runLoad(r *ingest.Run) ingest.LoadLevel {
+	if r.Load.Valid() {
+		return r.Load
+	}
+	if r.Concurrency > 0 {
+		return ingest.ConcurrencyLoad(r.Concurrency)
+	}
+	return ingest.LoadLevel{}
+}
+
+func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
+	lv := Level{LevelKey: levelKey(c)}
 	var ok []RunSummary
 	for _, r := range runs {
 		if !r.Failed {
@@ -490,7 +503,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("concurrency %d has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Concurrency, len(lv.Runs), MinRuns), lv.Runs)
+				fmt.Sprintf("%s has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Load().Describe(), len(lv.Runs), MinRuns), lv.Runs)
 		}
 	}
 	if sw.Config.Warmup.Mode == "none" {

@@ -60,8 +60,9 @@ type FigureComparison struct {
 // ReportedRun is a run known only by its tool's figures: shown as reported
 // and kept out of every level statistic.
 type ReportedRun struct {
-	Dir    string `json:"dir"`
-	Level  string `json:"level"`
+	Dir string `json:"dir"`
+	// LevelKey is empty when the tool did not record its level.
+	LevelKey
 	Repeat int    `json:"repeat"`
 	Notes  string `json:"notes,omitempty"`
 	// Problems are the diagnostics of its reported.yaml.
@@ -180,10 +181,7 @@ func plural64(n int64, what string) string {
 func reportedRuns(sw *ingest.Sweep) []ReportedRun {
 	var out []ReportedRun
 	for _, r := range sw.Reported {
-		rr := ReportedRun{Dir: r.Dir, Level: "level not recorded", Repeat: r.Repeat, Notes: r.Notes}
-		if r.Load.Valid() {
-			rr.Level = r.Load.Describe()
-		}
+		rr := ReportedRun{Dir: r.Dir, LevelKey: levelKey(r.Load), Repeat: r.Repeat, Notes: r.Notes}
 		for _, d := range r.Diagnostics {
 			rr.Problems = append(rr.Problems, d.String())
 		}

@@ -102,7 +102,7 @@ func TestReportedRunsStayOutOfLevels(t *testing.T) {
 	if len(s.Levels) != 1 || len(s.Levels[0].Runs) != 1 || s.Accounting.Runs != 1 {
 		t.Fatalf("levels %d, runs in level %v, runs %d; the reported run must not count", len(s.Levels), s.Levels[0].Runs, s.Accounting.Runs)
 	}
-	if len(s.Reported) != 1 || s.Reported[0].Level != "concurrency 1" || s.Reported[0].Import.Figures[0].Reported != 85.7 || s.Reported[0].Import.Figures[0].Benchnote.Valid() {
+	if len(s.Reported) != 1 || s.Reported[0].Load().Describe() != "concurrency 1" || s.Reported[0].Import.Figures[0].Reported != 85.7 || s.Reported[0].Import.Figures[0].Benchnote.Valid() {
 		t.Errorf("reported %+v", s.Reported)
 	}
 	if exclusionCount(s, "tool's aggregates only: shown as reported, not recomputed, in no level") != 1 {

@@ -149,6 +149,12 @@ func Load(root string, opts Options) (*Sweep, error) {
 	for _, dir := range tree.reportedDirs {
 		sw.Reported = append(sw.Reported, loadReported(root, dir))
 	}
+	sort.SliceStable(sw.Reported, func(i, j int) bool {
+		if c := sw.Reported[i].Load.Compare(sw.Reported[j].Load); c != 0 {
+			return c < 0
+		}
+		return sw.Reported[i].Dir < sw.Reported[j].Dir
+	})
 	sw.EnvDiffs = diffEnvironments(runs)
 	for _, d := range sw.EnvDiffs {
 		var parts []string

@@ -154,16 +154,21 @@ func reportedTable(s *analyze.Summary) string {
 	var b strings.Builder
 	b.WriteString("**Figures reported by the tools, not recomputed.** These files hold aggregates only, so benchnote cannot recompute anything from them: the figures are the tools' own, under the tools' definitions (see above). They are kept out of every level statistic and every comparison.\n\n")
 	var rows [][]string
+	v := viewOf(s)
 	for _, r := range s.Reported {
 		tool := mdEscape(r.Import.Tool)
+		level := "not recorded"
+		if l := r.Load(); l.Valid() {
+			level = mdEscape(v.name(l))
+		}
 		for _, f := range r.Import.Figures {
-			rows = append(rows, []string{code(r.Dir), mdEscape(r.Level), tool, mdEscape(f.Label), fmtNum(f.Reported), mdEscape(f.Unit), mdEscape(f.Note)})
+			rows = append(rows, []string{code(r.Dir), level, tool, mdEscape(f.Label), fmtNum(f.Reported), mdEscape(f.Unit), mdEscape(f.Note)})
 		}
 		if len(r.Import.Figures) == 0 {
-			rows = append(rows, []string{code(r.Dir), mdEscape(r.Level), tool, "(no figures)", na, "", ""})
+			rows = append(rows, []string{code(r.Dir), level, tool, "(no figures)", na, "", ""})
 		}
 		for _, p := range r.Problems {
-			rows = append(rows, []string{code(r.Dir), mdEscape(r.Level), tool, "problem", na, "", mdEscape(p)})
+			rows = append(rows, []string{code(r.Dir), level, tool, "problem", na, "", mdEscape(p)})
 		}
 	}
 	b.WriteString(table([]string{"run", "level", "tool", "figure", "as reported", "unit", "how the tool computed it"}, rows))

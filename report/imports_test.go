@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func importedSummary() *analyze.Summary {
 	}
 	return &analyze.Summary{
 		Runs: []analyze.RunSummary{{Dir: "c5/run-1", Import: imp}},
-		Reported: []analyze.ReportedRun{{Dir: "rate-inf/reported-1", Level: "rate inf", Repeat: 1, Import: analyze.ImportSummary{
+		Reported: []analyze.ReportedRun{{Dir: "rate-inf/reported-1", LevelKey: analyze.LevelKey{Mode: "rate", Rate: analyze.Rate(math.Inf(1))}, Repeat: 1, Import: analyze.ImportSummary{
 			Tool: "SGLang bench_serving", Figures: []analyze.FigureComparison{{Key: "ttft.p50", Label: "median TTFT", Unit: "ms", Reported: 91282.2, Benchnote: analyze.NaN}},
 		}}},
 	}

@@ -137,11 +137,12 @@ var blockCells = map[string]string{
 
 // inlineCells are the cells that stand inside a sentence.
 var inlineCells = map[string]string{
-	"value":  "value KEY [c=N|min|max]: median ± MAD across runs, labelled",
-	"pooled": "pooled METRIC.STAT [c=N|min|max]: a pooled percentile, labelled",
-	"count":  "count FIELD [c=N|min|max]: a request count",
+	"value":  "value KEY [c=N|rate=R|level=min|level=max]: median ± MAD across runs, labelled",
+	"pooled": "pooled METRIC.STAT [c=N|rate=R|level=min|level=max]: a pooled percentile, labelled",
+	"count":  "count FIELD [c=N|rate=R|level=min|level=max]: a request count",
 	"title":  "the sweep title",
-	"levels": "the concurrency levels",
+	"levels": "the load levels (concurrency levels as numbers, rates as 16 req/s)",
+	"load":   "what the levels are: concurrency, request rate, or load when a sweep mixes both",
 	"runs":   "the number of runs",
 }
 

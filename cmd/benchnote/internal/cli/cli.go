@@ -107,15 +107,30 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // printValidation writes the per-run table and every diagnostic, and
 // returns the exit code.
 func printValidation(sw *ingest.Sweep, w io.Writer) int {
-	levels := map[int]bool{}
+	levels := map[ingest.LoadLevel]bool{}
+	rates := false
 	for _, r := range sw.Runs {
-		levels[r.Concurrency] = true
+		levels[r.Load] = true
+		rates = rates || r.Load.Mode == ingest.ModeRate
 	}
-	fmt.Fprintf(w, "sweep %s: %d runs at %d concurrency levels\n", sw.Root, len(sw.Runs), len(levels))
+	// A sweep of concurrency levels keeps its plain CONC column; one with
+	// request rates names every level.
+	levelNoun, levelHead := "concurrency", "CONC"
+	levelCell := func(r *ingest.Run) string { return fmt.Sprint(r.Concurrency) }
+	if rates {
+		levelNoun, levelHead = "load", "LEVEL"
+		levelCell = func(r *ingest.Run) string {
+			if !r.Load.Valid() {
+				return "-"
+			}
+			return r.Load.Describe()
+		}
+	}
+	fmt.Fprintf(w, "sweep %s: %d runs at %d %s levels\n", sw.Root, len(sw.Runs), len(levels), levelNoun)
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONC\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
+	fmt.Fprintln(tw, levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
 	for _, r := range sw.Runs {
 		format, rows, excluded := "-", "-", "-"
 		if r.Requests != nil {
@@ -151,7 +166,7 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 		if r.Failed {
 			status = "FAILED"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Concurrency, r.Repeat, r.Dir, format, rows, excluded,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", levelCell(r), r.Repeat, r.Dir, format, rows, excluded,
 			strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status)
 	}
 	tw.Flush()
@@ -168,11 +183,24 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 			}
 		}
 	}
+	for _, r := range sw.Reported {
+		diags = append(diags, r.Diagnostics...)
+	}
 	for _, f := range sw.IgnoredFiles {
 		diags = append(diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
+	}
+	if len(sw.Reported) > 0 {
+		fmt.Fprintf(w, "\n%d runs known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", len(sw.Reported))
+		for _, r := range sw.Reported {
+			tool := "?"
+			if r.Provenance != nil {
+				tool = r.Provenance.Tool
+			}
+			fmt.Fprintf(w, "  %s (%s)\n", r.Dir, tool)
+		}
 	}
 	code := ExitClean
 	if len(diags) > 0 {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +66,70 @@ func TestImportUsageErrors(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := Run(tt.args, &stdout, &stderr); code != ExitErrors || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("Run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// The vLLM 0.6.3 dstack result (16 req/s) imports as a rate level; with
+// warm-up handling off, the median TTFT over its 621 requests with output
+// is 956 ms (vLLM said 403 ms, counting 379 zero-token streams as TTFT 0).
+// SGLang's aggregate-only lines are shown as reported, in no level.
+func TestImportVLLMRateSweep(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	stdout, stderr, code := runImportCmd(t, out,
+		filepath.Join(importerData, "real", "dstack-vllm0.6.3-8xh100-llama405b-fp8-16qps-per-request.json"),
+		filepath.Join(importerData, "real", "sglang-bench_serving-h200-llama-3.3-70b-online.jsonl"))
+	if code != ExitClean {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	golden(t, "import-vllm.txt", []byte(strings.ReplaceAll(stdout, importerData, "TESTDATA")))
+	if err := os.WriteFile(filepath.Join(out, "sweep.yaml"), []byte("title: vLLM 0.6.3 on 8x H100, dstack\nwarmup: none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var vout, verr bytes.Buffer
+	Run([]string{"validate", out}, &vout, &verr)
+	golden(t, "import-vllm-validate.txt", []byte(strings.ReplaceAll(vout.String(), out, "OUT")))
+
+	files := reportFiles(t, out)
+	golden(t, "import-vllm/report.md", files["report.md"])
+	var sum struct {
+		Schema string `json:"schema"`
+		Levels []struct {
+			Mode    string   `json:"mode"`
+			Rate    any      `json:"rate"`
+			Arrival string   `json:"arrival"`
+			Runs    []string `json:"runs"`
+			Stats   []struct {
+				Key    string  `json:"key"`
+				Median float64 `json:"median"`
+			} `json:"stats"`
+		} `json:"levels"`
+		Reported []json.RawMessage `json:"reported"`
+	}
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Schema != "benchnote.summary/v2" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
+		t.Fatalf("schema %s, %d levels, %d reported runs; want v2, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
+	}
+	lv := sum.Levels[0]
+	if lv.Mode != "rate" || lv.Rate != 16.0 || lv.Arrival != "poisson" || len(lv.Runs) != 1 {
+		t.Errorf("level %+v, want rate 16 poisson with one run", lv)
+	}
+	for _, st := range lv.Stats {
+		if st.Key == "ttft.p50" && math.Abs(st.Median-956.39) > 1 {
+			t.Errorf("median TTFT %v ms, want 956 ± 1", st.Median)
+		}
+	}
+	md := string(files["report.md"])
+	for _, want := range []string{
+		"| median TTFT | 403.3 ms | 956.4 | p50, nearest-rank, per-request, 621 requests | vLLM counted the 379 streams that ended without text as successes with TTFT 0",
+		"| request rate | runs | TTFT p95 (ms)",
+		"| 16 req/s |",
+		"**Figures reported by the tools, not recomputed.**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
 		}
 	}
 }
