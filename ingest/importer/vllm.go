@@ -262,6 +262,9 @@ func (r *servingResult) level() ingest.LoadLevel {
 // others get TTFT from ttfts, chunk arrivals TTFT + Σ ITL and E2E at the
 // last of them.
 func (r *servingResult) servingRows(t *table, n int) (zeroTokens, failed int, err error) {
+	if t.q.ChunkOffsets != nil {
+		t.q.ChunkMs = make([]float64, 0, len(r.itlGaps)+n)
+	}
 	for i := 0; i < n; i++ {
 		row := newRow()
 		row.prompt = r.inputLens[i]
