@@ -142,3 +142,31 @@ func TestLevelFromPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRunConfig checks that any run.yaml gives diagnostics, never a
+// panic, and that whatever provenance it accepts renders back to YAML
+// that reads the same.
+func FuzzParseRunConfig(f *testing.F) {
+	for _, seed := range []string{
+		"rate: 16\narrival: poisson\nsource: {tool: x, version: '1', file: f.json}\nunavailable: [window]\n",
+		"concurrency: 2\nreported: [{key: ttft.p50, label: median, value: 1.5, unit: ms, note: n}]\n",
+		"rate: inf\ndefinitions: [{metric: E2E, source: a, benchnote: b}]\ntoken_counts: tokenizer:x\n",
+		"source: {tool: t}\nrecomputed: [a, b]\nas_reported: [c]\napproximate: [d]\nclock: monotonic\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rc, diags := parseRunConfig(data, "run.yaml")
+		if len(diags) > 0 || rc.Provenance == nil {
+			return
+		}
+		out, err := FormatRunConfig(RunConfig{Provenance: rc.Provenance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, diags := parseRunConfig(out, "run.yaml")
+		if len(diags) > 0 || !reflect.DeepEqual(back.Provenance, rc.Provenance) {
+			t.Fatalf("round trip of\n%s\ngave %v, diagnostics %v", out, back.Provenance, diags)
+		}
+	})
+}

@@ -533,9 +533,21 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	if sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
+	prov.Definitions = perfSummaryDefinitions
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
 	return []Run{run}, nil
+}
+
+// perfSummaryDefinitions are how GenAI-Perf and AIPerf define the figures
+// of their aggregate exports.
+var perfSummaryDefinitions = []ingest.Definition{
+	{Metric: "ITL", Source: "inter_token_latency is (request latency − TTFT) / (output sequence length − 1) per request, averaged over requests",
+		Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
+	{Metric: "completion tokens", Source: "output sequence length counts the response text with the client tokenizer",
+		Benchnote: "the server's usage.completion_tokens"},
+	{Metric: "E2E", Source: "request latency ends at the last response received",
+		Benchnote: "E2E ends at the last text-bearing chunk"},
 }

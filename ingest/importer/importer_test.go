@@ -125,6 +125,9 @@ func TestImportGolden(t *testing.T) {
 		{"real-sglang-infinity", []string{"../real/sglang-bench_serving-h200-llama-3.3-70b-offline-Infinity.jsonl"}, Options{}},
 		{"real-guidellm-v0.3", []string{"../real/guidellm-v0.3dev-benchmarks_stripped.json"}, Options{}},
 		{"real-llmperf-bedrock", []string{"../real/llmperf-leaderboard-bedrock_70b_individual_responses.json", "../real/llmperf-leaderboard-bedrock_70b_summary.json"}, Options{}},
+		{"real-llmperf-summary-only", []string{"../real/llmperf-leaderboard-anyscale_70b_summary.json"}, Options{}},
+		{"perf-summary-only", []string{"aiperf/profile_export_aiperf.json"}, Options{}},
+		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -459,14 +459,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 		prov.TokenCounts = "tokenizer"
 		prov.AsReported = append(prov.AsReported, fmt.Sprintf("completion tokens: the server's usage in %d of %d requests, inference-perf's client tokenizer count in the others", usage, len(idx)))
 	}
-	prov.Definitions = []ingest.Definition{
-		{Metric: "completion tokens", Source: "output_tokens re-tokenizes the response with the client tokenizer unless use_server_output_tokens is set",
-			Benchnote: "the server's usage.completion_tokens (used here whenever the record holds it)"},
-		{Metric: "E2E", Source: "request_latency is end_time − start_time, after the response is complete",
-			Benchnote: "E2E ends at the last text-bearing chunk"},
-		{Metric: "NTPOT", Source: "normalized time per output token = request latency / output tokens, TTFT included",
-			Benchnote: "not computed: TPOT is (E2E − TTFT) / (n − 1)"},
-	}
+	prov.Definitions = inferencePerfDefinitions
 	return run, nil
 }
 
@@ -480,9 +473,20 @@ func importInferenceStage(r io.Reader, s *source, opts Options) ([]Run, error) {
 	prov.AsReported = []string{"every figure: the stage report holds aggregates only; nothing can be recomputed"}
 	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
 	prov.TokenCounts = "tokenizer"
+	prov.Definitions = inferencePerfDefinitions
 	run := Run{Config: ingest.RunConfig{Load: st.level, Provenance: prov}}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
 	return []Run{run}, nil
+}
+
+// inferencePerfDefinitions are how inference-perf defines its figures.
+var inferencePerfDefinitions = []ingest.Definition{
+	{Metric: "completion tokens", Source: "output_tokens re-tokenizes the response with the client tokenizer unless use_server_output_tokens is set",
+		Benchnote: "the server's usage.completion_tokens (used here whenever the record holds it)"},
+	{Metric: "E2E", Source: "request_latency is end_time − start_time, after the response is complete",
+		Benchnote: "E2E ends at the last text-bearing chunk"},
+	{Metric: "NTPOT", Source: "normalized time per output token = request latency / output tokens, TTFT included",
+		Benchnote: "not computed: TPOT is (E2E − TTFT) / (n − 1)"},
 }

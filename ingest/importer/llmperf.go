@@ -117,18 +117,7 @@ func importLLMPerf(r io.Reader, s *source, companions []*source, opts Options) (
 	prov.AsReported = append([]string{"TTFT (ttft_s) and E2E (end_to_end_latency_s, to the end of the stream)", "token counts (number_input_tokens, number_output_tokens)"}, prov.AsReported...)
 	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableSendOrder, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
 	prov.TokenCounts = "tokenizer:hf-internal-testing/llama-tokenizer"
-	prov.Definitions = []ingest.Definition{
-		{Metric: "success", Source: "error_code −100 (\"Output too few tokens\") is LLMPerf's own check on the output length; the request itself completed",
-			Benchnote: "it is kept with its status and timings, but as a failed request it is not a latency sample"},
-		{Metric: "E2E", Source: "end_to_end_latency_s ends when the stream is closed, after [DONE]",
-			Benchnote: "E2E ends at the last text-bearing chunk; here taken as reported, so it includes the stream's tail"},
-		{Metric: "ITL", Source: "inter_token_latency_s is the sum of gaps between text chunks, TTFT included, divided by the output tokens",
-			Benchnote: "TPOT is (E2E − TTFT) / (n − 1); mean ITL is Σ(E2E − TTFT) / Σ(n − 1)"},
-		{Metric: "completion tokens", Source: "the generated text re-tokenized with the Llama tokenizer hf-internal-testing/llama-tokenizer, whatever the model",
-			Benchnote: "the server's usage.completion_tokens"},
-		{Metric: "percentiles", Source: "pandas quantiles (linear interpolation)",
-			Benchnote: "the sweep's percentile method (nearest rank unless sweep.yaml says linear)"},
-	}
+	prov.Definitions = llmperfDefinitions
 	return []Run{run}, nil
 }
 
@@ -248,9 +237,24 @@ func importLLMPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	prov.AsReported = []string{"every figure: the summary holds aggregates only; nothing can be recomputed"}
 	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
 	prov.TokenCounts = "tokenizer:hf-internal-testing/llama-tokenizer"
+	prov.Definitions = llmperfDefinitions
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
 	return []Run{run}, nil
+}
+
+// llmperfDefinitions are how LLMPerf defines what benchnote recomputes.
+var llmperfDefinitions = []ingest.Definition{
+	{Metric: "success", Source: "error_code −100 (\"Output too few tokens\") is LLMPerf's own check on the output length; the request itself completed",
+		Benchnote: "it is kept with its status and timings, but as a failed request it is not a latency sample"},
+	{Metric: "E2E", Source: "end_to_end_latency_s ends when the stream is closed, after [DONE]",
+		Benchnote: "E2E ends at the last text-bearing chunk; here taken as reported, so it includes the stream's tail"},
+	{Metric: "ITL", Source: "inter_token_latency_s is the sum of gaps between text chunks, TTFT included, divided by the output tokens",
+		Benchnote: "TPOT is (E2E − TTFT) / (n − 1); mean ITL is Σ(E2E − TTFT) / Σ(n − 1)"},
+	{Metric: "completion tokens", Source: "the generated text re-tokenized with the Llama tokenizer hf-internal-testing/llama-tokenizer, whatever the model",
+		Benchnote: "the server's usage.completion_tokens"},
+	{Metric: "percentiles", Source: "pandas quantiles (linear interpolation)",
+		Benchnote: "the sweep's percentile method (nearest rank unless sweep.yaml says linear)"},
 }
