@@ -79,7 +79,7 @@ type Row struct {
 	Change analyze.Num `json:"change"`
 	// Threshold is the threshold that applied (fraction or points).
 	Threshold float64 `json:"threshold"`
-	// Direction is "worse", "better" or "none".
+	// Direction is "worse", "better" or "same".
 	Direction string `json:"direction"`
 	// Test is nil when no test was run (not available, no variation).
 	Test *Test `json:"test"`
@@ -257,7 +257,7 @@ func sortLevels(ls []LevelResult) {
 // medians, change, direction and the raw test.
 func newRow(m Metric, b, n Across, ok bool, opts Options) Row {
 	row := Row{Metric: m, Base: b, New: n, Change: analyze.NaN, Severity: analyze.NaN,
-		Direction: "none", Threshold: opts.ThresholdFor(m)}
+		Direction: "same", Threshold: opts.ThresholdFor(m)}
 	bv, nv := b.values(), n.values()
 	if !ok || len(bv) == 0 || len(nv) == 0 || !b.Median.Valid() || !n.Median.Valid() {
 		row.Verdict = VerdictNotAvailable
@@ -455,9 +455,9 @@ func (r *Result) BySeverity(verdicts ...string) []LevelRow {
 			out = append(out, lr)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := float64(out[i].Severity), float64(out[j].Severity)
-		return a > b
-	})
+	// Severities equal to six digits are ties (a change of +30 % computed
+	// from different numbers differs in the last bits), kept in order.
+	key := func(lr LevelRow) float64 { return math.Round(float64(lr.Severity) * 1e6) }
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) > key(out[j]) })
 	return out
 }

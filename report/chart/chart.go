@@ -155,6 +155,37 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// logTicks is a ticker for log axes: labelled ticks at 1, 2 and 5 × 10^k
+// (only 10^k beyond three decades), unlabelled ones at the other
+// multiples.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
+		return niceTicks{}.Ticks(lo, hi)
+	}
+	majors := map[int]bool{1: true, 2: true, 5: true}
+	if hi/lo > 1000 {
+		majors = map[int]bool{1: true}
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, float64(e))
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if majors[m] {
+				t.Label = strconv.FormatFloat(v, 'f', max(0, -e), 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
 // fromZero makes a non-negative axis start at zero.
 func fromZero(a *plot.Axis) {
 	if a.Min > 0 {

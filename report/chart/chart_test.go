@@ -126,6 +126,21 @@ func TestChartsRefuseBadData(t *testing.T) {
 	}
 }
 
+func TestOverlayLogY(t *testing.T) {
+	o := exampleOverlay()
+	if o.LogY() {
+		t.Error("a 2.7× span drawn on a log axis")
+	}
+	o.Series[0].Line[2].Y = 6000
+	if !o.LogY() {
+		t.Error("a 60× span not drawn on a log axis")
+	}
+	svg, err := o.SVG()
+	if err != nil || !bytes.Contains(svg, []byte("(log scale)")) {
+		t.Errorf("log overlay: %v", err)
+	}
+}
+
 func TestTrendOfOnePoint(t *testing.T) {
 	svg, err := Trend{Title: "one", YLabel: "ms", Points: []TrendPoint{{X: 1793610000, Median: 5, Lo: 4, Hi: 6}}}.SVG()
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) {

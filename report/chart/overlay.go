@@ -2,6 +2,9 @@ package chart
 
 import (
 	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -26,7 +29,27 @@ type Overlay struct {
 	ScatterName string
 }
 
-// SVG renders the chart. Both axes start at zero.
+// LogSpan is the ratio of the largest to the smallest y value from which
+// an Overlay draws its y axis on a log scale, so that a level far above
+// the others does not flatten them.
+const LogSpan = 20
+
+// LogY reports whether the chart draws its y axis on a log scale: every y
+// is positive and the largest is at least LogSpan times the smallest.
+func (o Overlay) LogY() bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range o.Series {
+		for _, pts := range [][]Point{s.Line, s.Scatter} {
+			for _, p := range pts {
+				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+			}
+		}
+	}
+	return lo > 0 && hi >= LogSpan*lo
+}
+
+// SVG renders the chart. Both axes start at zero, unless the y axis is
+// logarithmic (see LogY).
 func (o Overlay) SVG() ([]byte, error) {
 	n := 0
 	for _, s := range o.Series {
@@ -91,7 +114,13 @@ func (o Overlay) SVG() ([]byte, error) {
 		}
 	}
 	fromZero(&p.X)
-	fromZero(&p.Y)
+	if o.LogY() {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+		p.Y.Label.Text += " (log scale)"
+	} else {
+		fromZero(&p.Y)
+	}
 	// Room right of the last point for its label.
 	p.X.Max += (p.X.Max - p.X.Min) * 0.08
 	return render(p, &legend)

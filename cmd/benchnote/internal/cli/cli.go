@@ -28,9 +28,17 @@ const (
 const usage = `usage:
   benchnote validate SWEEP                       check a sweep and list every problem
   benchnote report SWEEP -o OUT [--notebook MD]  write OUT/report.md, report.html, summary.json, plots/
+  benchnote compare BASE NEW [-o OUT] [--expect KEY] [--threshold T] [--correct holm] [--fail-on regression|error-rate|any] [--allow-incomparable]
+                                                 compare two sweeps, report dirs or summary.json files (docs/compare.md)
+  benchnote archive add SWEEP --to ARCHIVE [--label L] [--time T]
+  benchnote archive list ARCHIVE
+  benchnote archive exclude ARCHIVE ID --why TEXT
+                                                 keep sweeps in an append-only archive (docs/archive.md)
+  benchnote history ARCHIVE -o OUT               trend report over an archive
   benchnote version
 
-exit codes: 0 clean, 1 warnings only (validate), 2 errors
+exit codes: 0 clean, 1 warnings only (validate), 2 errors;
+compare: 0 pass, 1 flagged regression, 2 not comparable or too few runs, 3 input error
 `
 
 // Run executes the command line args and returns the exit code.
@@ -44,6 +52,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "compare":
+		return runCompare(args[1:], stdout, stderr)
+	case "archive":
+		return runArchive(args[1:], stdout, stderr)
+	case "history":
+		return runHistory(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "benchnote", report.Version)
 		return ExitClean
