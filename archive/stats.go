@@ -136,7 +136,10 @@ func ReadStats(path string, keys map[string]bool) ([]StatRow, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, memory.NewGoAllocator())
+	// One batch for the whole (small) file: the reader reserves a batch's
+	// worth of memory per column up front.
+	batch := min(max(pf.NumRows(), 1), 64<<10)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batch}, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"sync"
 )
 
 // ExactLimit is the largest combined sample size n1+n2 for which
@@ -140,7 +141,13 @@ func exactP(ranks2 []int, n1, n2, center2, dev int) float64 {
 	// doubled sum s; hi[j] is the largest such s so far (ranks ascend, so
 	// the newest rank always extends it).
 	width := maxSum + 1
-	counts := make([]float64, (k+1)*width)
+	buf := scratch.Get().(*[]float64)
+	defer scratch.Put(buf)
+	if cap(*buf) < (k+1)*width {
+		*buf = make([]float64, (k+1)*width)
+	}
+	counts := (*buf)[:(k+1)*width]
+	clear(counts)
 	hi := make([]int, k+1)
 	counts[0] = 1
 	for i, r := range ranks2 {
@@ -167,6 +174,10 @@ func exactP(ranks2 []int, n1, n2, center2, dev int) float64 {
 	}
 	return math.Min(1, extreme/total)
 }
+
+// scratch holds the count tables of exactP between calls: a test runs
+// thousands of times in a history, and the table is the whole allocation.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // normalP is the two-sided p of |W − E[W]| = dev under the normal
 // approximation with the tie correction of the variance and a continuity

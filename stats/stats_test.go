@@ -208,6 +208,25 @@ func TestMinPAndRunsNeeded(t *testing.T) {
 	}
 }
 
+// TestRunsNeededTable pins the table of docs/compare.md: runs per side
+// needed under Holm over m tests at α = 0.05, and the floor at K vs K.
+func TestRunsNeededTable(t *testing.T) {
+	table := []struct {
+		m, k  int
+		floor float64
+	}{
+		{1, 4, 0.0286}, {2, 5, 0.00794}, {3, 5, 0.00794}, {5, 5, 0.00794}, {10, 6, 0.00216}, {14, 6, 0.00216},
+		{20, 6, 0.00216}, {42, 7, 0.000583}, {66, 7, 0.000583}, {100, 8, 0.000155}, {200, 8, 0.000155}, {500, 9, 4.11e-05},
+	}
+	for _, row := range table {
+		k := RunsNeeded(0.05 / float64(row.m))
+		floor := MinP(k, k)
+		if k != row.k || math.Abs(floor-row.floor)/row.floor > 0.005 {
+			t.Errorf("m = %d: K = %d (floor %.3g), docs say %d (%.3g)", row.m, k, floor, row.k, row.floor)
+		}
+	}
+}
+
 func TestHolm(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {

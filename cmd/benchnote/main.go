@@ -3,6 +3,9 @@
 //
 //	benchnote validate SWEEP
 //	benchnote report SWEEP -o OUT [--notebook FILE]
+//	benchnote compare BASE NEW [-o OUT]
+//	benchnote archive add|list|exclude ...
+//	benchnote history ARCHIVE -o OUT
 package main
 
 import (

@@ -87,7 +87,7 @@ func markdown(h *history.History, name string, figures bool) string {
 				confirmed += " (seen through " + c.Through + ")"
 			}
 			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), c.Label, c.Metric.Name,
-				fmt.Sprintf("%s %s (%d entries)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, len(c.Baseline)),
+				fmt.Sprintf("%s %s (%s)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, entries(len(c.Baseline))),
 				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed})
 		}
 		if len(rows) == 0 {
@@ -237,6 +237,13 @@ func trendFigure(h *history.History, s history.Series, i int) (string, error) {
 	}
 	caption := fmt.Sprintf("%s at %s: each entry's median across runs with its ± MAD band, in time order (UTC).", s.Metric.Name, s.Label)
 	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
+}
+
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.Itoa(n) + " entries"
 }
 
 func changeText(c history.Change) string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/benchnote/benchnote/internal/golden"
 	"github.com/benchnote/benchnote/internal/sim"
 )
 
@@ -46,7 +47,13 @@ func run(t *testing.T, args ...string) (int, string, string) {
 var addedID = regexp.MustCompile(`^added entry ([0-9a-f]{16}) to `)
 
 func TestArchiveAndHistory(t *testing.T) {
-	arch := filepath.Join(t.TempDir(), "archive")
+	goldenDir, err := filepath.Abs(filepath.Join("testdata", "golden", "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A relative archive name, so the outputs do not depend on the temp dir.
+	t.Chdir(t.TempDir())
+	arch := "archive"
 	// Eight daily sweeps; from the sixth on, the engine is 30 % slower.
 	var ids []string
 	for day := 0; day < 8; day++ {
@@ -94,6 +101,7 @@ func TestArchiveAndHistory(t *testing.T) {
 	if !strings.Contains(string(md), "excluded: noisy neighbour on the host") {
 		t.Error("history.md does not show the excluded entry")
 	}
+	goldenfile.Check(t, filepath.Join(goldenDir, "history.md"), md, *update)
 	html, _ := os.ReadFile(filepath.Join(out1, "history.html"))
 	if n := bytes.Count(html, []byte("<figure")); n != 2*14 {
 		t.Errorf("history.html has %d charts, want 28 (2 levels × 14 statistics)", n)

@@ -315,25 +315,37 @@ func TestCompareStdoutWithoutOutputDir(t *testing.T) {
 	}
 }
 
-// largeSummary is a sweep of many levels and runs, with every run's
-// latency noisy enough that many rows change.
-func largeSummary(t testing.TB, levels, runs int, seed float64) *analyze.Summary {
-	t.Helper()
-	ex := exampleSummary(t)
-	s := copySummary(t, ex)
+// syntheticSummary builds a summary of levels × runs from the example
+// sweep: level l (1-based) and run r (0-based) of statistic j take
+// value(l, r, j) times the example's median of that statistic at c4. With
+// fullRuns each run is a copy of an example run with a 2,000-point warm-up
+// trace (the size of a run of a large sweep); otherwise runs carry only
+// their accounting, which is all compare reads of them.
+func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func(l, r int, st analyze.AcrossRuns) float64) *analyze.Summary {
+	tb.Helper()
+	ex := exampleSummary(tb)
+	s := copySummary(tb, ex)
 	s.Levels, s.Runs = nil, nil
 	proto := ex.Levels[1]
-	// Runs carry only their accounting: compare reads nothing else of them.
-	protoRun := analyze.RunSummary{Counts: ex.Runs[3].Counts}
 	for l := 1; l <= levels; l++ {
 		lv := copyLevel(proto)
 		lv.Concurrency = l
+		if fullRuns {
+			lv.Concurrency = 1 << (l - 1)
+		}
 		lv.Runs = nil
 		for r := 1; r <= runs; r++ {
-			dir := fmt.Sprintf("c%d/run-%d", l, r)
+			dir := fmt.Sprintf("c%d/run-%d", lv.Concurrency, r)
 			lv.Runs = append(lv.Runs, dir)
-			rs := protoRun
-			rs.Dir, rs.Concurrency, rs.Repeat = dir, l, r
+			rs := analyze.RunSummary{Counts: ex.Runs[3].Counts}
+			if fullRuns {
+				rs = ex.Runs[3+(r-1)%3]
+				rs.Warmup.Trace = make([]analyze.WarmupPoint, 2000)
+				for i := range rs.Warmup.Trace {
+					rs.Warmup.Trace[i] = analyze.WarmupPoint{Index: i + 1, TTFTms: analyze.Num(100 + i%37), BlockMedian: analyze.Num(100 + i%11)}
+				}
+			}
+			rs.Dir, rs.Concurrency, rs.Repeat = dir, lv.Concurrency, r
 			s.Runs = append(s.Runs, rs)
 		}
 		for j := range lv.Stats {
@@ -341,16 +353,27 @@ func largeSummary(t testing.TB, levels, runs int, seed float64) *analyze.Summary
 			var vals []float64
 			st.PerRun = make([]analyze.Num, runs)
 			for r := range st.PerRun {
-				v := float64(proto.Stats[j].Median) * (1 + 0.1*float64((l*7+r*13+int(seed))%11)/10)
-				st.PerRun[r] = analyze.Num(v)
-				vals = append(vals, v)
+				st.PerRun[r] = analyze.Num(float64(proto.Stats[j].Median) * value(l, r, *st))
+				if st.PerRun[r].Valid() {
+					vals = append(vals, float64(st.PerRun[r]))
+				}
 			}
-			st.Runs = runs
-			st.Median, st.MAD = analyze.Num(analyze.Median(vals)), analyze.Num(analyze.MAD(vals, false))
+			st.Runs = len(vals)
+			if len(vals) > 0 {
+				st.Median, st.MAD = analyze.Num(analyze.Median(vals)), analyze.Num(analyze.MAD(vals, false))
+			}
 		}
 		s.Levels = append(s.Levels, lv)
 	}
 	return s
+}
+
+// largeSummary is a sweep of many levels, every run's values spread by up
+// to 10 % so that many rows change.
+func largeSummary(t testing.TB, levels, runs, seed int) *analyze.Summary {
+	return syntheticSummary(t, levels, runs, false, func(l, r int, _ analyze.AcrossRuns) float64 {
+		return 1 + 0.1*float64((l*7+r*13+seed)%11)/10
+	})
 }
 
 func copyLevel(l analyze.Level) analyze.Level {
