@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -104,28 +105,20 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	var stats bytes.Buffer
+	if err := WriteStats(&stats, e, s); err != nil {
+		return Entry{}, fmt.Errorf("%s: %w", StatsFile, err)
+	}
+	sum := sha256.Sum256(stats.Bytes())
+	e.Stats = InputFile{Path: StatsFile, Bytes: int64(stats.Len()), SHA256: hex.EncodeToString(sum[:])}
 	entry, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return Entry{}, err
 	}
-	stats, err := os.Create(filepath.Join(stage, StatsFile))
-	if err != nil {
-		return Entry{}, err
-	}
-	err = WriteStats(stats, e, s)
-	if err == nil {
-		err = stats.Sync()
-	}
-	if cerr := stats.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return Entry{}, fmt.Errorf("%s: %w", StatsFile, err)
-	}
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{SummaryFile, append(summary, '\n')}, {EntryFile, append(entry, '\n')}} {
+	}{{StatsFile, stats.Bytes()}, {SummaryFile, append(summary, '\n')}, {EntryFile, append(entry, '\n')}} {
 		if err := writeSynced(filepath.Join(stage, f.name), f.data); err != nil {
 			return Entry{}, err
 		}

@@ -82,6 +82,9 @@ type Entry struct {
 	Fingerprint string          `json:"fingerprint"`
 	Profile     compare.Profile `json:"profile"`
 	Levels      []EntryLevel    `json:"levels"`
+	// Stats is stats.parquet's size and SHA-256, checked before the file
+	// is parsed.
+	Stats InputFile `json:"stats"`
 	// Inputs lists every copied input with its size and SHA-256.
 	Inputs []InputFile `json:"inputs"`
 	// Ignored lists the files of the sweep directory that were not inputs.

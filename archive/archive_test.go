@@ -301,9 +301,34 @@ func TestStatsParquetRoundTrip(t *testing.T) {
 	}
 
 	// The Arrow reader history uses agrees.
-	got, err := ReadStats(filepath.Join(dir, e.ID, StatsFile), map[string]bool{"ttft.p95": true})
+	got, err := ReadStats(filepath.Join(dir, e.ID, StatsFile), e.Stats, map[string]bool{"ttft.p95": true})
 	if err != nil || len(got) != 9 || got[0].Key != "ttft.p95" || got[0].Run != "c1/run-1" || got[0].Value != float64(s.Levels[0].Stats[1].PerRun[0]) {
 		t.Errorf("ReadStats: %+v, %v", got, err)
+	}
+}
+
+func TestDamagedStatsAreNotParsed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{})
+	p := filepath.Join(dir, e.ID, StatsFile)
+	data, _ := os.ReadFile(p)
+	if int64(len(data)) != e.Stats.Bytes || e.Stats.Path != StatsFile {
+		t.Fatalf("recorded %+v for a %d-byte file", e.Stats, len(data))
+	}
+	// A changed byte, a truncation, an extension: refused before parsing.
+	for _, bad := range [][]byte{
+		append(append([]byte{}, data[:100]...), append([]byte{data[100] ^ 1}, data[101:]...)...),
+		data[:len(data)-1],
+		append(append([]byte{}, data...), 0),
+	} {
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, bad, 0o644)
+		if _, err := ReadStats(p, e.Stats, nil); err == nil || !strings.Contains(err.Error(), "does not match the size and SHA-256 recorded") {
+			t.Errorf("damaged file (%d bytes): %v", len(bad), err)
+		}
+	}
+	if _, err := ReadStats(p, InputFile{}, nil); err == nil || !strings.Contains(err.Error(), "no size and SHA-256 recorded") {
+		t.Errorf("no recorded sum: %v", err)
 	}
 }
 

@@ -1,7 +1,10 @@
 package archive
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -92,7 +95,7 @@ func WriteStats(w io.Writer, e Entry, s *analyze.Summary) error {
 	defer rec.Release()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
 	// Hide any Close method: the Parquet writer would close w.
-	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return err
 	}
@@ -113,25 +116,23 @@ type StatRow struct {
 	Value float64
 }
 
-// maxStatsBytes bounds the stats.parquet files that are read.
-const maxStatsBytes = 1 << 30
-
-// ReadStats reads the rows of a stats.parquet whose statistic is in keys
-// (every row when keys is nil).
-func ReadStats(path string, keys map[string]bool) ([]StatRow, error) {
-	info, err := os.Stat(path)
+// ReadStats reads the rows of an entry's stats.parquet whose statistic is
+// in keys (every row when keys is nil). The file must match sum, the size
+// and SHA-256 recorded in entry.json, before it is parsed: the Parquet
+// reader trusts the lengths a file claims (a damaged file can make it
+// allocate gigabytes or panic), so only the bytes benchnote wrote reach it.
+// A panic of the reader becomes an error as well.
+func ReadStats(path string, sum InputFile, keys map[string]bool) (rows []StatRow, err error) {
+	data, err := readVerified(path, sum)
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > maxStatsBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than a stats.parquet can hold", path, info.Size())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
+	defer func() {
+		if r := recover(); r != nil {
+			rows, err = nil, fmt.Errorf("%s: damaged stats.parquet: %v", path, r)
+		}
+	}()
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -190,4 +191,26 @@ func ReadStats(path string, keys map[string]bool) ([]StatRow, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// readVerified reads a file that must have the recorded size and SHA-256,
+// reading no more than the recorded size plus one byte.
+func readVerified(path string, sum InputFile) ([]byte, error) {
+	if sum.Bytes <= 0 || len(sum.SHA256) != 64 {
+		return nil, fmt.Errorf("%s: no size and SHA-256 recorded for it in %s", path, EntryFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, sum.Bytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	got := sha256.Sum256(data)
+	if int64(len(data)) != sum.Bytes || hex.EncodeToString(got[:]) != sum.SHA256 {
+		return nil, fmt.Errorf("%s: does not match the size and SHA-256 recorded in %s (damaged or changed since it was written): not read", path, EntryFile)
+	}
+	return data, nil
 }

@@ -360,3 +360,18 @@ func TestRunValues(t *testing.T) {
 		t.Errorf("last %+v", last)
 	}
 }
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"5%", "ttft.p99=10%", "goodput=2pp", "=", "x=1e400%", "-1%", "pp"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			return
+		}
+		if !(th.Value >= 0) || math.IsInf(th.Value, 0) {
+			t.Fatalf("ParseThreshold(%q) accepted value %v", s, th.Value)
+		}
+	})
+}

@@ -2,6 +2,8 @@ package history_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -78,12 +80,14 @@ func writeArchive(tb testing.TB, dir string, n int) {
 		}
 		ed := filepath.Join(dir, id)
 		os.MkdirAll(ed, 0o755)
-		js, _ := json.Marshal(e)
-		os.WriteFile(filepath.Join(ed, archive.EntryFile), js, 0o644)
 		var buf bytes.Buffer
 		if err := archive.WriteStats(&buf, e, s); err != nil {
 			tb.Fatal(err)
 		}
+		sum := sha256.Sum256(buf.Bytes())
+		e.Stats = archive.InputFile{Path: archive.StatsFile, Bytes: int64(buf.Len()), SHA256: hex.EncodeToString(sum[:])}
+		js, _ := json.Marshal(e)
+		os.WriteFile(filepath.Join(ed, archive.EntryFile), js, 0o644)
 		os.WriteFile(filepath.Join(ed, archive.StatsFile), buf.Bytes(), 0o644)
 	}
 }

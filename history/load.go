@@ -22,7 +22,7 @@ func Load(a *archive.Archive) ([]Input, error) {
 	}
 	out := make([]Input, 0, len(listed))
 	for _, e := range listed {
-		rows, err := archive.ReadStats(filepath.Join(e.Dir, archive.StatsFile), keys)
+		rows, err := archive.ReadStats(filepath.Join(e.Dir, archive.StatsFile), e.Stats, keys)
 		if err != nil {
 			return nil, fmt.Errorf("entry %s: %w", e.ID, err)
 		}
