@@ -79,7 +79,7 @@ type Row struct {
 	Change analyze.Num `json:"change"`
 	// Threshold is the threshold that applied (fraction or points).
 	Threshold float64 `json:"threshold"`
-	// Direction is "worse", "better" or "same".
+	// Direction is "worse", "better", "same", or "n/a" when not available.
 	Direction string `json:"direction"`
 	// Test is nil when no test was run (not available, no variation).
 	Test *Test `json:"test"`
@@ -219,7 +219,8 @@ func Compare(base, new Input, opts Options) *Result {
 			n, okN := across(ns, nRuns, nl, m.Key)
 			row := newRow(m, b, n, okB && okN, opts)
 			if m.Key == GoodputKey && !sloSet {
-				row.Verdict, row.Test = VerdictNotAvailable, nil
+				row.Verdict, row.Test, row.Direction = VerdictNotAvailable, nil, "n/a"
+				row.Change, row.Severity, row.NeedRuns = analyze.NaN, analyze.NaN, 0
 				row.Note = "no SLO targets set on both sides: percentage goodput is not compared"
 			}
 			lr.Rows = append(lr.Rows, row)
@@ -260,7 +261,7 @@ func newRow(m Metric, b, n Across, ok bool, opts Options) Row {
 		Direction: "same", Threshold: opts.ThresholdFor(m)}
 	bv, nv := b.values(), n.values()
 	if !ok || len(bv) == 0 || len(nv) == 0 || !b.Median.Valid() || !n.Median.Valid() {
-		row.Verdict = VerdictNotAvailable
+		row.Verdict, row.Direction = VerdictNotAvailable, "n/a"
 		switch {
 		case len(bv) == 0 && len(nv) == 0:
 			row.Note = "no value on either side"
