@@ -226,6 +226,7 @@ const (
 	StatusExpected      = "differs (expected)"
 	StatusExpectedSame  = "same (a change was expected)"
 	StatusNotRecorded   = "not recorded"
+	StatusPresent       = "present"
 	StatusOneSide       = "recorded on one side only"
 	StatusWithinBounds  = "within tolerance"
 	StatusBeyondBounds  = "drifts"
@@ -377,7 +378,7 @@ func checkWithin(r Rule, base, new Profile) Check {
 	ch := Check{Key: r.Key, Class: r.Class, What: r.What, Status: StatusSame, Effect: EffectNone,
 		Base: listOrNone(base.VaryingKeys, "identical"), New: listOrNone(new.VaryingKeys, "identical")}
 	if len(base.VaryingKeys)+len(new.VaryingKeys) > 0 {
-		ch.Status, ch.Effect = StatusDiffers, EffectCaveat
+		ch.Status, ch.Effect = StatusPresent, EffectCaveat
 		ch.Note = "keys listed differ between a sweep's own runs; the table shows each sweep's first run"
 	}
 	return ch
@@ -387,7 +388,7 @@ func checkFindings(r Rule, base, new Profile) Check {
 	ch := Check{Key: r.Key, Class: r.Class, What: r.What, Status: StatusSame, Effect: EffectNone,
 		Base: listOrNone(base.ErrorFindings, "none"), New: listOrNone(new.ErrorFindings, "none")}
 	if len(base.ErrorFindings)+len(new.ErrorFindings) > 0 {
-		ch.Status, ch.Effect = StatusDiffers, EffectCaveat
+		ch.Status, ch.Effect = StatusPresent, EffectCaveat
 		ch.Note = "read each sweep's report before trusting the comparison"
 	}
 	return ch

@@ -1,11 +1,16 @@
 // Command benchnote turns recorded LLM-serving benchmark runs into
 // notebook-style reports.
 //
-//	benchnote validate SWEEP
+//	benchnote validate [--json | -q] SWEEP
 //	benchnote report SWEEP -o OUT [--notebook FILE]
 //	benchnote compare BASE NEW [-o OUT]
 //	benchnote archive add|list|exclude ...
 //	benchnote history ARCHIVE -o OUT
+//	benchnote help [COMMAND]
+//	benchnote version
+//
+// Every command prints its usage with -h; docs/cli.md describes them all.
+// The commands live in package cli, which main only calls.
 package main
 
 import (

@@ -37,7 +37,7 @@ func simSweepDir(t *testing.T, day int, seed uint64, factor float64) string {
 	return dir
 }
 
-func run(t *testing.T, args ...string) (int, string, string) {
+func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := Run(args, &stdout, &stderr)
@@ -61,7 +61,7 @@ func TestArchiveAndHistory(t *testing.T) {
 		if day >= 5 {
 			factor = 1.3
 		}
-		code, out, errOut := run(t, "archive", "add", simSweepDir(t, day, uint64(day+1), factor), "--to", arch, "--label", fmt.Sprintf("rev-%d", day))
+		code, out, errOut := runCLI(t, "archive", "add", simSweepDir(t, day, uint64(day+1), factor), "--to", arch, "--label", fmt.Sprintf("rev-%d", day))
 		m := addedID.FindStringSubmatch(out)
 		if code != 0 || m == nil {
 			t.Fatalf("add day %d: exit %d, %q %q", day, code, out, errOut)
@@ -69,13 +69,13 @@ func TestArchiveAndHistory(t *testing.T) {
 		ids = append(ids, m[1])
 	}
 	// Day 2 was bad: excluded, not deleted.
-	if code, out, errOut := run(t, "archive", "exclude", arch, ids[2][:8], "--why", "noisy neighbour on the host"); code != 0 || !strings.HasPrefix(out, "excluded entry "+ids[2]) {
+	if code, out, errOut := runCLI(t, "archive", "exclude", arch, ids[2][:8], "--why", "noisy neighbour on the host"); code != 0 || !strings.HasPrefix(out, "excluded entry "+ids[2]) {
 		t.Fatalf("exclude: %d %q %q", code, out, errOut)
 	}
-	if code, _, errOut := run(t, "archive", "exclude", arch, ids[2], "--why", "again"); code != 2 || !strings.Contains(errOut, "already excluded") {
+	if code, _, errOut := runCLI(t, "archive", "exclude", arch, ids[2], "--why", "again"); code != 2 || !strings.Contains(errOut, "already excluded") {
 		t.Errorf("second exclude: %d %q", code, errOut)
 	}
-	code, list, _ := run(t, "archive", "list", arch)
+	code, list, _ := runCLI(t, "archive", "list", arch)
 	if code != 0 || !strings.Contains(list, "excluded: noisy neighbour on the host") || !strings.HasSuffix(list, "8 entries\n") {
 		t.Errorf("list:\n%s", list)
 	}
@@ -85,11 +85,11 @@ func TestArchiveAndHistory(t *testing.T) {
 	}
 
 	out1 := filepath.Join(t.TempDir(), "h1")
-	code, msg, errOut := run(t, "history", arch, "-o", out1)
+	code, msg, errOut := runCLI(t, "history", arch, "-o", out1)
 	if code != 0 {
 		t.Fatalf("history: %d %q", code, errOut)
 	}
-	if !strings.Contains(msg, "(8 entries, 1 segment(s), ") {
+	if !strings.Contains(msg, "(8 entries, 1 segment, ") {
 		t.Errorf("history said %q", msg)
 	}
 	md, _ := os.ReadFile(filepath.Join(out1, "history.md"))
@@ -108,7 +108,7 @@ func TestArchiveAndHistory(t *testing.T) {
 	}
 	// Same archive, same bytes.
 	out2 := filepath.Join(t.TempDir(), "h2")
-	run(t, "history", arch, "-o", out2)
+	runCLI(t, "history", arch, "-o", out2)
 	for _, name := range []string{"history.md", "history.html", "history.json"} {
 		a, _ := os.ReadFile(filepath.Join(out1, name))
 		b, _ := os.ReadFile(filepath.Join(out2, name))
@@ -123,17 +123,20 @@ func TestArchiveUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"archive"}, "expected add, list or exclude"},
-		{[]string{"archive", "prune"}, `unknown subcommand "prune"`},
-		{[]string{"archive", "add", exampleSweep}, "--to ARCHIVE is required"},
+		{[]string{"archive"}, "expected 1 to 3 arguments (add SWEEP | list ARCHIVE | exclude ARCHIVE ID), got none"},
+		{[]string{"archive", "prune"}, `unknown archive subcommand "prune" (expected add, list or exclude)`},
+		{[]string{"archive", "add", exampleSweep}, "archive add: --to ARCHIVE is required"},
+		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--why", "x"}, "--why does not apply to archive add"},
+		{[]string{"archive", "list", t.TempDir(), "--label", "x"}, "--label does not apply to archive list"},
 		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--time", "soon"}, `time "soon"`},
 		{[]string{"archive", "list", t.TempDir()}, "not a benchnote archive"},
 		{[]string{"archive", "exclude", t.TempDir(), "abc"}, "not a benchnote archive"},
 		{[]string{"history", t.TempDir()}, "-o OUT is required"},
 		{[]string{"history", t.TempDir(), "-o", filepath.Join(t.TempDir(), "h")}, "not a benchnote archive"},
+		{[]string{"history", t.TempDir(), "-o", "h", "--window", "0"}, "--window 0: at least 1"},
 	}
 	for _, tt := range tests {
-		code, _, errOut := run(t, tt.args...)
+		code, _, errOut := runCLI(t, tt.args...)
 		if code != ExitErrors || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}

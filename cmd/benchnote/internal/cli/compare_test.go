@@ -140,7 +140,9 @@ func TestCompareSameSweepIsNoChange(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
 	}
 	md := string(r.files[render.MarkdownFile])
-	if !strings.Contains(md, "**No change**: nothing was flagged beyond the thresholds. Comparability: **comparable**.") {
+	// The example has an error-level lint finding (an error rate above the
+	// threshold at c16): a caveat, on both sides.
+	if !strings.Contains(md, "**No change**: nothing was flagged beyond the thresholds. Comparability: **comparable with caveats** (findings).") {
 		t.Errorf("compare.md does not say no change:\n%.600s", md)
 	}
 	// A report directory and its summary.json are the same input.
@@ -225,13 +227,13 @@ func TestCompareExpectClearsACaveat(t *testing.T) {
 	b, n := writeSummary(t, dir, "a", base), writeSummary(t, dir, "b", other)
 	r := runCompareCLI(t, b, n)
 	md := string(r.files[render.MarkdownFile])
-	if r.code != 0 || !strings.Contains(md, "Comparability: **comparable with caveats** (engine.version).") ||
+	if r.code != 0 || !strings.Contains(md, "Comparability: **comparable with caveats** (engine.version, findings).") ||
 		!strings.Contains(md, "| engine.version | soft | 0.16.0 | 0.17.0 | caveat | differs: minor version differs |") {
 		t.Errorf("exit %d; compare.md lacks the engine.version caveat:\n%s", r.code, md)
 	}
 	r = runCompareCLI(t, b, n, "--expect", "engine.version")
 	md = string(r.files[render.MarkdownFile])
-	if !strings.Contains(md, "Comparability: **comparable**.") || !strings.Contains(md, "| engine.version | soft | 0.16.0 | 0.17.0 | none | differs (expected): minor version differs |") {
+	if !strings.Contains(md, "Comparability: **comparable with caveats** (findings).") || !strings.Contains(md, "| engine.version | soft | 0.16.0 | 0.17.0 | none | differs (expected): minor version differs |") {
 		t.Errorf("--expect engine.version did not clear the caveat:\n%s", md)
 	}
 }
@@ -286,7 +288,8 @@ func TestCompareInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{exampleSweep}, "expected BASE and NEW, got 1 arguments"},
+		{[]string{exampleSweep}, "expected 2 arguments (BASE NEW), got 1"},
+		{[]string{exampleSweep, exampleSweep, "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{exampleSweep, "no/such/dir"}, "no/such/dir"},
 		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v1"`},
 		{[]string{exampleSweep, exampleSweep, "--threshold", "ttft=5"}, `threshold "ttft=5": expected a percentage`},
