@@ -110,18 +110,7 @@ func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) 
 		if !strings.Contains(html, token) {
 			continue
 		}
-		fig := fmt.Sprintf("<figure id=\"plot-%s\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
-			name, template.HTMLEscapeString(p.Alt), InlineSVG(p.SVG), template.HTMLEscapeString(p.Caption))
-		html = strings.ReplaceAll(html, token, fig)
+		html = strings.ReplaceAll(html, token, Figure("plot-"+name, p.Alt, p.Caption, p.SVG))
 	}
-	var out bytes.Buffer
-	err := pageTemplate.Execute(&out, struct {
-		Title, Version string
-		Style          template.CSS
-		Body           template.HTML
-	}{title, Version, template.CSS(templates.Style), template.HTML(html)})
-	if err != nil {
-		return nil, fmt.Errorf("page: %w", err)
-	}
-	return out.Bytes(), nil
+	return Page(title, template.HTML(html), template.HTML("Rendered by benchnote "+Version+" from the sweep's recorded runs; summary.json holds every number on this page."))
 }

@@ -3,6 +3,9 @@
 //
 //	benchnote validate [--json | -q] SWEEP
 //	benchnote report SWEEP -o OUT [--notebook FILE]
+//	benchnote compare BASE NEW [-o OUT]
+//	benchnote archive add|list|exclude ...
+//	benchnote history ARCHIVE -o OUT
 //	benchnote help [COMMAND]
 //	benchnote version
 //

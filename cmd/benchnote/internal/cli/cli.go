@@ -74,6 +74,9 @@ func commands() []*command {
 		validateCommand(),
 		reportCommand(),
 		importCommand(),
+		compareCommand(),
+		archiveCommand(),
+		historyCommand(),
 		helpCommand(),
 		versionCommand(),
 	}
@@ -153,7 +156,9 @@ Run 'benchnote help COMMAND' or 'benchnote COMMAND -h' for a command's
 arguments and flags.
 
 exit codes: validate 0 clean, 1 warnings, 2 errors; report 0 when the
-report was written, 2 when it was not; 2 for bad usage
+report was written, 2 when it was not; 2 for bad usage; compare (a CI
+gate) 0 pass, 1 flagged regression, 2 not comparable or too few runs,
+3 input error or bad usage
 `)
 }
 

@@ -34,6 +34,18 @@ type command struct {
 	// that runs the command once they are parsed, with the positional
 	// arguments (already counted against minArgs and maxArgs).
 	flags func(fs *flag.FlagSet) func(c *call, args []string) int
+	// errorExit, when not zero, replaces ExitErrors as the exit code of a
+	// usage mistake or a failure (compare, a CI gate, exits 3 on those and
+	// keeps 2 for "not comparable").
+	errorExit int
+}
+
+// errorCode is the exit code of a usage mistake or a failure.
+func (cmd *command) errorCode() int {
+	if cmd.errorExit != 0 {
+		return cmd.errorExit
+	}
+	return ExitErrors
 }
 
 // call is one invocation of a command: its streams and the machine it
@@ -58,21 +70,21 @@ type system struct {
 	redraw time.Duration
 }
 
-// fail prints err as the command's error and returns ExitErrors.
+// fail prints err as the command's error and returns its error code.
 func (c *call) fail(err error) int {
 	if c.shown != nil {
 		c.shown.close()
 	}
 	fmt.Fprintf(c.stderr, "benchnote %s: %v\n", c.cmd.name, err)
-	return ExitErrors
+	return c.cmd.errorCode()
 }
 
 // usageError prints a usage mistake once, with a hint where the usage is,
-// and returns ExitErrors.
+// and returns the command's error code.
 func (c *call) usageError(format string, a ...any) int {
 	fmt.Fprintf(c.stderr, "benchnote %s: %s\n", c.cmd.name, fmt.Sprintf(format, a...))
 	fmt.Fprintf(c.stderr, "run 'benchnote %s -h' for usage\n", c.cmd.name)
-	return ExitErrors
+	return c.cmd.errorCode()
 }
 
 // flagSet returns the command's flags and its run function.

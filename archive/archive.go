@@ -1,0 +1,401 @@
+// Package archive keeps analysed sweeps in an append-only directory so
+// they can be compared over time and analysed again under one method.
+//
+// An entry holds the sweep's inputs copied byte for byte, its summary.json,
+// a stats.parquet table of every per-run statistic, and entry.json (its
+// identity, time, label, environment fingerprint and the benchnote version
+// that added it). An entry's identity is a content hash of its inputs, so
+// the same sweep cannot be added twice; an entry is written into a
+// private temporary directory and renamed into place only when complete,
+// and it is never modified or deleted afterwards. A bad entry is marked
+// excluded in a separate file, with the reason. The layout is described in
+// docs/archive.md.
+package archive
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// Schemas of the archive's JSON files.
+const (
+	Schema          = "benchnote.archive/v1"
+	EntrySchema     = "benchnote.archive-entry/v1"
+	ExclusionSchema = "benchnote.archive-exclusion/v1"
+)
+
+// File and directory names inside an archive.
+const (
+	MarkerFile    = "archive.json"
+	EntryFile     = "entry.json"
+	SummaryFile   = "summary.json"
+	StatsFile     = "stats.parquet"
+	InputsDir     = "inputs"
+	ExclusionsDir = "exclusions"
+	tmpDir        = ".tmp"
+)
+
+// IDLength is the number of hex digits of the input hash that name an
+// entry.
+const IDLength = 16
+
+// MaxLabel is the longest label accepted, in bytes.
+const MaxLabel = 200
+
+// Time sources.
+const (
+	TimeFromRequests = "earliest request send time"
+	TimeFromWindow   = "earliest measurement window start"
+	TimeFromFlag     = "given with --time"
+)
+
+// Entry is an entry's entry.json.
+type Entry struct {
+	Schema string `json:"schema"`
+	// ID is the first IDLength hex digits of InputHash, and the name of
+	// the entry's directory.
+	ID string `json:"id"`
+	// InputHash is the SHA-256 of the input manifest (see Inputs).
+	InputHash string `json:"input_hash"`
+	// Time is when the sweep ran (RFC 3339, UTC), from TimeSource.
+	Time       string `json:"time"`
+	TimeSource string `json:"time_source"`
+	// Label is the user's label (a git revision, a ticket), may be empty.
+	Label            string `json:"label"`
+	BenchnoteVersion string `json:"benchnote_version"`
+	SummarySchema    string `json:"summary_schema"`
+	Title            string `json:"title"`
+	// Fingerprint identifies the environment and method (compare.Profile).
+	Fingerprint string          `json:"fingerprint"`
+	Profile     compare.Profile `json:"profile"`
+	Levels      []EntryLevel    `json:"levels"`
+	// Stats is stats.parquet's size and SHA-256, checked before the file
+	// is parsed.
+	Stats InputFile `json:"stats"`
+	// Inputs lists every copied input with its size and SHA-256.
+	Inputs []InputFile `json:"inputs"`
+	// Ignored lists the files of the sweep directory that were not inputs.
+	Ignored []ingest.IgnoredFile `json:"ignored"`
+}
+
+// EntryLevel is one level of an entry.
+type EntryLevel struct {
+	Level compare.LevelID `json:"level"`
+	Label string          `json:"label"`
+	Runs  int             `json:"runs"`
+}
+
+// InputFile is one copied input.
+type InputFile struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// When returns the entry's time.
+func (e Entry) When() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, e.Time)
+	return t
+}
+
+// Exclusion marks an entry as excluded: exclusions/ID.json.
+type Exclusion struct {
+	Schema           string `json:"schema"`
+	ID               string `json:"id"`
+	Why              string `json:"why"`
+	BenchnoteVersion string `json:"benchnote_version"`
+}
+
+// Listed is an entry as listed: with its exclusion, if any.
+type Listed struct {
+	Entry
+	// Dir is the entry's directory.
+	Dir      string
+	Excluded *Exclusion
+}
+
+// DuplicateError is returned when a sweep's inputs are already archived.
+type DuplicateError struct {
+	Existing Entry
+}
+
+func (e *DuplicateError) Error() string {
+	label := ""
+	if e.Existing.Label != "" {
+		label = fmt.Sprintf(", label %q", e.Existing.Label)
+	}
+	return fmt.Sprintf("these inputs are already archived as entry %s (time %s%s); an entry is never added twice or overwritten",
+		e.Existing.ID, e.Existing.Time, label)
+}
+
+// Archive is an opened archive directory.
+type Archive struct {
+	Dir string
+}
+
+type marker struct {
+	Schema string `json:"schema"`
+}
+
+// Open opens an existing archive.
+func Open(dir string) (*Archive, error) {
+	data, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: not a benchnote archive (no %s)", dir, MarkerFile)
+		}
+		return nil, err
+	}
+	var m marker
+	if err := json.Unmarshal(data, &m); err != nil || m.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, expected %q", filepath.Join(dir, MarkerFile), m.Schema, Schema)
+	}
+	return &Archive{Dir: dir}, nil
+}
+
+// create opens an archive, creating it when dir is absent or empty. A
+// non-empty directory that is not an archive is refused: benchnote never
+// writes into a directory it did not make.
+func create(dir string) (*Archive, error) {
+	if a, err := Open(dir); err == nil {
+		return a, nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case len(entries) > 0:
+		return nil, fmt.Errorf("%s: not empty and not a benchnote archive (no %s): refusing to write into it", dir, MarkerFile)
+	}
+	data, _ := json.MarshalIndent(marker{Schema: Schema}, "", "  ")
+	if err := writeNew(filepath.Join(dir, MarkerFile), append(data, '\n'), dir); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	return Open(dir)
+}
+
+// writeNew writes a file that must not exist yet: into a temporary file
+// under the archive, synced, then hard-linked into place, which fails
+// rather than replaces when the name is taken.
+func writeNew(path string, data []byte, archiveDir string) error {
+	tmp := filepath.Join(archiveDir, tmpDir)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(tmp, "file-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	defer os.Remove(name)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		return err
+	}
+	return os.Link(name, path)
+}
+
+// Entries lists the archive's entries, oldest first (ties by id), each
+// with its exclusion if it has one. Directories that are not entries (the
+// temporary area, exclusions) are skipped; an entry directory whose
+// entry.json cannot be read is an error naming it.
+func (a *Archive) Entries() ([]Listed, error) {
+	dirs, err := os.ReadDir(a.Dir)
+	if err != nil {
+		return nil, err
+	}
+	excl, err := a.exclusions()
+	if err != nil {
+		return nil, err
+	}
+	var out []Listed
+	for _, d := range dirs {
+		if !d.IsDir() || !isID(d.Name()) {
+			continue
+		}
+		dir := filepath.Join(a.Dir, d.Name())
+		e, err := readEntry(dir)
+		if err != nil {
+			return nil, err
+		}
+		l := Listed{Entry: e, Dir: dir}
+		if x, ok := excl[e.ID]; ok {
+			l.Excluded = &x
+		}
+		out = append(out, l)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, tj := out[i].When(), out[j].When()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+func isID(s string) bool {
+	if len(s) != IDLength {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// maxEntryJSON bounds the size of an entry.json that is read.
+const maxEntryJSON = 64 << 20
+
+func readEntry(dir string) (Entry, error) {
+	p := filepath.Join(dir, EntryFile)
+	f, err := os.Open(p)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer f.Close()
+	var e Entry
+	dec := json.NewDecoder(io.LimitReader(f, maxEntryJSON))
+	if err := dec.Decode(&e); err != nil {
+		return Entry{}, fmt.Errorf("%s: %w", p, err)
+	}
+	if e.Schema != EntrySchema {
+		return Entry{}, fmt.Errorf("%s: schema %q, expected %q", p, e.Schema, EntrySchema)
+	}
+	if e.ID != filepath.Base(dir) {
+		return Entry{}, fmt.Errorf("%s: id %q does not match its directory %q", p, e.ID, filepath.Base(dir))
+	}
+	if _, err := time.Parse(time.RFC3339Nano, e.Time); err != nil {
+		return Entry{}, fmt.Errorf("%s: time %q: %v", p, e.Time, err)
+	}
+	return e, nil
+}
+
+func (a *Archive) exclusions() (map[string]Exclusion, error) {
+	out := map[string]Exclusion{}
+	dir := filepath.Join(a.Dir, ExclusionsDir)
+	files, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		id, ok := strings.CutSuffix(f.Name(), ".json")
+		if !ok || !isID(id) {
+			continue
+		}
+		p := filepath.Join(dir, f.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var x Exclusion
+		if err := json.Unmarshal(data, &x); err != nil || x.Schema != ExclusionSchema || x.ID != id {
+			return nil, fmt.Errorf("%s: not an exclusion of entry %s (schema %q, id %q)", p, id, x.Schema, x.ID)
+		}
+		out[id] = x
+	}
+	return out, nil
+}
+
+// Find returns the entry whose id is id or starts with it.
+func (a *Archive) Find(id string) (Listed, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return Listed{}, errors.New("empty entry id")
+	}
+	all, err := a.Entries()
+	if err != nil {
+		return Listed{}, err
+	}
+	var match []Listed
+	for _, e := range all {
+		if strings.HasPrefix(e.ID, id) {
+			match = append(match, e)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return Listed{}, fmt.Errorf("%s: no entry %q", a.Dir, id)
+	case 1:
+		return match[0], nil
+	}
+	var ids []string
+	for _, m := range match {
+		ids = append(ids, m.ID)
+	}
+	return Listed{}, fmt.Errorf("%s: %q matches %d entries (%s): give more digits", a.Dir, id, len(match), strings.Join(ids, ", "))
+}
+
+// Exclude marks an entry as excluded, with the reason. The entry itself
+// is not touched; an entry is excluded at most once.
+func (a *Archive) Exclude(id, why, version string) (Listed, error) {
+	why = strings.TrimSpace(why)
+	if why == "" {
+		return Listed{}, errors.New("an exclusion needs a reason (--why)")
+	}
+	if len(why) > 2000 {
+		return Listed{}, fmt.Errorf("reason of %d bytes: at most 2000", len(why))
+	}
+	e, err := a.Find(id)
+	if err != nil {
+		return Listed{}, err
+	}
+	if e.Excluded != nil {
+		return Listed{}, fmt.Errorf("entry %s is already excluded: %q", e.ID, e.Excluded.Why)
+	}
+	x := Exclusion{Schema: ExclusionSchema, ID: e.ID, Why: why, BenchnoteVersion: version}
+	data, _ := json.MarshalIndent(x, "", "  ")
+	if err := os.MkdirAll(filepath.Join(a.Dir, ExclusionsDir), 0o755); err != nil {
+		return Listed{}, err
+	}
+	if err := writeNew(filepath.Join(a.Dir, ExclusionsDir, e.ID+".json"), append(data, '\n'), a.Dir); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return Listed{}, fmt.Errorf("entry %s is already excluded", e.ID)
+		}
+		return Listed{}, err
+	}
+	e.Excluded = &x
+	return e, nil
+}
+
+// hashInputs returns the input hash of a manifest: SHA-256 over one line
+// per input, "sha256  bytes  path\n", in path order.
+func hashInputs(files []InputFile) string {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s  %d  %s\n", f.SHA256, f.Bytes, f.Path)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,386 @@
+package archive
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xitongsys/parquet-go-source/local"
+	"github.com/xitongsys/parquet-go/reader"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
+)
+
+const example = "../runs/example"
+
+func addExample(t *testing.T, dir string, opts AddOptions) Entry {
+	t.Helper()
+	if opts.Version == "" {
+		opts.Version = "test"
+	}
+	e, err := Add(dir, example, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestAddExample(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{Label: "abc123"})
+
+	// Identity: SHA-256 of "sha256  bytes  path" lines over the sorted inputs.
+	inputs, _, err := ingest.InputFiles(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest bytes.Buffer
+	for _, p := range inputs {
+		data, err := os.ReadFile(filepath.Join(example, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&manifest, "%x  %d  %s\n", sha256.Sum256(data), len(data), p)
+		// Copied byte for byte.
+		got, err := os.ReadFile(filepath.Join(dir, e.ID, InputsDir, p))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: archived copy differs (%v)", p, err)
+		}
+	}
+	sum := sha256.Sum256(manifest.Bytes())
+	if want := hex.EncodeToString(sum[:]); e.InputHash != want || e.ID != want[:16] {
+		t.Errorf("input hash %s id %s, want %s", e.InputHash, e.ID, want)
+	}
+	if len(e.Inputs) != 39 {
+		t.Errorf("%d inputs, want 39", len(e.Inputs))
+	}
+	// The time is the first request sent (the example's c1/run-1 window
+	// starts with it), never a file time.
+	if e.Time != "2026-11-02T09:01:23.996298Z" || e.TimeSource != TimeFromRequests {
+		t.Errorf("time %s from %q", e.Time, e.TimeSource)
+	}
+	if e.Label != "abc123" || e.BenchnoteVersion != "test" || len(e.Levels) != 3 || e.Levels[2].Label != "concurrency 16" || e.Levels[2].Runs != 3 {
+		t.Errorf("entry %+v", e)
+	}
+	// The entry's summary is the report's summary of the same sweep.
+	want, err := os.ReadFile("../cmd/benchnote/internal/cli/testdata/golden/example/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, e.ID, SummaryFile))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("archived summary.json differs from the report's (%v)", err)
+	}
+	a, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := a.Entries()
+	if err != nil || len(list) != 1 || list[0].ID != e.ID || list[0].Excluded != nil {
+		t.Fatalf("entries %+v, %v", list, err)
+	}
+	// Nothing is left in the temporary area.
+	left, _ := os.ReadDir(filepath.Join(dir, tmpDir))
+	if len(left) != 0 {
+		t.Errorf("%d leftovers in %s", len(left), tmpDir)
+	}
+}
+
+func TestAddTwiceIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{Label: "first"})
+	before := treeHash(t, filepath.Join(dir, e.ID))
+	_, err := Add(dir, example, AddOptions{Label: "second", Version: "test"})
+	var dup *DuplicateError
+	if !errors.As(err, &dup) || dup.Existing.ID != e.ID {
+		t.Fatalf("second add: %v, want a DuplicateError naming %s", err, e.ID)
+	}
+	want := fmt.Sprintf("these inputs are already archived as entry %s (time 2026-11-02T09:01:23.996298Z, label \"first\")", e.ID)
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message %q", err)
+	}
+	if after := treeHash(t, filepath.Join(dir, e.ID)); after != before {
+		t.Error("the existing entry changed")
+	}
+	// A copy of the sweep elsewhere is the same inputs.
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	copyTree(t, example, copyDir)
+	if _, err := Add(dir, copyDir, AddOptions{}); !errors.As(err, &dup) {
+		t.Errorf("copy of the sweep: %v", err)
+	}
+	// One changed byte is another entry.
+	p := filepath.Join(copyDir, "c1", "run-1", "run.yaml")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, append(data, '\n'), 0o644)
+	e2, err := Add(dir, copyDir, AddOptions{})
+	if err != nil || e2.ID == e.ID {
+		t.Errorf("changed sweep: %v, id %s", err, e2.ID)
+	}
+}
+
+func TestAddTimeAndLabel(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	when, err := ParseTime("2025-01-31")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := addExample(t, dir, AddOptions{Time: when})
+	if e.Time != "2025-01-31T00:00:00Z" || e.TimeSource != TimeFromFlag {
+		t.Errorf("time %s from %q", e.Time, e.TimeSource)
+	}
+	if _, err := ParseTime("yesterday"); err == nil {
+		t.Error("ParseTime accepted \"yesterday\"")
+	}
+	if _, err := Add(filepath.Join(t.TempDir(), "x"), example, AddOptions{Label: "a\nb"}); err == nil || !strings.Contains(err.Error(), "control characters") {
+		t.Errorf("label with a newline: %v", err)
+	}
+}
+
+func TestEntryTimeFallsBackToTheWindow(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	sw := &ingest.Sweep{Runs: []*ingest.Run{
+		{Window: ingest.Window{Start: start.Add(time.Hour), End: start.Add(2 * time.Hour), Source: "run.yaml"}},
+		{Window: ingest.Window{Start: start, End: start.Add(time.Hour), Source: "scrapes"},
+			Requests: &ingest.RequestFile{Requests: &ingest.Requests{TRequestSent: nil}}},
+	}}
+	got, src, err := entryTime(sw, time.Time{})
+	if err != nil || !got.Equal(start) || src != TimeFromWindow {
+		t.Errorf("%v from %q, %v; want %v from the window", got, src, err, start)
+	}
+	sw.Runs[1].Requests.Requests.TRequestSent = []float64{math.NaN(), 1772366400.25}
+	got, src, _ = entryTime(sw, time.Time{})
+	if !got.Equal(time.Date(2026, 3, 1, 12, 0, 0, 250000000, time.UTC)) || src != TimeFromRequests {
+		t.Errorf("%v from %q; want the request time", got, src)
+	}
+	if _, _, err := entryTime(&ingest.Sweep{Runs: []*ingest.Run{{}}}, time.Time{}); err == nil || !strings.Contains(err.Error(), "--time") {
+		t.Errorf("no time at all: %v", err)
+	}
+}
+
+func TestArchiveRefusesForeignDirectories(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := Add(dir, example, AddOptions{}); err == nil || !strings.Contains(err.Error(), "not empty and not a benchnote archive") {
+		t.Errorf("non-empty directory: %v", err)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Error("Open accepted a directory without archive.json")
+	}
+	// A report directory is not a sweep.
+	rep := t.TempDir()
+	os.WriteFile(filepath.Join(rep, "summary.json"), []byte("{}"), 0o644)
+	if _, err := Add(filepath.Join(t.TempDir(), "a"), rep, AddOptions{}); err == nil || !strings.Contains(err.Error(), "looks like a report directory") {
+		t.Errorf("report directory: %v", err)
+	}
+}
+
+func TestExclude(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{})
+	before := treeHash(t, filepath.Join(dir, e.ID))
+	a, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Exclude(e.ID[:6], "  ", "test"); err == nil {
+		t.Error("excluded without a reason")
+	}
+	got, err := a.Exclude(e.ID[:6], "GPU was throttling", "test")
+	if err != nil || got.ID != e.ID || got.Excluded.Why != "GPU was throttling" {
+		t.Fatalf("exclude: %+v, %v", got, err)
+	}
+	list, _ := a.Entries()
+	if list[0].Excluded == nil || list[0].Excluded.Why != "GPU was throttling" {
+		t.Errorf("listed %+v", list[0])
+	}
+	if _, err := a.Exclude(e.ID, "again", "test"); err == nil || !strings.Contains(err.Error(), "already excluded") {
+		t.Errorf("second exclusion: %v", err)
+	}
+	if _, err := a.Exclude("ffff", "x", "test"); err == nil || !strings.Contains(err.Error(), `no entry "ffff"`) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if after := treeHash(t, filepath.Join(dir, e.ID)); after != before {
+		t.Error("excluding changed the entry")
+	}
+}
+
+// xitongsysRow is stats.parquet as read by xitongsys/parquet-go, a reader
+// that shares no code with the Arrow writer.
+type xitongsysRow struct {
+	EntryID       string   `parquet:"name=entry_id, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Time          int64    `parquet:"name=time, type=INT64"`
+	Label         *string  `parquet:"name=label, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	Fingerprint   string   `parquet:"name=fingerprint, type=BYTE_ARRAY, convertedtype=UTF8"`
+	GPU           *string  `parquet:"name=gpu, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	GPUCount      *string  `parquet:"name=gpu_count, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	Model         *string  `parquet:"name=model, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	Precision     *string  `parquet:"name=precision, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	Engine        *string  `parquet:"name=engine, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	EngineVersion *string  `parquet:"name=engine_version, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	Level         string   `parquet:"name=level, type=BYTE_ARRAY, convertedtype=UTF8"`
+	LevelMode     string   `parquet:"name=level_mode, type=BYTE_ARRAY, convertedtype=UTF8"`
+	LevelValue    float64  `parquet:"name=level_value, type=DOUBLE"`
+	Run           string   `parquet:"name=run, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Repeat        int32    `parquet:"name=repeat, type=INT32"`
+	Statistic     string   `parquet:"name=statistic, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Unit          string   `parquet:"name=unit, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Value         *float64 `parquet:"name=value, type=DOUBLE, repetitiontype=OPTIONAL"`
+}
+
+func TestStatsParquetRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{Label: "rev-42"})
+	data, err := os.ReadFile(filepath.Join(dir, e.ID, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := analyze.DecodeSummary(bytes.NewReader(data), "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := compare.RunValues(s)
+
+	fr, err := local.NewLocalFileReader(filepath.Join(dir, e.ID, StatsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	pr, err := reader.NewParquetReader(fr, new(xitongsysRow), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(pr.GetNumRows())
+	// 3 levels × 3 runs × (50 summary statistics + the error rate).
+	if n != len(want) || n != 3*3*51 {
+		t.Fatalf("%d rows, want %d", n, len(want))
+	}
+	rows := make([]xitongsysRow, n)
+	if err := pr.Read(&rows); err != nil {
+		t.Fatal(err)
+	}
+	pr.ReadStop()
+	micro := e.When().UnixMicro()
+	nulls := 0
+	for i, r := range rows {
+		w := want[i]
+		if r.EntryID != e.ID || r.Time != micro || r.Label == nil || *r.Label != "rev-42" || r.Fingerprint != e.Fingerprint {
+			t.Fatalf("row %d: identity %s %d %v %s", i, r.EntryID, r.Time, r.Label, r.Fingerprint)
+		}
+		if r.GPU == nil || *r.GPU != "NVIDIA L40S" || *r.GPUCount != "1" || *r.Model != "meta-llama/Llama-3.1-8B-Instruct" ||
+			*r.Precision != "bfloat16" || *r.Engine != "vllm" || *r.EngineVersion != "0.16.0" {
+			t.Fatalf("row %d: environment %v %v %v", i, r.GPU, r.Model, r.EngineVersion)
+		}
+		if r.Level != w.Level.Label() || r.LevelMode != "concurrency" || r.LevelValue != w.Level.Value ||
+			r.Run != w.Run || int(r.Repeat) != w.Repeat || r.Statistic != w.Key || r.Unit != w.Unit {
+			t.Fatalf("row %d: %+v, want %+v", i, r, w)
+		}
+		switch {
+		case math.IsNaN(w.Value):
+			nulls++
+			if r.Value != nil {
+				t.Fatalf("row %d (%s %s): %v, want null", i, w.Run, w.Key, *r.Value)
+			}
+		case r.Value == nil || *r.Value != w.Value:
+			t.Fatalf("row %d (%s %s): %v, want %v", i, w.Run, w.Key, r.Value, w.Value)
+		}
+	}
+	// Some statistics have no value in some runs (a server histogram left
+	// out): those are nulls, never zeros.
+	if nulls == 0 {
+		t.Error("no null value: the example has statistics missing in some runs")
+	}
+
+	// The Arrow reader history uses agrees.
+	got, err := ReadStats(filepath.Join(dir, e.ID, StatsFile), e.Stats, map[string]bool{"ttft.p95": true})
+	if err != nil || len(got) != 9 || got[0].Key != "ttft.p95" || got[0].Run != "c1/run-1" || got[0].Value != float64(s.Levels[0].Stats[1].PerRun[0]) {
+		t.Errorf("ReadStats: %+v, %v", got, err)
+	}
+}
+
+func TestDamagedStatsAreNotParsed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{})
+	p := filepath.Join(dir, e.ID, StatsFile)
+	data, _ := os.ReadFile(p)
+	if int64(len(data)) != e.Stats.Bytes || e.Stats.Path != StatsFile {
+		t.Fatalf("recorded %+v for a %d-byte file", e.Stats, len(data))
+	}
+	// A changed byte, a truncation, an extension: refused before parsing.
+	for _, bad := range [][]byte{
+		append(append([]byte{}, data[:100]...), append([]byte{data[100] ^ 1}, data[101:]...)...),
+		data[:len(data)-1],
+		append(append([]byte{}, data...), 0),
+	} {
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, bad, 0o644)
+		if _, err := ReadStats(p, e.Stats, nil); err == nil || !strings.Contains(err.Error(), "does not match the size and SHA-256 recorded") {
+			t.Errorf("damaged file (%d bytes): %v", len(bad), err)
+		}
+	}
+	if _, err := ReadStats(p, InputFile{}, nil); err == nil || !strings.Contains(err.Error(), "no size and SHA-256 recorded") {
+		t.Errorf("no recorded sum: %v", err)
+	}
+}
+
+func TestStatsParquetIsDeterministic(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a")
+	b := filepath.Join(t.TempDir(), "b")
+	ea := addExample(t, a, AddOptions{Label: "x"})
+	eb := addExample(t, b, AddOptions{Label: "x"})
+	for _, name := range []string{EntryFile, SummaryFile, StatsFile} {
+		x, err1 := os.ReadFile(filepath.Join(a, ea.ID, name))
+		y, err2 := os.ReadFile(filepath.Join(b, eb.ID, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two archives of the same sweep (%v %v)", name, err1, err2)
+		}
+	}
+}
+
+// treeHash hashes every file under dir with its path.
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	goldenfile "github.com/benchnote/benchnote/internal/golden"
+	"github.com/benchnote/benchnote/internal/sim"
+)
+
+// simSweepDir writes a small simulated sweep (c1 and c4, 3 repeats) that
+// starts on the given day, with engine steps slower by factor.
+func simSweepDir(t *testing.T, day int, seed uint64, factor float64) string {
+	t.Helper()
+	cfg := sim.DefaultConfig().WithRequests(60)
+	cfg.Levels = cfg.Levels[:2]
+	cfg.Stalls = nil
+	cfg.Seed = seed
+	cfg.Start = time.Date(2026, 11, 2+day, 9, 0, 0, 0, time.UTC)
+	cfg.Server.StepBaseMs *= factor
+	cfg.Server.StepPerSeqMs *= factor
+	cfg.Server.PrefillPerTokenMs *= factor
+	sw, err := sim.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), fmt.Sprintf("sweep-%d", day))
+	if err := sw.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+var addedID = regexp.MustCompile(`^added entry ([0-9a-f]{16}) to `)
+
+func TestArchiveAndHistory(t *testing.T) {
+	goldenDir, err := filepath.Abs(filepath.Join("testdata", "golden", "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A relative archive name, so the outputs do not depend on the temp dir.
+	t.Chdir(t.TempDir())
+	arch := "archive"
+	// Eight daily sweeps; from the sixth on, the engine is 30 % slower.
+	var ids []string
+	for day := 0; day < 8; day++ {
+		factor := 1.0
+		if day >= 5 {
+			factor = 1.3
+		}
+		code, out, errOut := runCLI(t, "archive", "add", simSweepDir(t, day, uint64(day+1), factor), "--to", arch, "--label", fmt.Sprintf("rev-%d", day))
+		m := addedID.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("add day %d: exit %d, %q %q", day, code, out, errOut)
+		}
+		ids = append(ids, m[1])
+	}
+	// Day 2 was bad: excluded, not deleted.
+	if code, out, errOut := runCLI(t, "archive", "exclude", arch, ids[2][:8], "--why", "noisy neighbour on the host"); code != 0 || !strings.HasPrefix(out, "excluded entry "+ids[2]) {
+		t.Fatalf("exclude: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "archive", "exclude", arch, ids[2], "--why", "again"); code != 2 || !strings.Contains(errOut, "already excluded") {
+		t.Errorf("second exclude: %d %q", code, errOut)
+	}
+	code, list, _ := runCLI(t, "archive", "list", arch)
+	if code != 0 || !strings.Contains(list, "excluded: noisy neighbour on the host") || !strings.HasSuffix(list, "8 entries\n") {
+		t.Errorf("list:\n%s", list)
+	}
+	lines := strings.Split(list, "\n")
+	if !strings.HasPrefix(lines[1], ids[0]+"  2026-11-02T09:") || !strings.Contains(lines[1], "rev-0") {
+		t.Errorf("first listed entry %q, want %s first (oldest)", lines[1], ids[0])
+	}
+
+	out1 := filepath.Join(t.TempDir(), "h1")
+	code, msg, errOut := runCLI(t, "history", arch, "-o", out1)
+	if code != 0 {
+		t.Fatalf("history: %d %q", code, errOut)
+	}
+	if !strings.Contains(msg, "(8 entries, 1 segment, ") {
+		t.Errorf("history said %q", msg)
+	}
+	md, _ := os.ReadFile(filepath.Join(out1, "history.md"))
+	// The slowdown was introduced by day 5 and is confirmed by day 6.
+	want := fmt.Sprintf("| %s | 2026-11-07T09:", ids[5])
+	if !strings.Contains(string(md), "## Change points (") || !strings.Contains(string(md), want) {
+		t.Errorf("history.md does not name %s as introducing a change:\n%s", ids[5], md)
+	}
+	if !strings.Contains(string(md), "excluded: noisy neighbour on the host") {
+		t.Error("history.md does not show the excluded entry")
+	}
+	goldenfile.Check(t, filepath.Join(goldenDir, "history.md"), md, *update)
+	html, _ := os.ReadFile(filepath.Join(out1, "history.html"))
+	if n := bytes.Count(html, []byte("<figure")); n != 2*14 {
+		t.Errorf("history.html has %d charts, want 28 (2 levels × 14 statistics)", n)
+	}
+	// Same archive, same bytes.
+	out2 := filepath.Join(t.TempDir(), "h2")
+	runCLI(t, "history", arch, "-o", out2)
+	for _, name := range []string{"history.md", "history.html", "history.json"} {
+		a, _ := os.ReadFile(filepath.Join(out1, name))
+		b, _ := os.ReadFile(filepath.Join(out2, name))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+}
+
+func TestArchiveUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"archive"}, "expected 1 to 3 arguments (add SWEEP | list ARCHIVE | exclude ARCHIVE ID), got none"},
+		{[]string{"archive", "prune"}, `unknown archive subcommand "prune" (expected add, list or exclude)`},
+		{[]string{"archive", "add", exampleSweep}, "archive add: --to ARCHIVE is required"},
+		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--why", "x"}, "--why does not apply to archive add"},
+		{[]string{"archive", "list", t.TempDir(), "--label", "x"}, "--label does not apply to archive list"},
+		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--time", "soon"}, `time "soon"`},
+		{[]string{"archive", "list", t.TempDir()}, "not a benchnote archive"},
+		{[]string{"archive", "exclude", t.TempDir(), "abc"}, "not a benchnote archive"},
+		{[]string{"history", t.TempDir()}, "-o OUT is required"},
+		{[]string{"history", t.TempDir(), "-o", filepath.Join(t.TempDir(), "h")}, "not a benchnote archive"},
+		{[]string{"history", t.TempDir(), "-o", "h", "--window", "0"}, "--window 0: at least 1"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, tt.args...)
+		if code != ExitErrors || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}

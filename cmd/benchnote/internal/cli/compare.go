@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/compare/render"
+	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/report"
+)
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func compareCommand() *command {
+	def := compare.DefaultOptions()
+	return &command{
+		name:    "compare",
+		summary: "compare two sweeps: comparable? changed beyond run-to-run noise? (a CI gate)",
+		args:    "BASE NEW", minArgs: 2, maxArgs: 2,
+		errorExit: compare.ExitInputError,
+		help: `BASE and NEW are each a sweep directory, a report directory or a
+summary.json. compare checks first whether the two can be compared
+(hardware, model, engine, method, workload; --expect KEY declares an
+intended change), then tests every headline statistic at every level both
+have with an exact Mann–Whitney U test on the per-run values, and flags a
+change only when p < α and it exceeds its threshold. With -o it writes
+OUT/compare.md (fits a pull-request comment), compare.html and
+compare.json; without -o it prints compare.md. Rules, statistics and the
+table of runs needed: docs/compare.md.
+
+exit codes: 0 nothing flagged that fails, 1 a flagged regression or an
+error-rate rise (each on stderr, one line each), 2 not comparable or too
+few runs to decide (unless --allow-incomparable), 3 an input error or bad
+usage.`,
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			outDir := fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
+			var expect, thresholds listFlag
+			fs.Var(&expect, "expect", "declare an intended change, e.g. engine.version (`KEY`, repeatable)")
+			fs.Var(&thresholds, "threshold", "smallest change to flag: 5% for every relative metric, ttft.p99=10%, goodput=2pp (`T`, repeatable)")
+			correct := fs.String("correct", compare.CorrectionNone, "correction for many tests: none or holm")
+			alpha := fs.Float64("alpha", def.Alpha, "significance level")
+			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO")
+			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
+			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable or have too few runs to decide")
+			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
+			return func(c *call, args []string) int {
+				if err := out.check(); err != nil {
+					return c.usageError("%v", err)
+				}
+				opts := def
+				opts.Alpha, opts.Correction, opts.Attainment, opts.Expect = *alpha, *correct, *attainment, expect
+				for _, t := range thresholds {
+					th, err := compare.ParseThreshold(t)
+					if err != nil {
+						return c.usageError("%v", err)
+					}
+					if th.Key == "" {
+						if th.Points {
+							return c.usageError("threshold %q: the default threshold is relative (write it as NUMBER%%); give points per metric, e.g. goodput=2pp", t)
+						}
+						opts.Threshold = th.Value
+						continue
+					}
+					opts.Overrides = append(opts.Overrides, th)
+				}
+				if err := opts.Validate(); err != nil {
+					return c.usageError("%v", err)
+				}
+				if err := compare.CheckFailOn(*failOn); err != nil {
+					return c.usageError("%v", err)
+				}
+				p := c.progress(out)
+				defer p.close()
+				base, err := loadSummary(args[0], p)
+				if err != nil {
+					return c.fail(err)
+				}
+				nw, err := loadSummary(args[1], p)
+				if err != nil {
+					return c.fail(err)
+				}
+				p.stage("comparing", "compared")
+				res := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
+				gopts := compare.GateOptions{FailOn: *failOn, AllowIncomparable: *allow}
+				gate := res.Gate(gopts)
+				files, err := render.Build(render.Input{Result: res, Base: base, New: nw, Gate: gate, GateOptions: gopts})
+				if err != nil {
+					return c.fail(err)
+				}
+				if *outDir != "" {
+					p.stage("writing", "wrote the files")
+					if err := report.WriteDir(*outDir, files); err != nil {
+						return c.fail(err)
+					}
+				}
+				p.finish()
+				switch {
+				case *outDir == "":
+					c.stdout.Write(files[render.MarkdownFile])
+				case !out.quiet:
+					fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile)
+				}
+				for _, l := range gate.Lines {
+					fmt.Fprintln(c.stderr, l)
+				}
+				return gate.Code
+			}
+		},
+	}
+}
+
+// loadSummary reads one side of a comparison: a summary.json file, a
+// report directory (holding summary.json), or a sweep directory, which is
+// analysed as `benchnote report` would.
+func loadSummary(path string, p *progress) (*analyze.Summary, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	file := path
+	if info.IsDir() {
+		file = filepath.Join(path, report.SummaryFile)
+		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+			sw, err := ingest.Load(path, ingest.Options{RunRead: p.readRuns()})
+			if err != nil {
+				return nil, err
+			}
+			if len(sw.Runs) == 0 {
+				return nil, fmt.Errorf("%s: neither a sweep (no run directory with requests.csv or requests.parquet) nor a report directory (no summary.json)", path)
+			}
+			p.stage("analysing", "analysed")
+			return analyze.Analyze(sw), nil
+		}
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return analyze.DecodeSummary(f, file)
+}

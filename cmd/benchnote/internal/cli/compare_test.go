@@ -1,0 +1,409 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/compare/render"
+	"github.com/benchnote/benchnote/ingest"
+	goldenfile "github.com/benchnote/benchnote/internal/golden"
+	"github.com/benchnote/benchnote/internal/sim"
+)
+
+// exampleSummary analyses runs/example.
+func exampleSummary(t testing.TB) *analyze.Summary {
+	t.Helper()
+	sw, err := ingest.Load(exampleSweep, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.Analyze(sw)
+}
+
+// simSummary analyses a simulated sweep with the given repeats per level.
+func simSummary(t testing.TB, repeats int) *analyze.Summary {
+	t.Helper()
+	cfg := sim.DefaultConfig().WithRequests(60)
+	cfg.Repeats = repeats
+	cfg.Levels = cfg.Levels[:2]
+	cfg.Stalls = nil
+	sw, err := sim.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	if err := sw.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	in, err := ingest.Load(dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.Analyze(in)
+}
+
+// scaleLatencies multiplies every per-run latency (unit ms) of a copy of s
+// by k and recomputes the medians and MADs from the scaled per-run values.
+func scaleLatencies(t testing.TB, s *analyze.Summary, k float64) *analyze.Summary {
+	t.Helper()
+	c := copySummary(t, s)
+	for i := range c.Levels {
+		for j := range c.Levels[i].Stats {
+			st := &c.Levels[i].Stats[j]
+			if st.Unit != "ms" || strings.HasPrefix(st.Key, "workload.") {
+				continue
+			}
+			var vals []float64
+			for r, v := range st.PerRun {
+				if v.Valid() {
+					st.PerRun[r] = v * analyze.Num(k)
+					vals = append(vals, float64(st.PerRun[r]))
+				}
+			}
+			if len(vals) > 0 {
+				st.Median = analyze.Num(analyze.Median(vals))
+				st.MAD = analyze.Num(analyze.MAD(vals, c.Method.MAD == "scaled"))
+			}
+		}
+	}
+	return c
+}
+
+func copySummary(t testing.TB, s *analyze.Summary) *analyze.Summary {
+	t.Helper()
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := analyze.DecodeSummary(bytes.NewReader(data), "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// writeSummary writes s as DIR/name/summary.json and returns that path.
+func writeSummary(t testing.TB, dir, name string, s *analyze.Summary) string {
+	t.Helper()
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name, "summary.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func setEnv(s *analyze.Summary, key, value string) {
+	for i := range s.Environment.Canonical {
+		if s.Environment.Canonical[i].Key == key {
+			s.Environment.Canonical[i].Value = value
+		}
+	}
+}
+
+type compareRun struct {
+	code           int
+	stdout, stderr string
+	files          map[string][]byte
+}
+
+func runCompareCLI(t *testing.T, args ...string) compareRun {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "cmp")
+	var stdout, stderr bytes.Buffer
+	code := Run(append([]string{"compare", "-o", out}, args...), &stdout, &stderr)
+	r := compareRun{code: code, stdout: stdout.String(), stderr: stderr.String(), files: map[string][]byte{}}
+	for _, name := range []string{render.MarkdownFile, render.HTMLFile, render.JSONFile} {
+		if data, err := os.ReadFile(filepath.Join(out, name)); err == nil {
+			r.files[name] = data
+		}
+	}
+	return r
+}
+
+func TestCompareSameSweepIsNoChange(t *testing.T) {
+	r := runCompareCLI(t, exampleSweep, exampleSweep)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
+	md := string(r.files[render.MarkdownFile])
+	// The example has an error-level lint finding (an error rate above the
+	// threshold at c16): a caveat, on both sides.
+	if !strings.Contains(md, "**No change**: nothing was flagged beyond the thresholds. Comparability: **comparable with caveats** (findings).") {
+		t.Errorf("compare.md does not say no change:\n%.600s", md)
+	}
+	// A report directory and its summary.json are the same input.
+	rep := filepath.Join(t.TempDir(), "rep")
+	var so, se bytes.Buffer
+	if code := Run([]string{"report", exampleSweep, "-o", rep}, &so, &se); code != 0 {
+		t.Fatal(se.String())
+	}
+	r2 := runCompareCLI(t, rep, filepath.Join(rep, "summary.json"))
+	if r2.code != 0 || !strings.Contains(string(r2.files[render.MarkdownFile]), "**No change**") {
+		t.Errorf("report dir vs its summary.json: exit %d, stderr %q", r2.code, r2.stderr)
+	}
+}
+
+// TestCompareGolden pins compare.md and compare.json for the example sweep
+// against a copy whose latencies are all 1.3× higher: 3 runs a side, so
+// every change is undecided and the output says how many runs it needs.
+func TestCompareGolden(t *testing.T) {
+	base := exampleSummary(t)
+	dir := t.TempDir()
+	writeSummary(t, dir, "base", base)
+	writeSummary(t, dir, "slower", scaleLatencies(t, base, 1.3))
+	goldenDir, err := filepath.Abs(filepath.Join("testdata", "golden", "compare"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Relative input names, so the outputs do not depend on the temp dir.
+	t.Chdir(dir)
+	r := runCompareCLI(t, "base", "slower/summary.json")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2 (too few runs to decide); stderr %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 30 || !strings.HasPrefix(lines[0], "undecided: ") || !strings.HasSuffix(lines[0], "with 3 vs 3 runs: need ≥ 4 runs per side to test it") {
+		t.Errorf("stderr has %d lines, first %q", len(lines), lines[0])
+	}
+	goldenfile.Check(t, filepath.Join(goldenDir, "undecided.md"), r.files[render.MarkdownFile], *update)
+	goldenfile.Check(t, filepath.Join(goldenDir, "undecided.json"), r.files[render.JSONFile], *update)
+	html := r.files[render.HTMLFile]
+	if n := bytes.Count(html, []byte("<figure")); n != 6 {
+		t.Errorf("compare.html has %d figures, want 6 (3 curves, 3 levels)", n)
+	}
+	for _, external := range []string{"<img", "<script", "<link", "src=", "href=\"http"} {
+		if bytes.Contains(html, []byte(external)) {
+			t.Errorf("compare.html is not self-contained: it contains %q", external)
+		}
+	}
+	again := runCompareCLI(t, "base", "slower/summary.json")
+	for name, data := range r.files {
+		if !bytes.Equal(data, again.files[name]) {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+}
+
+func TestCompareDifferentGPU(t *testing.T) {
+	base := exampleSummary(t)
+	other := copySummary(t, base)
+	setEnv(other, "gpu", "NVIDIA H100 80GB HBM3")
+	dir := t.TempDir()
+	b, n := writeSummary(t, dir, "a", base), writeSummary(t, dir, "b", other)
+	r := runCompareCLI(t, b, n)
+	if r.code != 2 || !strings.HasPrefix(r.stderr, `not comparable: gpu ("NVIDIA L40S" vs "NVIDIA H100 80GB HBM3")`) {
+		t.Errorf("exit %d stderr %q; want 2 naming the gpu", r.code, r.stderr)
+	}
+	if !strings.Contains(string(r.files[render.MarkdownFile]), "Comparability: **not comparable** (gpu differ)") {
+		t.Error("compare.md does not say not comparable")
+	}
+	if r := runCompareCLI(t, b, n, "--expect", "gpu"); r.code != 0 {
+		t.Errorf("--expect gpu: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runCompareCLI(t, b, n, "--allow-incomparable"); r.code != 0 {
+		t.Errorf("--allow-incomparable: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestCompareExpectClearsACaveat(t *testing.T) {
+	base := exampleSummary(t)
+	other := copySummary(t, base)
+	setEnv(other, "engine_version", "0.17.0")
+	dir := t.TempDir()
+	b, n := writeSummary(t, dir, "a", base), writeSummary(t, dir, "b", other)
+	r := runCompareCLI(t, b, n)
+	md := string(r.files[render.MarkdownFile])
+	if r.code != 0 || !strings.Contains(md, "Comparability: **comparable with caveats** (engine.version, findings).") ||
+		!strings.Contains(md, "| engine.version | soft | 0.16.0 | 0.17.0 | caveat | differs: minor version differs |") {
+		t.Errorf("exit %d; compare.md lacks the engine.version caveat:\n%s", r.code, md)
+	}
+	r = runCompareCLI(t, b, n, "--expect", "engine.version")
+	md = string(r.files[render.MarkdownFile])
+	if !strings.Contains(md, "Comparability: **comparable with caveats** (findings).") || !strings.Contains(md, "| engine.version | soft | 0.16.0 | 0.17.0 | none | differs (expected): minor version differs |") {
+		t.Errorf("--expect engine.version did not clear the caveat:\n%s", md)
+	}
+}
+
+func TestCompareEightRunsFlagsTheRegression(t *testing.T) {
+	base := simSummary(t, 8)
+	dir := t.TempDir()
+	b := writeSummary(t, dir, "base", base)
+	n := writeSummary(t, dir, "new", scaleLatencies(t, base, 1.3))
+	r := runCompareCLI(t, b, n)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "regression: ") || !strings.Contains(l, "(+30.0 %, p = ") {
+			t.Errorf("line %q is not a +30 %% regression", l)
+		}
+	}
+	// Where the eight runs of each side do not overlap, p is the exact
+	// floor for 8 vs 8: 2/C(16, 8) = 2/12870 = 0.000155.
+	for _, want := range []string{
+		"regression: TPOT p50 at concurrency 1: ", "regression: TPOT p50 at concurrency 4: ",
+	} {
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, want) && strings.HasSuffix(l, "(+30.0 %, p = 0.0002)")
+		}
+		if !found {
+			t.Errorf("no line %q… at p = 0.0002 in\n%s", want, r.stderr)
+		}
+	}
+	md := string(r.files[render.MarkdownFile])
+	if !strings.Contains(md, fmt.Sprintf("**Regression**: %d flagged regression(s)", len(lines))) {
+		t.Errorf("compare.md verdict:\n%.500s", md)
+	}
+	// Holm over the family still flags them: 2/12870 is below α/m.
+	if r := runCompareCLI(t, b, n, "--correct", "holm"); r.code != 1 {
+		t.Errorf("--correct holm: exit %d", r.code)
+	}
+	// Same sweep, 8 runs: no change.
+	if r := runCompareCLI(t, b, b); r.code != 0 {
+		t.Errorf("8-run sweep against itself: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+func TestCompareInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema":"benchnote.summary/v0"}`), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{exampleSweep}, "expected 2 arguments (BASE NEW), got 1"},
+		{[]string{exampleSweep, exampleSweep, "--frobnicate"}, "unknown flag --frobnicate"},
+		{[]string{exampleSweep, "no/such/dir"}, "no/such/dir"},
+		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v2"`},
+		{[]string{exampleSweep, exampleSweep, "--threshold", "ttft=5"}, `threshold "ttft=5": expected a percentage`},
+		{[]string{exampleSweep, exampleSweep, "--threshold", "goodput=5%"}, "goodput changes in percentage points"},
+		{[]string{exampleSweep, exampleSweep, "--expect", "gpus"}, `--expect "gpus": unknown key`},
+		{[]string{exampleSweep, exampleSweep, "--fail-on", "always"}, `--fail-on "always"`},
+		{[]string{exampleSweep, exampleSweep, "--correct", "bonferroni"}, `correction "bonferroni"`},
+		{[]string{dir, exampleSweep}, "neither a sweep"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := Run(append([]string{"compare"}, tt.args...), &stdout, &stderr)
+		if code != 3 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("compare %q: exit %d, stderr %q; want 3 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+func TestCompareStdoutWithoutOutputDir(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"compare", exampleSweep, exampleSweep}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "# benchnote compare\n") {
+		t.Errorf("stdout does not carry compare.md: %.100q", stdout.String())
+	}
+}
+
+// syntheticSummary builds a summary of levels × runs from the example
+// sweep: level l (1-based) and run r (0-based) of statistic j take
+// value(l, r, j) times the example's median of that statistic at c4. With
+// fullRuns each run is a copy of an example run with a 2,000-point warm-up
+// trace (the size of a run of a large sweep); otherwise runs carry only
+// their accounting, which is all compare reads of them.
+func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func(l, r int, st analyze.AcrossRuns) float64) *analyze.Summary {
+	tb.Helper()
+	ex := exampleSummary(tb)
+	s := copySummary(tb, ex)
+	s.Levels, s.Runs = nil, nil
+	proto := ex.Levels[1]
+	for l := 1; l <= levels; l++ {
+		lv := copyLevel(proto)
+		lv.Concurrency = l
+		if fullRuns {
+			lv.Concurrency = 1 << (l - 1)
+		}
+		lv.Runs = nil
+		for r := 1; r <= runs; r++ {
+			dir := fmt.Sprintf("c%d/run-%d", lv.Concurrency, r)
+			lv.Runs = append(lv.Runs, dir)
+			rs := analyze.RunSummary{Counts: ex.Runs[3].Counts}
+			if fullRuns {
+				rs = ex.Runs[3+(r-1)%3]
+				rs.Warmup.Trace = make([]analyze.WarmupPoint, 2000)
+				for i := range rs.Warmup.Trace {
+					rs.Warmup.Trace[i] = analyze.WarmupPoint{Index: i + 1, TTFTms: analyze.Num(100 + i%37), BlockMedian: analyze.Num(100 + i%11)}
+				}
+			}
+			rs.Dir, rs.Concurrency, rs.Repeat = dir, lv.Concurrency, r
+			s.Runs = append(s.Runs, rs)
+		}
+		for j := range lv.Stats {
+			st := &lv.Stats[j]
+			var vals []float64
+			st.PerRun = make([]analyze.Num, runs)
+			for r := range st.PerRun {
+				st.PerRun[r] = analyze.Num(float64(proto.Stats[j].Median) * value(l, r, *st))
+				if st.PerRun[r].Valid() {
+					vals = append(vals, float64(st.PerRun[r]))
+				}
+			}
+			st.Runs = len(vals)
+			if len(vals) > 0 {
+				st.Median, st.MAD = analyze.Num(analyze.Median(vals)), analyze.Num(analyze.MAD(vals, false))
+			}
+		}
+		s.Levels = append(s.Levels, lv)
+	}
+	return s
+}
+
+// largeSummary is a sweep of many levels, every run's values spread by up
+// to 10 % so that many rows change.
+func largeSummary(t testing.TB, levels, runs, seed int) *analyze.Summary {
+	return syntheticSummary(t, levels, runs, false, func(l, r int, _ analyze.AcrossRuns) float64 {
+		return 1 + 0.1*float64((l*7+r*13+seed)%11)/10
+	})
+}
+
+func copyLevel(l analyze.Level) analyze.Level {
+	c := l
+	c.Stats = append([]analyze.AcrossRuns{}, l.Stats...)
+	for i := range c.Stats {
+		c.Stats[i].PerRun = append([]analyze.Num{}, l.Stats[i].PerRun...)
+	}
+	return c
+}
+
+func TestCompareMarkdownStaysUnderTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	b := writeSummary(t, dir, "base", largeSummary(t, 300, 6, 0))
+	n := writeSummary(t, dir, "new", largeSummary(t, 300, 6, 5))
+	r := runCompareCLI(t, b, n, "--fail-on", "any")
+	md := string(r.files[render.MarkdownFile])
+	if c := utf8.RuneCountInString(md); c >= render.MaxMarkdown || c < 20000 {
+		t.Errorf("compare.md has %d characters, want fewer than %d (and not trivially few)", c, render.MaxMarkdown)
+	}
+	if !strings.Contains(md, "**Shortened** to stay under 60,000 characters") {
+		t.Errorf("a shortened compare.md does not say so")
+	}
+	var doc struct {
+		Levels []struct{ Rows []struct{ Verdict string } } `json:"levels"`
+	}
+	if err := json.Unmarshal(r.files[render.JSONFile], &doc); err != nil || len(doc.Levels) != 300 {
+		t.Errorf("compare.json: %v, %d levels; want all 300", err, len(doc.Levels))
+	}
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/benchnote/benchnote/archive"
+	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/history"
+	"github.com/benchnote/benchnote/history/render"
+	"github.com/benchnote/benchnote/report"
+)
+
+func historyCommand() *command {
+	def := history.DefaultOptions()
+	return &command{
+		name:    "history",
+		summary: "trend report over an archive: changes, environment segments, change points",
+		args:    "ARCHIVE", minArgs: 1, maxArgs: 1,
+		requiredFlags: "-o OUT",
+		help: `Reads every entry of ARCHIVE (see benchnote archive) and writes
+OUT/history.md, history.html and history.json: each headline statistic per
+level over time (median ± MAD across runs), environment changes and
+incomparable boundaries, excluded entries, and change points — found only
+within one environment fingerprint, confirmed over two consecutive entries,
+with the same test and thresholds as compare. Details: docs/archive.md.
+
+exit codes: 0 written, 2 an error or bad usage.`,
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			outDir := fs.String("o", "", "write the history into the directory `OUT` (required)")
+			correct := fs.String("correct", compare.CorrectionNone, "correction over all change-point tests: none or holm")
+			alpha := fs.Float64("alpha", def.Compare.Alpha, "significance level")
+			window := fs.Int("window", def.Window, "number of preceding entries a candidate change is tested against")
+			var thresholds listFlag
+			fs.Var(&thresholds, "threshold", "smallest change to flag, as for compare (`T`, repeatable)")
+			return func(c *call, args []string) int {
+				if *outDir == "" {
+					return c.usageError("-o OUT is required")
+				}
+				if *window < 1 {
+					return c.usageError("--window %d: at least 1", *window)
+				}
+				opts := def
+				opts.Window = *window
+				opts.Compare.Alpha, opts.Compare.Correction = *alpha, *correct
+				for _, t := range thresholds {
+					th, err := compare.ParseThreshold(t)
+					if err != nil {
+						return c.usageError("%v", err)
+					}
+					if th.Key == "" && !th.Points {
+						opts.Compare.Threshold = th.Value
+					} else {
+						opts.Compare.Overrides = append(opts.Compare.Overrides, th)
+					}
+				}
+				if err := opts.Compare.Validate(); err != nil {
+					return c.usageError("%v", err)
+				}
+				a, err := archive.Open(args[0])
+				if err != nil {
+					return c.fail(err)
+				}
+				in, err := history.Load(a)
+				if err != nil {
+					return c.fail(err)
+				}
+				h := history.Build(in, opts)
+				files, err := render.Build(h, args[0])
+				if err != nil {
+					return c.fail(err)
+				}
+				if err := report.WriteDir(*outDir, files); err != nil {
+					return c.fail(err)
+				}
+				changes := 0
+				for _, ch := range h.Changes {
+					if ch.Kind == history.KindChange {
+						changes++
+					}
+				}
+				fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s (%s, %s, %s)\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile,
+					plural(len(h.Entries), "entry", "entries"), plural(len(h.Segments), "segment", "segments"), plural(changes, "change point", "change points"))
+				return ExitClean
+			}
+		},
+	}
+}

@@ -1,0 +1,464 @@
+// Package compare puts two analysed sweeps side by side: it checks first
+// whether they can be compared at all (environment, method, workload),
+// then tests every headline statistic at every level both sweeps have,
+// with runs as the independent unit, and decides what a CI gate should do.
+//
+// Compare is pure computation on analyze.Summary values: no I/O and no
+// formatting. Per-run statistics come from the summaries as they are;
+// nothing is recomputed from pooled figures. A change is flagged only
+// when an exact Mann–Whitney test on the per-run values finds it (p < α,
+// Holm-corrected when asked) and it is larger than a threshold; when the
+// runs are too few for any test to reach α, the result says how many are
+// needed instead of printing a p-value.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/stats"
+)
+
+// Input is one side of a comparison.
+type Input struct {
+	// Name says where the summary came from (a path as given).
+	Name    string
+	Summary *analyze.Summary
+}
+
+// Side describes one input in the result.
+type Side struct {
+	Name   string `json:"name"`
+	Title  string `json:"title"`
+	Levels int    `json:"levels"`
+	Runs   int    `json:"runs"`
+}
+
+// Row verdicts.
+const (
+	// VerdictRegression: flagged, and worse.
+	VerdictRegression = "regression"
+	// VerdictImprovement: flagged, and better.
+	VerdictImprovement = "improvement"
+	// VerdictNoChange: the change is within the threshold (or there is no
+	// variation at all).
+	VerdictNoChange = "no change"
+	// VerdictNotDistinguishable: beyond the threshold, but the test does
+	// not tell it from run-to-run noise.
+	VerdictNotDistinguishable = "not distinguishable"
+	// VerdictUndecided: beyond the threshold, and too few runs for the
+	// test to ever reach α.
+	VerdictUndecided = "undecided"
+	// VerdictNotAvailable: a side has no value.
+	VerdictNotAvailable = "not available"
+)
+
+// Test is the outcome of the rank test of one row.
+type Test struct {
+	// U is the Mann–Whitney U of the new runs against the base runs.
+	U analyze.Num `json:"u"`
+	// P is the exact two-sided p-value; PAdjusted is Holm's adjusted p
+	// when the correction is on, else equal to P.
+	P         analyze.Num `json:"p"`
+	PAdjusted analyze.Num `json:"p_adjusted"`
+	// MinP is the smallest p these run counts could ever give.
+	MinP   analyze.Num `json:"min_p"`
+	Method string      `json:"method"`
+	Ties   bool        `json:"ties"`
+}
+
+// Row is one headline statistic at one level.
+type Row struct {
+	Metric Metric `json:"metric"`
+	Base   Across `json:"base"`
+	New    Across `json:"new"`
+	// Change is new − base relative to |base| (0.3 = +30 %), or in
+	// percentage points for Metric.Points. NaN when not available.
+	Change analyze.Num `json:"change"`
+	// Threshold is the threshold that applied (fraction or points).
+	Threshold float64 `json:"threshold"`
+	// Direction is "worse", "better", "same", or "n/a" when not available.
+	Direction string `json:"direction"`
+	// Test is nil when no test was run (not available, no variation).
+	Test *Test `json:"test"`
+	// NoVariation is set when every run on both sides has the same value.
+	NoVariation bool `json:"no_variation"`
+	// NeedRuns is, when the runs are too few for the test to reach the
+	// significance level in force, how many runs per side it would take;
+	// 0 otherwise.
+	NeedRuns int `json:"need_runs"`
+	// RangesOverlap says whether the ranges of the runs overlap: a
+	// description, not a test.
+	RangesOverlap bool `json:"ranges_overlap"`
+	// Verdict is one of the Verdict constants.
+	Verdict string `json:"verdict"`
+	// Severity is |Change| / Threshold, for sorting flagged rows.
+	Severity analyze.Num `json:"severity"`
+	// Note explains a verdict that is not obvious ("no SLO set").
+	Note string `json:"note,omitempty"`
+}
+
+// Flagged reports whether the row is a flagged regression or improvement.
+func (r Row) Flagged() bool {
+	return r.Verdict == VerdictRegression || r.Verdict == VerdictImprovement
+}
+
+// LevelResult is every headline row of one level both sides have.
+type LevelResult struct {
+	Level    LevelID `json:"level"`
+	Label    string  `json:"label"`
+	BaseRuns int     `json:"base_runs"`
+	NewRuns  int     `json:"new_runs"`
+	Rows     []Row   `json:"rows"`
+}
+
+// OneSided is a level only one side has.
+type OneSided struct {
+	Level LevelID `json:"level"`
+	Label string  `json:"label"`
+	Runs  int     `json:"runs"`
+}
+
+// Tests describes the family of tests.
+type Tests struct {
+	// Count is the number of tests run (rows with values on both sides
+	// and some variation).
+	Count int `json:"count"`
+	// Alpha is the level each test (or the family) is held to.
+	Alpha      float64 `json:"alpha"`
+	Correction string  `json:"correction"`
+	// Family says which tests the correction runs over.
+	Family string `json:"family"`
+	// ExpectedFalseFlags is Count·α: the number of tests expected below α
+	// by chance alone when nothing changed and no correction is applied.
+	ExpectedFalseFlags float64 `json:"expected_false_flags"`
+	// EffectiveAlpha is α, or α/Count under Holm: what the smallest p must
+	// beat for anything to be flagged.
+	EffectiveAlpha float64 `json:"effective_alpha"`
+	// RunsNeeded is the number of runs per side for which an exact test
+	// can beat EffectiveAlpha at all.
+	RunsNeeded int `json:"runs_needed"`
+}
+
+// ErrorRateRise is a level whose error rate rose beyond the threshold.
+type ErrorRateRise struct {
+	Level LevelID `json:"level"`
+	Label string  `json:"label"`
+	// BaseMedian and NewMedian are the median per-run error rates (%);
+	// BaseWorst and NewWorst the highest per-run error rates.
+	BaseMedian float64 `json:"base_median"`
+	NewMedian  float64 `json:"new_median"`
+	BaseWorst  float64 `json:"base_worst"`
+	NewWorst   float64 `json:"new_worst"`
+	// Threshold is the percentage-point threshold that was exceeded.
+	Threshold float64 `json:"threshold_pp"`
+}
+
+// Outcomes of a whole comparison.
+const (
+	OutcomeRegression  = "regression"
+	OutcomeUndecided   = "undecided"
+	OutcomeImprovement = "improvement"
+	OutcomeNoChange    = "no change"
+)
+
+// Result is a whole comparison.
+type Result struct {
+	Base          Side          `json:"base"`
+	New           Side          `json:"new"`
+	Options       Options       `json:"options"`
+	Comparability Comparability `json:"comparability"`
+	// Outcome is OutcomeRegression when anything was flagged worse or the
+	// error rate rose, else OutcomeUndecided when a worse change beyond
+	// the threshold could not be tested, else OutcomeImprovement when
+	// something was flagged better, else OutcomeNoChange.
+	Outcome string        `json:"outcome"`
+	Tests   Tests         `json:"tests"`
+	Levels  []LevelResult `json:"levels"`
+	// OnlyBase and OnlyNew are the levels one side lacks.
+	OnlyBase []OneSided `json:"only_base"`
+	OnlyNew  []OneSided `json:"only_new"`
+	// ErrorRate lists the levels whose error rate rose beyond the threshold.
+	ErrorRate []ErrorRateRise `json:"error_rate_rises"`
+	// SLO is the highest load meeting the SLO on each side, when both
+	// sweeps set SLO targets.
+	SLO *SLOHeadline `json:"slo"`
+}
+
+// Compare compares new against base. The options must be valid (see
+// Options.Validate).
+func Compare(base, new Input, opts Options) *Result {
+	bs, ns := base.Summary, new.Summary
+	res := &Result{
+		Base:    side(base),
+		New:     side(new),
+		Options: opts,
+		Comparability: CheckComparability(ProfileOf(bs), ProfileOf(ns),
+			opts.Expect),
+	}
+	bRuns, nRuns := indexRuns(bs), indexRuns(ns)
+	newLevels := map[LevelID]analyze.Level{}
+	for _, l := range ns.Levels {
+		newLevels[LevelOf(l)] = l
+	}
+	baseLevels := map[LevelID]bool{}
+	sloSet := SLOSet(bs.Method.SLO) && SLOSet(ns.Method.SLO)
+	for _, bl := range bs.Levels {
+		id := LevelOf(bl)
+		baseLevels[id] = true
+		nl, ok := newLevels[id]
+		if !ok {
+			res.OnlyBase = append(res.OnlyBase, OneSided{Level: id, Label: id.Label(), Runs: len(bl.Runs)})
+			continue
+		}
+		lr := LevelResult{Level: id, Label: id.Label(), BaseRuns: len(bl.Runs), NewRuns: len(nl.Runs)}
+		for _, m := range Headline {
+			b, okB := across(bs, bRuns, bl, m.Key)
+			n, okN := across(ns, nRuns, nl, m.Key)
+			row := newRow(m, b, n, okB && okN, opts)
+			if m.Key == GoodputKey && !sloSet {
+				row.Verdict, row.Test, row.Direction = VerdictNotAvailable, nil, "n/a"
+				row.Change, row.Severity, row.NeedRuns = analyze.NaN, analyze.NaN, 0
+				row.Note = "no SLO targets set on both sides: percentage goodput is not compared"
+			}
+			lr.Rows = append(lr.Rows, row)
+		}
+		res.Levels = append(res.Levels, lr)
+	}
+	for _, nl := range ns.Levels {
+		if id := LevelOf(nl); !baseLevels[id] {
+			res.OnlyNew = append(res.OnlyNew, OneSided{Level: id, Label: id.Label(), Runs: len(nl.Runs)})
+		}
+	}
+	sortLevels(res.Levels)
+	res.Tests = decide(res.Levels, opts)
+	res.ErrorRate = errorRateRises(res.Levels, opts)
+	if sloSet {
+		res.SLO = sloHeadline(bs, ns, opts)
+	}
+	res.Outcome = outcome(res)
+	return res
+}
+
+func side(in Input) Side {
+	n := 0
+	for _, l := range in.Summary.Levels {
+		n += len(l.Runs)
+	}
+	return Side{Name: in.Name, Title: in.Summary.Title, Levels: len(in.Summary.Levels), Runs: n}
+}
+
+func sortLevels(ls []LevelResult) {
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].Level.Less(ls[j].Level) })
+}
+
+// newRow fills what a row knows before the family of tests is complete:
+// medians, change, direction and the raw test.
+func newRow(m Metric, b, n Across, ok bool, opts Options) Row {
+	row := Row{Metric: m, Base: b, New: n, Change: analyze.NaN, Severity: analyze.NaN,
+		Direction: "same", Threshold: opts.ThresholdFor(m)}
+	bv, nv := b.values(), n.values()
+	if !ok || len(bv) == 0 || len(nv) == 0 || !b.Median.Valid() || !n.Median.Valid() {
+		row.Verdict, row.Direction = VerdictNotAvailable, "n/a"
+		switch {
+		case len(bv) == 0 && len(nv) == 0:
+			row.Note = "no value on either side"
+		case len(bv) == 0:
+			row.Note = "no value on the base side"
+		default:
+			row.Note = "no value on the new side"
+		}
+		return row
+	}
+	bm, nm := float64(b.Median), float64(n.Median)
+	switch {
+	case m.Points:
+		row.Change = analyze.Num(nm - bm)
+	case bm != 0:
+		row.Change = analyze.Num((nm - bm) / math.Abs(bm))
+	case nm == 0:
+		row.Change = 0
+	default:
+		row.Change = analyze.Num(math.Copysign(math.Inf(1), nm))
+	}
+	switch {
+	case nm > bm:
+		row.Direction = "worse"
+		if !m.LowerIsBetter {
+			row.Direction = "better"
+		}
+	case nm < bm:
+		row.Direction = "better"
+		if !m.LowerIsBetter {
+			row.Direction = "worse"
+		}
+	}
+	if row.Threshold > 0 {
+		row.Severity = analyze.Num(math.Abs(float64(row.Change)) / row.Threshold)
+	} else {
+		row.Severity = analyze.Num(math.Abs(float64(row.Change)))
+	}
+	row.RangesOverlap = stats.RangesOverlap(bv, nv)
+	mw, err := stats.MannWhitney(nv, bv)
+	if err != nil {
+		row.Verdict = VerdictNotAvailable
+		return row
+	}
+	if mw.NoVariation {
+		row.NoVariation = true
+		row.Verdict = VerdictNoChange
+		row.Note = "no variation: every run on both sides has the same value"
+		return row
+	}
+	row.Test = &Test{U: analyze.Num(mw.U), P: analyze.Num(mw.P), PAdjusted: analyze.Num(mw.P),
+		MinP: analyze.Num(mw.MinP), Method: mw.Method, Ties: mw.Ties}
+	return row
+}
+
+// beyond reports whether the change exceeds the row's threshold.
+func (r Row) beyond() bool {
+	c := math.Abs(float64(r.Change))
+	return !math.IsNaN(c) && c > r.Threshold
+}
+
+// decide applies the correction over the family of tests and gives every
+// tested row its verdict.
+func decide(levels []LevelResult, opts Options) Tests {
+	type ref struct{ l, r int }
+	var refs []ref
+	var ps []float64
+	for i := range levels {
+		for j := range levels[i].Rows {
+			if t := levels[i].Rows[j].Test; t != nil {
+				refs = append(refs, ref{i, j})
+				ps = append(ps, float64(t.P))
+			}
+		}
+	}
+	t := Tests{Count: len(ps), Alpha: opts.Alpha, Correction: opts.Correction,
+		ExpectedFalseFlags: float64(len(ps)) * opts.Alpha, EffectiveAlpha: opts.Alpha}
+	t.Family = fmt.Sprintf("%d headline statistics × %d levels present on both sides; %d of those pairs have values and variation on both sides", len(Headline), len(levels), len(ps))
+	adjusted := ps
+	if opts.Correction == CorrectionHolm && len(ps) > 0 {
+		adjusted = stats.Holm(ps)
+		t.EffectiveAlpha = opts.Alpha / float64(len(ps))
+	}
+	t.RunsNeeded = stats.RunsNeeded(t.EffectiveAlpha)
+	for k, rf := range refs {
+		row := &levels[rf.l].Rows[rf.r]
+		row.Test.PAdjusted = analyze.Num(adjusted[k])
+		if float64(row.Test.MinP) >= t.EffectiveAlpha {
+			row.NeedRuns = t.RunsNeeded
+		}
+		switch {
+		case !row.beyond():
+			row.Verdict = VerdictNoChange
+		case row.NeedRuns > 0:
+			row.Verdict = VerdictUndecided
+		case adjusted[k] < opts.Alpha && row.Direction == "worse":
+			row.Verdict = VerdictRegression
+		case adjusted[k] < opts.Alpha && row.Direction == "better":
+			row.Verdict = VerdictImprovement
+		default:
+			row.Verdict = VerdictNotDistinguishable
+		}
+	}
+	return t
+}
+
+// errorRateRises lists the levels where the new side's median per-run
+// error rate, or its worst run, exceeds the base side's by more than the
+// error-rate threshold. This is a guard, not a test: one run full of
+// errors is enough to trip it.
+func errorRateRises(levels []LevelResult, opts Options) []ErrorRateRise {
+	var out []ErrorRateRise
+	for _, l := range levels {
+		for _, r := range l.Rows {
+			if r.Metric.Key != ErrorRateKey || r.Verdict == VerdictNotAvailable {
+				continue
+			}
+			bv, nv := r.Base.values(), r.New.values()
+			_, bw := extent(bv)
+			_, nw := extent(nv)
+			bm, nm := float64(r.Base.Median), float64(r.New.Median)
+			if nm-bm > r.Threshold || nw-bw > r.Threshold {
+				out = append(out, ErrorRateRise{Level: l.Level, Label: l.Label, BaseMedian: bm, NewMedian: nm,
+					BaseWorst: bw, NewWorst: nw, Threshold: r.Threshold})
+			}
+		}
+	}
+	return out
+}
+
+func extent(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range xs {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return lo, hi
+}
+
+func outcome(r *Result) string {
+	var reg, undecided, imp bool
+	for _, l := range r.Levels {
+		for _, row := range l.Rows {
+			switch {
+			case row.Verdict == VerdictRegression:
+				reg = true
+			case row.Verdict == VerdictImprovement:
+				imp = true
+			case row.Verdict == VerdictUndecided && row.Direction == "worse":
+				undecided = true
+			}
+		}
+	}
+	switch {
+	case reg || len(r.ErrorRate) > 0:
+		return OutcomeRegression
+	case undecided:
+		return OutcomeUndecided
+	case imp:
+		return OutcomeImprovement
+	}
+	return OutcomeNoChange
+}
+
+// Rows returns every row with its level, in level then metric order.
+func (r *Result) Rows() []LevelRow {
+	var out []LevelRow
+	for _, l := range r.Levels {
+		for _, row := range l.Rows {
+			out = append(out, LevelRow{Level: l.Level, Label: l.Label, Row: row})
+		}
+	}
+	return out
+}
+
+// LevelRow is a row with its level.
+type LevelRow struct {
+	Level LevelID
+	Label string
+	Row
+}
+
+// BySeverity returns the rows with one of the verdicts, most severe first
+// (largest |change| over threshold), ties in level then metric order.
+func (r *Result) BySeverity(verdicts ...string) []LevelRow {
+	want := map[string]bool{}
+	for _, v := range verdicts {
+		want[v] = true
+	}
+	var out []LevelRow
+	for _, lr := range r.Rows() {
+		if want[lr.Verdict] {
+			out = append(out, lr)
+		}
+	}
+	// Severities equal to six digits are ties (a change of +30 % computed
+	// from different numbers differs in the last bits), kept in order.
+	key := func(lr LevelRow) float64 { return math.Round(float64(lr.Severity) * 1e6) }
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) > key(out[j]) })
+	return out
+}

@@ -1,0 +1,377 @@
+package compare
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+func run(base, new fakeSweep, opts Options) *Result {
+	return Compare(Input{Name: "base", Summary: base.build()}, Input{Name: "new", Summary: new.build()}, opts)
+}
+
+func verdicts(r *Result) map[string]int {
+	out := map[string]int{}
+	for _, lr := range r.Rows() {
+		out[lr.Verdict]++
+	}
+	return out
+}
+
+var slo = analyze.SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000}
+
+func TestSameSweepIsNoChange(t *testing.T) {
+	sw := fakeSweep{levels: []int{1, 4, 16}, runs: 3, slo: slo}
+	r := run(sw, sw, DefaultOptions())
+	if r.Comparability.Verdict != Comparable {
+		t.Errorf("comparability %q, want comparable; checks %+v", r.Comparability.Verdict, r.Comparability.Caveats())
+	}
+	if r.Outcome != OutcomeNoChange {
+		t.Errorf("outcome %q, want no change", r.Outcome)
+	}
+	// 12 statistics vary between runs; goodput and the error rate are the
+	// same in every run (no variation: not a test).
+	v := verdicts(r)
+	if v[VerdictNoChange] != 14*3 {
+		t.Errorf("verdicts %v, want 42 × no change", v)
+	}
+	if r.Tests.Count != 12*3 {
+		t.Errorf("%d tests, want 36", r.Tests.Count)
+	}
+	row := r.Levels[0].Rows[0]
+	if row.Test == nil || float64(row.Test.P) != 1 || float64(row.Change) != 0 || row.NeedRuns != 4 {
+		t.Errorf("TTFT p50 row %+v, want p = 1, change 0, need 4 runs", row)
+	}
+	errRow := r.Levels[0].Rows[13]
+	if !errRow.NoVariation || errRow.Test != nil || errRow.Verdict != VerdictNoChange {
+		t.Errorf("error-rate row %+v, want no variation and no test", errRow)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitPass || len(g.Lines) != 0 {
+		t.Errorf("gate %+v, want exit 0", g)
+	}
+}
+
+func TestDifferentGPUIsNotComparable(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 3}
+	new := fakeSweep{levels: []int{4}, runs: 3, env: withEnv("gpu", "NVIDIA H100 80GB HBM3")}
+	r := run(base, new, DefaultOptions())
+	if r.Comparability.Verdict != NotComparable {
+		t.Fatalf("verdict %q, want not comparable", r.Comparability.Verdict)
+	}
+	b := r.Comparability.Blockers()
+	if len(b) != 1 || b[0].Key != "gpu" || b[0].Base != "NVIDIA L40S" || b[0].New != "NVIDIA H100 80GB HBM3" {
+		t.Errorf("blockers %+v, want the gpu only", b)
+	}
+	g := r.Gate(GateOptions{FailOn: FailOnRegression})
+	if g.Code != ExitUndecided || len(g.Lines) != 1 || !strings.HasPrefix(g.Lines[0], `not comparable: gpu ("NVIDIA L40S" vs "NVIDIA H100 80GB HBM3")`) {
+		t.Errorf("gate %+v, want exit 2 naming the gpu", g)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression, AllowIncomparable: true}); g.Code != ExitPass {
+		t.Errorf("gate with --allow-incomparable %+v, want exit 0", g)
+	}
+	// Declaring the GPU change makes it the point of the comparison.
+	opts := DefaultOptions()
+	opts.Expect = []string{"gpu"}
+	r = run(base, new, opts)
+	if r.Comparability.Verdict != Comparable || r.Comparability.Checks[0].Status != StatusExpected {
+		t.Errorf("with --expect gpu: verdict %q, gpu check %+v", r.Comparability.Verdict, r.Comparability.Checks[0])
+	}
+}
+
+func TestExpectClearsACaveat(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 3}
+	new := fakeSweep{levels: []int{4}, runs: 3, env: withEnv("engine_version", "0.16.1")}
+	r := run(base, new, DefaultOptions())
+	c := r.Comparability.Caveats()
+	if r.Comparability.Verdict != ComparableCaveats || len(c) != 1 || c[0].Key != "engine.version" || c[0].Note != "patch version differs" {
+		t.Fatalf("verdict %q caveats %+v, want one engine.version caveat (patch)", r.Comparability.Verdict, c)
+	}
+	opts := DefaultOptions()
+	opts.Expect = []string{"engine.version"}
+	r = run(base, new, opts)
+	if r.Comparability.Verdict != Comparable || len(r.Comparability.Caveats()) != 0 {
+		t.Errorf("with --expect engine.version: verdict %q caveats %+v", r.Comparability.Verdict, r.Comparability.Caveats())
+	}
+	// Expecting a change that did not happen is said, not silently ignored.
+	opts.Expect = []string{"driver"}
+	r = run(base, base, opts)
+	for _, ch := range r.Comparability.Checks {
+		if ch.Key == "driver" && ch.Status != StatusExpectedSame {
+			t.Errorf("driver check %+v, want %q", ch, StatusExpectedSame)
+		}
+	}
+}
+
+func TestThreeVersusThreeSaysHowManyRunsItNeeds(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 3}
+	new := fakeSweep{levels: []int{4}, runs: 3, value: scaled(1.3)}
+	r := run(base, new, DefaultOptions())
+	row := r.Levels[0].Rows[1] // TTFT p95
+	if row.Metric.Key != "ttft.p95" || row.Verdict != VerdictUndecided || row.NeedRuns != 4 {
+		t.Fatalf("row %+v, want ttft.p95 undecided needing 4 runs", row)
+	}
+	// The exact floor for 3 vs 3 is 2/20: the separated samples reach it.
+	if float64(row.Test.P) != 0.1 || float64(row.Test.MinP) != 0.1 || row.RangesOverlap {
+		t.Errorf("test %+v overlap %v, want p = min p = 0.1 and ranges apart", row.Test, row.RangesOverlap)
+	}
+	if math.Abs(float64(row.Change)-0.3) > 1e-9 || row.Direction != "worse" {
+		t.Errorf("change %v %s, want +30 %% worse", row.Change, row.Direction)
+	}
+	if r.Outcome != OutcomeUndecided {
+		t.Errorf("outcome %q, want undecided", r.Outcome)
+	}
+	g := r.Gate(GateOptions{FailOn: FailOnRegression})
+	if g.Code != ExitUndecided || len(g.Lines) != 10 {
+		t.Fatalf("gate %+v, want exit 2 with one line per latency row (10)", g)
+	}
+	if !strings.Contains(g.Lines[0], "with 3 vs 3 runs: need ≥ 4 runs per side") {
+		t.Errorf("first line %q does not say how many runs it needs", g.Lines[0])
+	}
+	// Holm over the 12 tests: α/12 = 0.0042 needs 6 runs per side.
+	opts := DefaultOptions()
+	opts.Correction = CorrectionHolm
+	r = run(base, new, opts)
+	if r.Tests.Count != 12 || r.Tests.RunsNeeded != 6 || r.Levels[0].Rows[1].NeedRuns != 6 {
+		t.Errorf("Holm: %d tests, need %d (row %d), want 12 and 6", r.Tests.Count, r.Tests.RunsNeeded, r.Levels[0].Rows[1].NeedRuns)
+	}
+}
+
+func TestEightVersusEightFlagsTheRegression(t *testing.T) {
+	base := fakeSweep{levels: []int{1, 4, 16}, runs: 8}
+	new := fakeSweep{levels: []int{1, 4, 16}, runs: 8, value: scaled(1.3)}
+	for _, corr := range []string{CorrectionNone, CorrectionHolm} {
+		opts := DefaultOptions()
+		opts.Correction = corr
+		r := run(base, new, opts)
+		v := verdicts(r)
+		// 10 latency rows per level are worse by 30 %; the rates do not move.
+		if v[VerdictRegression] != 30 || r.Outcome != OutcomeRegression {
+			t.Fatalf("%s: verdicts %v outcome %q, want 30 regressions", corr, v, r.Outcome)
+		}
+		row := r.Levels[0].Rows[0]
+		wantP := 2.0 / 12870 // both extremes of C(16, 8)
+		if math.Abs(float64(row.Test.P)-wantP) > 1e-15 || row.Test.U != 64 {
+			t.Errorf("%s: p %v U %v, want %v and U = 64", corr, row.Test.P, row.Test.U, wantP)
+		}
+		g := r.Gate(GateOptions{FailOn: FailOnRegression})
+		if g.Code != ExitFail || len(g.Lines) != 30 {
+			t.Fatalf("%s: gate code %d with %d lines, want exit 1 with 30", corr, g.Code, len(g.Lines))
+		}
+		if !strings.HasPrefix(g.Lines[0], "regression: ") || !strings.Contains(g.Lines[0], "(+30.0 %, p = ") {
+			t.Errorf("%s: first line %q", corr, g.Lines[0])
+		}
+	}
+}
+
+func TestThresholds(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 8}
+	new := fakeSweep{levels: []int{4}, runs: 8, value: scaled(1.03)}
+	r := run(base, new, DefaultOptions())
+	if v := verdicts(r); v[VerdictRegression] != 0 {
+		t.Errorf("a separated 3 %% change was flagged under a 5 %% threshold: %v", v)
+	}
+	opts := DefaultOptions()
+	th, err := ParseThreshold("ttft=2%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := ParseThreshold("ttft.p99=10%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Overrides = []Threshold{exact, th}
+	if err := opts.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r = run(base, new, opts)
+	var flagged []string
+	for _, lr := range r.BySeverity(VerdictRegression) {
+		flagged = append(flagged, lr.Metric.Key)
+	}
+	// ttft.p50 and p95 take the family's 2 %; p99 keeps its own 10 %.
+	if strings.Join(flagged, ",") != "ttft.p50,ttft.p95" {
+		t.Errorf("flagged %v, want ttft.p50 and ttft.p95", flagged)
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Threshold
+		err  string
+	}{
+		{in: "10%", want: Threshold{Value: 0.1}},
+		{in: "ttft.p99=7.5%", want: Threshold{Key: "ttft.p99", Value: 0.075}},
+		{in: "goodput=2pp", want: Threshold{Key: "goodput", Value: 2, Points: true}},
+		{in: "5", err: `threshold "5": expected a percentage`},
+		{in: "=5%", err: "empty metric"},
+		{in: "ttft=-1%", err: `"-1" is not a non-negative number`},
+	}
+	for _, tt := range tests {
+		got, err := ParseThreshold(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseThreshold(%q) error %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseThreshold(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	bad := []struct {
+		t    Threshold
+		want string
+	}{
+		{Threshold{Key: "goodput", Value: 0.02}, "changes in percentage points"},
+		{Threshold{Key: "ttft", Value: 2, Points: true}, "changes relatively"},
+		{Threshold{Key: "bogus", Value: 0.1}, `threshold for "bogus": not a headline metric`},
+	}
+	for _, b := range bad {
+		o := DefaultOptions()
+		o.Overrides = []Threshold{b.t}
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("Validate(%+v) = %v, want %q", b.t, err, b.want)
+		}
+	}
+	o := DefaultOptions()
+	o.Expect = []string{"method.percentile"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "cannot be declared") {
+		t.Errorf("--expect method.percentile accepted: %v", err)
+	}
+	o.Expect = []string{"gpus"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `--expect "gpus": unknown key (expected one of gpu, gpu.count`) {
+		t.Errorf("--expect gpus: %v", err)
+	}
+}
+
+func TestErrorRateRiseFailsByDefault(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 3}
+	new := fakeSweep{levels: []int{4}, runs: 3, value: func(c, r int, key string) float64 {
+		if key == ErrorRateKey && r == 2 {
+			return 20 // one run full of HTTP 500s
+		}
+		return baseValue(c, r, key)
+	}}
+	r := run(base, new, DefaultOptions())
+	if len(r.ErrorRate) != 1 || r.ErrorRate[0].NewWorst != 20 || r.ErrorRate[0].NewMedian != 0 {
+		t.Fatalf("error-rate rises %+v, want one with worst run 20 %%", r.ErrorRate)
+	}
+	for _, failOn := range []string{FailOnRegression, FailOnErrorRate, FailOnAny} {
+		g := r.Gate(GateOptions{FailOn: failOn})
+		if g.Code != ExitFail || len(g.Lines) != 1 || !strings.HasPrefix(g.Lines[0], "error-rate rise at concurrency 4: median 0.00 % → 0.00 %, worst run 0.00 % → 20.00 % (threshold 1 pp)") {
+			t.Errorf("--fail-on %s: gate %+v", failOn, g)
+		}
+	}
+}
+
+func TestFailOnAnyCountsImprovements(t *testing.T) {
+	base := fakeSweep{levels: []int{4}, runs: 8}
+	new := fakeSweep{levels: []int{4}, runs: 8, value: scaled(0.7)}
+	r := run(base, new, DefaultOptions())
+	if r.Outcome != OutcomeImprovement {
+		t.Fatalf("outcome %q, want improvement", r.Outcome)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitPass {
+		t.Errorf("improvements failed the default gate: %+v", g)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnAny}); g.Code != ExitFail || len(g.Lines) != 10 {
+		t.Errorf("--fail-on any: gate code %d lines %d, want 1 and 10", g.Code, len(g.Lines))
+	}
+}
+
+func TestLevelsOnOneSideAreListed(t *testing.T) {
+	r := run(fakeSweep{levels: []int{1, 4}, runs: 3}, fakeSweep{levels: []int{4, 16, 64}, runs: 3}, DefaultOptions())
+	if len(r.Levels) != 1 || r.Levels[0].Label != "concurrency 4" {
+		t.Errorf("common levels %+v", r.Levels)
+	}
+	if len(r.OnlyBase) != 1 || r.OnlyBase[0].Label != "concurrency 1" || len(r.OnlyNew) != 2 || r.OnlyNew[1].Label != "concurrency 64" {
+		t.Errorf("only base %+v, only new %+v", r.OnlyBase, r.OnlyNew)
+	}
+}
+
+func TestWorkloadDriftIsACaveat(t *testing.T) {
+	r := run(fakeSweep{levels: []int{4}, runs: 3}, fakeSweep{levels: []int{4}, runs: 3, prompt: 520}, DefaultOptions())
+	var got Check
+	for _, c := range r.Comparability.Checks {
+		if c.Key == "workload.prompt_tokens" {
+			got = c
+		}
+	}
+	want := Check{Key: "workload.prompt_tokens", Class: ClassWorkload, What: "pooled prompt-length median per level",
+		Base: "500", New: "520", Status: StatusBeyondBounds, Effect: EffectCaveat,
+		Note: "largest difference at concurrency 4: +4.0 % (tolerance 2 %); beyond tolerance at 1 of 1 common level(s)"}
+	if got != want {
+		t.Errorf("check\n got %+v\nwant %+v", got, want)
+	}
+	r = run(fakeSweep{levels: []int{4}, runs: 3}, fakeSweep{levels: []int{4}, runs: 3, prompt: 505}, DefaultOptions())
+	if r.Comparability.Verdict != Comparable {
+		t.Errorf("1 %% prompt drift: verdict %q, want comparable", r.Comparability.Verdict)
+	}
+}
+
+func TestHighestLoadMeetingTheSLO(t *testing.T) {
+	// Goodput falls with load: 99.75 at c1, 99 at c4, 96 at c16, 84 at c64.
+	sw := fakeSweep{levels: []int{1, 4, 16, 64}, runs: 3, slo: slo, value: func(c, r int, key string) float64 {
+		if key == GoodputKey && c == 16 {
+			return []float64{0, 92, 89, 91}[r] // runs straddle 90
+		}
+		return baseValue(c, r, key)
+	}}
+	r := run(sw, sw, DefaultOptions())
+	if r.SLO == nil {
+		t.Fatal("no SLO headline with SLOs set")
+	}
+	c := r.SLO.Base
+	if !c.Met || c.Level.Value != 16 || float64(c.Goodput.Median) != 91 || c.EveryRun.Value != 4 || c.SomeRun.Value != 16 {
+		t.Errorf("capability %+v level %v every %v some %v", c, c.Level, c.EveryRun, c.SomeRun)
+	}
+	if run(fakeSweep{levels: []int{4}, runs: 3}, fakeSweep{levels: []int{4}, runs: 3}, DefaultOptions()).SLO != nil {
+		t.Error("SLO headline without SLOs")
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a := ProfileOf(fakeSweep{levels: []int{4}, runs: 3}.build())
+	b := ProfileOf(fakeSweep{levels: []int{4, 8}, runs: 5, prompt: 700}.build())
+	c := ProfileOf(fakeSweep{levels: []int{4}, runs: 3, env: withEnv("driver", "999")}.build())
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Error("fingerprint depends on the workload or the levels")
+	}
+	if a.Fingerprint() == c.Fingerprint() || len(a.Fingerprint()) != 16 {
+		t.Errorf("fingerprints %s and %s", a.Fingerprint(), c.Fingerprint())
+	}
+}
+
+func TestRunValues(t *testing.T) {
+	s := fakeSweep{levels: []int{4}, runs: 2}.build()
+	vs := RunValues(s)
+	// 13 summary statistics and the error rate, for each of 2 runs.
+	if len(vs) != 14*2 {
+		t.Fatalf("%d values, want 28", len(vs))
+	}
+	first, last := vs[0], vs[len(vs)-1]
+	if first.Key != "ttft.p50" || first.Run != "c4/run-1" || first.Repeat != 1 || first.Value != 140*1.006 {
+		t.Errorf("first %+v", first)
+	}
+	if last.Key != ErrorRateKey || last.Run != "c4/run-2" || last.Value != 0 || last.Level.Key() != "concurrency=4" {
+		t.Errorf("last %+v", last)
+	}
+}
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"5%", "ttft.p99=10%", "goodput=2pp", "=", "x=1e400%", "-1%", "pp"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			return
+		}
+		if !(th.Value >= 0) || math.IsInf(th.Value, 0) {
+			t.Fatalf("ParseThreshold(%q) accepted value %v", s, th.Value)
+		}
+	})
+}

@@ -1,0 +1,474 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/report"
+)
+
+// detail is how much of the per-level tables a rendering shows.
+type detail int
+
+const (
+	detailFull    detail = iota // every row of every level
+	detailChanged               // only rows that are not "no change" or "not available"
+	detailNone                  // no per-level tables
+)
+
+// layout is one way of fitting compare.md into its limit.
+type layout struct {
+	detail detail
+	// levels is how many levels get a table (all when negative).
+	levels int
+	// listCap is the most rows each list of flagged or undecided changes
+	// shows (all when negative).
+	listCap int
+	// figures inserts chart tokens for the HTML rendering.
+	figures bool
+}
+
+// markdown renders compare.md within limit characters, trying ever
+// shorter layouts: full tables, then only the changed rows, then fewer
+// levels, then capped lists.
+func markdown(in Input, limit int) string {
+	full := layout{detail: detailFull, levels: -1, listCap: -1}
+	if md := render(in, full); utf8.RuneCountInString(md) < limit {
+		return md
+	}
+	changed := layout{detail: detailChanged, levels: -1, listCap: -1}
+	if md := render(in, changed); utf8.RuneCountInString(md) < limit {
+		return md
+	}
+	// As many level tables (changed rows only) as fit.
+	lo, hi := 0, len(in.Result.Levels)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if utf8.RuneCountInString(render(in, layout{detail: detailChanged, levels: mid, listCap: -1})) < limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo > 0 {
+		return render(in, layout{detail: detailChanged, levels: lo, listCap: -1})
+	}
+	for _, c := range []int{-1, 200, 100, 50, 20, 10, 5, 0} {
+		md := render(in, layout{detail: detailNone, levels: 0, listCap: c})
+		if utf8.RuneCountInString(md) < limit || c == 0 {
+			return md
+		}
+	}
+	return ""
+}
+
+// figureToken marks where the HTML rendering inserts a chart.
+const figureToken = "BENCHNOTE-FIGURE-"
+
+func render(in Input, lay layout) string {
+	r := in.Result
+	var b strings.Builder
+	var cut []string
+	fmt.Fprintf(&b, "# benchnote compare\n\n")
+	fmt.Fprintf(&b, "**Base:** %s: %s (%d levels, %d runs)  \n**New:** %s: %s (%d levels, %d runs)\n\n",
+		report.Code(r.Base.Name), report.EscapeMarkdown(clip(r.Base.Title, 120)), r.Base.Levels, r.Base.Runs,
+		report.Code(r.New.Name), report.EscapeMarkdown(clip(r.New.Title, 120)), r.New.Levels, r.New.Runs)
+
+	writeVerdict(&b, in)
+	writeSLO(&b, r)
+
+	lists := []struct {
+		title, intro string
+		verdicts     []string
+		undecided    bool
+	}{
+		{"Regressions", "Flagged: distinguishable from run-to-run noise (p < α) **and** worse by more than the threshold.", []string{compare.VerdictRegression}, false},
+		{"Undecided: too few runs", "Worse by more than the threshold, but with these run counts no exact test can reach α: more runs are needed to tell a change from noise. Whether the ranges of the runs overlap is shown as a description only, not a test.", []string{compare.VerdictUndecided}, true},
+		{"Improvements", "Flagged: distinguishable from noise (p < α) and better by more than the threshold.", []string{compare.VerdictImprovement}, false},
+	}
+	if len(r.ErrorRate) > 0 {
+		fmt.Fprintf(&b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
+		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold. This is a guard, not a test: one run full of errors is enough.\n\n")
+		var rows [][]string
+		for _, e := range r.ErrorRate {
+			rows = append(rows, []string{e.Label, pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
+		}
+		b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+		b.WriteString("\n")
+	}
+	for _, l := range lists {
+		rows := r.BySeverity(l.verdicts...)
+		if l.undecided {
+			// Only changes for the worse can hide a regression.
+			var worse []compare.LevelRow
+			for _, lr := range rows {
+				if lr.Direction == "worse" {
+					worse = append(worse, lr)
+				}
+			}
+			rows = worse
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "## %s (%d, most severe first)\n\n%s\n\n", l.title, len(rows), l.intro)
+		shown := rows
+		if lay.listCap >= 0 && len(rows) > lay.listCap {
+			shown = rows[:lay.listCap]
+			cut = append(cut, fmt.Sprintf("%d of %d %s", len(rows)-lay.listCap, len(rows), strings.ToLower(l.title)))
+		}
+		var tab [][]string
+		for _, lr := range shown {
+			tab = append(tab, []string{lr.Label, lr.Metric.Name, across(lr.Base, lr.Metric.Unit), across(lr.New, lr.Metric.Unit),
+				compare.ChangeText(lr.Row), pCell(lr.Row, r.Tests), verdictCell(lr.Row)})
+		}
+		if len(tab) > 0 {
+			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", "p", "verdict"}, tab))
+		}
+		if len(shown) < len(rows) {
+			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(rows)-len(shown))
+		}
+		b.WriteString("\n")
+	}
+
+	writeComparability(&b, r.Comparability)
+	writeMethod(&b, r)
+
+	if lay.figures {
+		fmt.Fprintf(&b, "## Latency against throughput\n\n%soverview\n\n", figureToken)
+	}
+	if len(r.Levels) > 0 {
+		b.WriteString("## Levels\n\n")
+		switch lay.detail {
+		case detailFull:
+			b.WriteString("Each cell: median ± MAD across runs (runs with a value). Change is relative for latencies and rates, in percentage points for goodput and the error rate.\n\n")
+		case detailChanged:
+			b.WriteString("Each cell: median ± MAD across runs (runs with a value). Only rows that are not \"no change\" are shown here.\n\n")
+		}
+		if lay.detail == detailNone {
+			cut = append(cut, fmt.Sprintf("the per-level tables of all %d levels", len(r.Levels)))
+		}
+		omittedRows, omittedLevels := 0, 0
+		for i, l := range r.Levels {
+			if lay.detail == detailNone {
+				break
+			}
+			if lay.levels >= 0 && i >= lay.levels {
+				omittedLevels = len(r.Levels) - i
+				break
+			}
+			fmt.Fprintf(&b, "### %s (base %d runs, new %d runs)\n\n", report.EscapeMarkdown(l.Label), l.BaseRuns, l.NewRuns)
+			if lay.figures {
+				fmt.Fprintf(&b, "%slevel-%d\n\n", figureToken, i)
+			}
+			var tab [][]string
+			for _, row := range l.Rows {
+				if lay.detail == detailChanged && (row.Verdict == compare.VerdictNoChange || row.Verdict == compare.VerdictNotAvailable) {
+					omittedRows++
+					continue
+				}
+				tab = append(tab, []string{row.Metric.Name, across(row.Base, row.Metric.Unit), across(row.New, row.Metric.Unit),
+					compare.ChangeText(row), row.Direction, pCell(row, r.Tests), verdictCell(row)})
+			}
+			if len(tab) == 0 {
+				b.WriteString("Nothing but \"no change\" or \"not available\" at this level.\n\n")
+				continue
+			}
+			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", "p", "verdict"}, tab))
+			b.WriteString("\n")
+		}
+		if omittedRows > 0 {
+			cut = append(cut, fmt.Sprintf("%d per-level rows with no change or no value", omittedRows))
+		}
+		if omittedLevels > 0 {
+			cut = append(cut, fmt.Sprintf("the tables of the last %d of %d levels", omittedLevels, len(r.Levels)))
+		}
+	}
+	if len(r.OnlyBase)+len(r.OnlyNew) > 0 {
+		b.WriteString("## Levels on one side only\n\nNot compared: the other sweep has no such level.\n\n")
+		writeOneSided(&b, "base only", r.OnlyBase, lay)
+		writeOneSided(&b, "new only", r.OnlyNew, lay)
+		b.WriteString("\n")
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(&b, "---\n\n**Shortened** to stay under %s characters (a pull-request comment). Left out: %s. compare.html and compare.json hold everything.\n",
+			report.FormatInt(MaxMarkdown), strings.Join(cut, "; "))
+	}
+	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
+	return b.String()
+}
+
+func writeOneSided(b *strings.Builder, what string, ls []compare.OneSided, lay layout) {
+	if len(ls) == 0 {
+		return
+	}
+	var parts []string
+	for i, l := range ls {
+		if lay.listCap >= 0 && i >= max(lay.listCap, 20) {
+			parts = append(parts, fmt.Sprintf("… and %d more", len(ls)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d runs)", report.EscapeMarkdown(l.Label), l.Runs))
+	}
+	fmt.Fprintf(b, "- **%s** (%d): %s\n", what, len(ls), strings.Join(parts, ", "))
+}
+
+// writeVerdict writes the outcome, the comparability verdict and the gate.
+func writeVerdict(b *strings.Builder, in Input) {
+	r := in.Result
+	count := func(v string) int {
+		n := 0
+		for _, lr := range r.Rows() {
+			if lr.Verdict == v && (v != compare.VerdictUndecided || lr.Direction == "worse") {
+				n++
+			}
+		}
+		return n
+	}
+	b.WriteString("## Verdict\n\n")
+	var what string
+	switch r.Outcome {
+	case compare.OutcomeRegression:
+		what = fmt.Sprintf("**Regression**: %d flagged regression(s), %d error-rate rise(s).", count(compare.VerdictRegression), len(r.ErrorRate))
+	case compare.OutcomeUndecided:
+		what = fmt.Sprintf("**Undecided**: %d change(s) for the worse beyond the threshold cannot be tested with these runs: need ≥ %d runs per side.", count(compare.VerdictUndecided), r.Tests.RunsNeeded)
+	case compare.OutcomeImprovement:
+		what = fmt.Sprintf("**Improvement**: %d flagged improvement(s), no regression.", count(compare.VerdictImprovement))
+	default:
+		what = "**No change**: nothing was flagged beyond the thresholds."
+	}
+	fmt.Fprintf(b, "%s Comparability: **%s**", what, r.Comparability.Verdict)
+	switch r.Comparability.Verdict {
+	case compare.NotComparable:
+		var keys []string
+		for _, c := range r.Comparability.Blockers() {
+			keys = append(keys, c.Key)
+		}
+		fmt.Fprintf(b, " (%s differ): the changes below are shown but do not mean what they seem.", strings.Join(keys, ", "))
+	case compare.ComparableCaveats:
+		var keys []string
+		for _, c := range r.Comparability.Caveats() {
+			keys = append(keys, c.Key)
+		}
+		fmt.Fprintf(b, " (%s).", strings.Join(keys, ", "))
+	default:
+		b.WriteString(".")
+	}
+	other := []string{}
+	if n := count(compare.VerdictImprovement); n > 0 && r.Outcome != compare.OutcomeImprovement {
+		other = append(other, fmt.Sprintf("%d improvement(s)", n))
+	}
+	if n := count(compare.VerdictUndecided); n > 0 && r.Outcome != compare.OutcomeUndecided {
+		other = append(other, fmt.Sprintf("%d undecided change(s) for the worse", n))
+	}
+	if n := count(compare.VerdictNotDistinguishable); n > 0 {
+		other = append(other, fmt.Sprintf("%d change(s) beyond the threshold not distinguishable from noise", n))
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(b, " Also: %s.", strings.Join(other, ", "))
+	}
+	fmt.Fprintf(b, "\n\nCI gate (`--fail-on %s`): exit **%d**", in.GateOptions.FailOn, in.Gate.Code)
+	switch in.Gate.Code {
+	case compare.ExitPass:
+		b.WriteString(", nothing fails.")
+	case compare.ExitFail:
+		fmt.Fprintf(b, ", %d reason(s) listed below.", len(in.Gate.Lines))
+	case compare.ExitUndecided:
+		if r.Comparability.Verdict == compare.NotComparable {
+			b.WriteString(", not comparable.")
+		} else {
+			b.WriteString(", too few runs to decide.")
+		}
+	}
+	b.WriteString("\n\n")
+}
+
+func writeSLO(b *strings.Builder, r *compare.Result) {
+	if r.SLO == nil {
+		return
+	}
+	s := r.SLO
+	fmt.Fprintf(b, "## Highest load meeting the SLO\n\nA level meets the SLO (%s) when its median percentage goodput across runs is at least %s %%. The uncertainty is in levels: the highest level where every run met it, and the highest where at least one did.\n\n",
+		report.EscapeMarkdown(s.SLO), strconv.FormatFloat(s.Attainment, 'g', -1, 64))
+	cell := func(c compare.SLOCapability) [3]string {
+		var out [3]string
+		if !c.Met {
+			out[0] = "no level"
+		} else {
+			out[0] = fmt.Sprintf("**%s** (goodput %s)", c.Level.Label(), across(c.Goodput, "%"))
+		}
+		out[1], out[2] = "no level", "no level"
+		if c.EveryRun != nil {
+			out[1] = c.EveryRun.Label()
+		}
+		if c.SomeRun != nil {
+			out[2] = c.SomeRun.Label()
+		}
+		return out
+	}
+	bc, nc := cell(s.Base), cell(s.New)
+	b.WriteString(report.Table([]string{"", "base", "new"}, [][]string{
+		{"highest level meeting the SLO (median)", bc[0], nc[0]},
+		{"every run meets it up to", bc[1], nc[1]},
+		{"at least one run meets it up to", bc[2], nc[2]},
+	}))
+	b.WriteString("\n")
+}
+
+func writeComparability(b *strings.Builder, c compare.Comparability) {
+	fmt.Fprintf(b, "## Comparability: %s\n\n", c.Verdict)
+	b.WriteString("Hard differences make the sweeps not comparable; soft ones and workload drift are caveats. `--expect KEY` declares an intended change. Rules: docs/compare.md.\n\n")
+	var rows [][]string
+	var same, unrecorded []string
+	for _, ch := range c.Checks {
+		switch {
+		case ch.Status == compare.StatusSame || ch.Status == compare.StatusWithinBounds:
+			same = append(same, ch.Key)
+			continue
+		case ch.Status == compare.StatusNotRecorded || ch.Status == compare.StatusNoLevelToTest:
+			unrecorded = append(unrecorded, ch.Key)
+			continue
+		}
+		note := ch.Status
+		if ch.Note != "" {
+			note += ": " + ch.Note
+		}
+		rows = append(rows, []string{ch.Key, ch.Class, report.EscapeMarkdown(clip(orDash(ch.Base), 60)), report.EscapeMarkdown(clip(orDash(ch.New), 60)),
+			effectCell(ch.Effect), report.EscapeMarkdown(note)})
+	}
+	if len(rows) > 0 {
+		b.WriteString(report.Table([]string{"check", "class", "base", "new", "effect", "status"}, rows))
+		b.WriteString("\n")
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(b, "Same on both sides: %s.\n\n", strings.Join(same, ", "))
+	}
+	if len(unrecorded) > 0 {
+		fmt.Fprintf(b, "Not recorded in either summary, so not checked: %s.\n\n", strings.Join(unrecorded, ", "))
+	}
+}
+
+func effectCell(e string) string {
+	switch e {
+	case compare.EffectNotComparable:
+		return "**not comparable**"
+	case compare.EffectCaveat:
+		return "caveat"
+	}
+	return "none"
+}
+
+func writeMethod(b *strings.Builder, r *compare.Result) {
+	t := r.Tests
+	o := r.Options
+	b.WriteString("## How changes are decided\n\n")
+	fmt.Fprintf(b, "- Runs are the independent unit: each statistic is compared through its per-run values with an exact two-sided Mann–Whitney U test (ties handled exactly), never through requests.\n")
+	fmt.Fprintf(b, "- %d test(s) at α = %s over the family: %s.", t.Count, fmtFloat(t.Alpha), t.Family)
+	if t.Correction == compare.CorrectionHolm {
+		fmt.Fprintf(b, " Holm correction over that family: the chance of any false flag among them is at most α; the smallest p must beat α/%d = %s.\n", t.Count, fmtP(t.EffectiveAlpha))
+	} else {
+		fmt.Fprintf(b, " Without correction about %s of them would fall below α by chance alone if nothing changed (`--correct holm` bounds the chance of any false flag by α).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
+	}
+	fmt.Fprintf(b, "- An exact test can reach p < %s only with at least %d runs per side (3 vs 3 can never go below p = 0.10). Rows with fewer say how many runs they need instead of a p-value.\n", fmtP(t.EffectiveAlpha), t.RunsNeeded)
+	var over []string
+	for _, th := range o.Overrides {
+		v := strconv.FormatFloat(100*th.Value, 'g', -1, 64) + " %"
+		if th.Points {
+			v = strconv.FormatFloat(th.Value, 'g', -1, 64) + " pp"
+		}
+		over = append(over, th.Key+" "+v)
+	}
+	fmt.Fprintf(b, "- Flagged only when p < α and the change exceeds the threshold: %s relative; goodput %s pp; error rate %s pp",
+		strconv.FormatFloat(100*o.Threshold, 'g', -1, 64)+" %", strconv.FormatFloat(o.GoodputThreshold, 'g', -1, 64), strconv.FormatFloat(o.ErrorRateThreshold, 'g', -1, 64))
+	if len(over) > 0 {
+		fmt.Fprintf(b, "; overrides: %s", strings.Join(over, ", "))
+	}
+	b.WriteString(".\n- \"No variation\": every run on both sides has the same value, so there is nothing to test.\n\n")
+}
+
+// across formats "median ± MAD unit (n)".
+func across(a compare.Across, unit string) string {
+	if a.N == 0 || !a.Median.Valid() {
+		return "n/a"
+	}
+	u := " " + unit
+	if unit == "%" {
+		u = " %"
+	}
+	return fmt.Sprintf("%s ± %s%s (%d)", report.FormatNum(a.Median), report.FormatNum(a.MAD), u, a.N)
+}
+
+func pCell(r compare.Row, t compare.Tests) string {
+	switch {
+	case r.NoVariation:
+		return "no variation"
+	case r.Test == nil:
+		return "—"
+	case r.NeedRuns > 0:
+		return fmt.Sprintf("need ≥ %d runs/side", r.NeedRuns)
+	case t.Correction == compare.CorrectionHolm:
+		return fmt.Sprintf("%s (Holm %s)", fmtP(float64(r.Test.P)), fmtP(float64(r.Test.PAdjusted)))
+	}
+	return fmtP(float64(r.Test.P))
+}
+
+func verdictCell(r compare.Row) string {
+	switch r.Verdict {
+	case compare.VerdictRegression:
+		return "**regression**"
+	case compare.VerdictUndecided:
+		s := fmt.Sprintf("undecided: need ≥ %d runs per side", r.NeedRuns)
+		if !r.RangesOverlap {
+			s += "; ranges do not overlap (descriptive, not a test)"
+		}
+		return s
+	case compare.VerdictNotDistinguishable:
+		return "not distinguishable from noise"
+	case compare.VerdictNotAvailable:
+		if r.Note != "" {
+			return "n/a: " + r.Note
+		}
+		return "n/a"
+	case compare.VerdictNoChange:
+		if r.NoVariation {
+			return "no change (no variation)"
+		}
+		return "no change"
+	}
+	return r.Verdict
+}
+
+func fmtP(p float64) string {
+	if math.IsNaN(p) {
+		return "n/a"
+	}
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return strconv.FormatFloat(p, 'g', 3, 64)
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func pct(v float64) string { return report.FormatNum(analyze.Num(v)) + " %" }
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// clip shortens a string from the inputs to n runes.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

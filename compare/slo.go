@@ -1,0 +1,77 @@
+package compare
+
+import (
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// SLOHeadline is, for each side, the highest load meeting the SLO.
+type SLOHeadline struct {
+	// Attainment is the percentage goodput a level must reach.
+	Attainment float64       `json:"attainment_percent"`
+	SLO        string        `json:"slo"`
+	Base       SLOCapability `json:"base"`
+	New        SLOCapability `json:"new"`
+}
+
+// SLOCapability is one side's highest load meeting the SLO, with its
+// uncertainty expressed in levels: the highest level where every run met
+// it and the highest where at least one run did.
+type SLOCapability struct {
+	// Met is false when no level's median reaches the attainment.
+	Met bool `json:"met"`
+	// Level is the highest level whose median percentage goodput across
+	// runs reaches the attainment.
+	Level *LevelID `json:"level"`
+	// Goodput is the goodput (median ± MAD across runs) at Level.
+	Goodput Across `json:"goodput"`
+	// EveryRun is the highest level at which every run reached it; nil
+	// when none did.
+	EveryRun *LevelID `json:"every_run"`
+	// SomeRun is the highest level at which at least one run reached it;
+	// nil when none did.
+	SomeRun *LevelID `json:"some_run"`
+	// Levels is how many levels had a goodput value.
+	Levels int `json:"levels"`
+}
+
+func sloHeadline(base, new *analyze.Summary, opts Options) *SLOHeadline {
+	return &SLOHeadline{
+		Attainment: opts.Attainment,
+		SLO:        sloText(new.Method.SLO),
+		Base:       capability(base, opts.Attainment),
+		New:        capability(new, opts.Attainment),
+	}
+}
+
+// capability scans a summary's levels in ascending load.
+func capability(s *analyze.Summary, attainment float64) SLOCapability {
+	var c SLOCapability
+	runs := indexRuns(s)
+	for _, l := range s.Levels {
+		a, ok := across(s, runs, l, GoodputKey)
+		if !ok || !a.Median.Valid() {
+			continue
+		}
+		c.Levels++
+		id := LevelOf(l)
+		if float64(a.Median) >= attainment {
+			c.Met, c.Level, c.Goodput = true, &id, a
+		}
+		vals := a.values()
+		every, some := len(vals) > 0, false
+		for _, v := range vals {
+			if v >= attainment {
+				some = true
+			} else {
+				every = false
+			}
+		}
+		if every {
+			c.EveryRun = &id
+		}
+		if some {
+			c.SomeRun = &id
+		}
+	}
+	return c
+}

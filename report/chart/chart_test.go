@@ -1,0 +1,149 @@
+package chart
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden SVGs under testdata")
+
+func exampleOverlay() Overlay {
+	return Overlay{
+		Title: "p95 TTFT vs output throughput", XLabel: "output tokens/s", YLabel: "p95 TTFT (ms)", ScatterName: "one run",
+		Series: []Series{
+			{Name: "base", Line: []Point{{X: 40, Y: 110, Label: "c=1"}, {X: 150, Y: 140, Label: "c=4"}, {X: 400, Y: 260, Label: "c=16"}},
+				Scatter: []Point{{X: 39, Y: 108}, {X: 41, Y: 112}, {X: 148, Y: 139}, {X: 152, Y: 143}, {X: 395, Y: 250}, {X: 410, Y: 270}}},
+			{Name: "new", Line: []Point{{X: 42, Y: 100, Label: "c=1"}, {X: 160, Y: 120, Label: "c=4"}, {X: 450, Y: 200, Label: "c=16"}}},
+		},
+	}
+}
+
+func exampleStrip() Strip {
+	ref := 100.0
+	return Strip{
+		Title: "concurrency 4", YLabel: "% of base median",
+		Categories: []string{"TTFT p95", "TPOT p95", "output tokens/s"},
+		Groups: []StripGroup{
+			{Name: "base", Values: [][]float64{{99, 100, 102}, {98, 100, 101}, {100, 100, 100}}},
+			{Name: "new", Values: [][]float64{{128, 130, 133}, {}, {97, 99, 100}}},
+		},
+		Reference: &ref, ReferenceName: "base median",
+	}
+}
+
+func exampleTrend() Trend {
+	day := 86400.0
+	t0 := 1793610000.0 // 2026-11-02
+	var pts []TrendPoint
+	for i := 0; i < 8; i++ {
+		m := 100.0
+		if i >= 5 {
+			m = 120
+		}
+		seg := 0
+		if i >= 3 {
+			seg = 1
+		}
+		pts = append(pts, TrendPoint{X: t0 + float64(i)*day, Median: m, Lo: m - 3, Hi: m + 3, Segment: seg, Excluded: i == 6})
+	}
+	return Trend{Title: "TTFT p95 at concurrency 4", YLabel: "TTFT p95 (ms)", Points: pts,
+		Markers: []Marker{{X: t0 + 3*day, Kind: MarkerIncomparable}, {X: t0 + 5*day, Kind: MarkerChange}, {X: t0 + 2*day, Kind: MarkerEnvironment}}}
+}
+
+func TestGoldenSVG(t *testing.T) {
+	charts := []struct {
+		name string
+		svg  func() ([]byte, error)
+	}{
+		{"overlay", exampleOverlay().SVG},
+		{"strip", exampleStrip().SVG},
+		{"trend", exampleTrend().SVG},
+	}
+	for _, c := range charts {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := c.svg()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.svg()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a, b) {
+				t.Fatal("two renderings of the same chart differ")
+			}
+			if !bytes.HasPrefix(a, []byte("<?xml")) || !bytes.Contains(a, []byte("<svg")) || bytes.Contains(a, []byte("@font-face")) {
+				t.Errorf("not a standalone SVG without embedded fonts: %.80q", a)
+			}
+			golden.Check(t, filepath.Join("testdata", c.name+".svg"), a, *update)
+		})
+	}
+}
+
+func TestChartsRefuseBadData(t *testing.T) {
+	nan := math.NaN()
+	o := exampleOverlay()
+	o.Series[1].Line[1].Y = nan
+	s := exampleStrip()
+	s.Groups[0].Values[1] = []float64{math.Inf(1)}
+	short := exampleStrip()
+	short.Groups[1].Values = short.Groups[1].Values[:2]
+	tr := exampleTrend()
+	tr.Points[2].Hi = nan
+	back := exampleTrend()
+	back.Points[4].X = back.Points[1].X
+	tests := []struct {
+		name string
+		svg  func() ([]byte, error)
+		want string
+	}{
+		{"overlay NaN", o.SVG, "chart: new line point 1: (160, NaN) is not finite"},
+		{"overlay empty", Overlay{}.SVG, ErrNoData.Error()},
+		{"strip Inf", s.SVG, "chart: group base, TPOT p95, value 0: +Inf is not finite"},
+		{"strip short", short.SVG, "chart: group new has values for 2 categories, want 3"},
+		{"strip empty", Strip{Categories: []string{"a"}, Groups: []StripGroup{{Name: "g", Values: [][]float64{nil}}}}.SVG, ErrNoData.Error()},
+		{"trend NaN", tr.SVG, "chart: trend point 2:"},
+		{"trend out of order", back.SVG, "chart: trend point 4: time"},
+		{"trend empty", Trend{}.SVG, ErrNoData.Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.svg()
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+			if strings.HasSuffix(tt.name, "empty") && !errors.Is(err, ErrNoData) {
+				t.Errorf("error %v is not ErrNoData", err)
+			}
+		})
+	}
+}
+
+func TestOverlayLogY(t *testing.T) {
+	o := exampleOverlay()
+	if o.LogY() {
+		t.Error("a 2.7× span drawn on a log axis")
+	}
+	o.Series[0].Line[2].Y = 6000
+	if !o.LogY() {
+		t.Error("a 60× span not drawn on a log axis")
+	}
+	svg, err := o.SVG()
+	if err != nil || !bytes.Contains(svg, []byte("(log scale)")) {
+		t.Errorf("log overlay: %v", err)
+	}
+}
+
+func TestTrendOfOnePoint(t *testing.T) {
+	svg, err := Trend{Title: "one", YLabel: "ms", Points: []TrendPoint{{X: 1793610000, Median: 5, Lo: 4, Hi: 6}}}.SVG()
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Fatalf("one-point trend: %v", err)
+	}
+}

@@ -1,0 +1,199 @@
+package chart
+
+import (
+	"fmt"
+	"image/color"
+
+	"math"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// TrendPoint is one entry of a Trend: at time X (unix seconds) the median
+// and the band [Lo, Hi] around it (median ∓ MAD).
+type TrendPoint struct {
+	X, Median, Lo, Hi float64
+	// Segment numbers the stretch of comparable entries the point belongs
+	// to; the line and band break where it changes.
+	Segment int
+	// Excluded points are drawn as grey rings, not joined and not banded.
+	Excluded bool
+}
+
+// MarkerKind is what a vertical marker on a Trend means.
+type MarkerKind int
+
+// Marker kinds.
+const (
+	// MarkerEnvironment marks an environment change that keeps entries
+	// comparable (a caveat).
+	MarkerEnvironment MarkerKind = iota
+	// MarkerIncomparable marks a boundary across which entries are not
+	// comparable.
+	MarkerIncomparable
+	// MarkerChange marks a detected change point.
+	MarkerChange
+)
+
+var markerStyles = []struct {
+	name  string
+	style draw.LineStyle
+}{
+	MarkerEnvironment:  {"environment change", draw.LineStyle{Color: color.Gray{Y: 0x70}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
+	MarkerIncomparable: {"not comparable across", draw.LineStyle{Color: color.NRGBA{0xB0, 0x00, 0x20, 0xFF}, Width: vg.Points(1.6)}},
+	MarkerChange:       {"change point", draw.LineStyle{Color: Palette[3], Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}},
+}
+
+// Marker is a vertical line at time X.
+type Marker struct {
+	X    float64
+	Kind MarkerKind
+}
+
+// Trend draws a time series of medians with their MAD band.
+type Trend struct {
+	Title, YLabel string
+	Points        []TrendPoint
+	Markers       []Marker
+}
+
+// SVG renders the chart. The time axis is labelled in UTC dates (with the
+// time of day when the points span less than two days).
+func (t Trend) SVG() ([]byte, error) {
+	if len(t.Points) == 0 {
+		return nil, ErrNoData
+	}
+	for i, p := range t.Points {
+		if !finite(p.X) || !finite(p.Median) || !finite(p.Lo) || !finite(p.Hi) {
+			return nil, fmt.Errorf("chart: trend point %d: (%v, %v, [%v, %v]) is not finite", i, p.X, p.Median, p.Lo, p.Hi)
+		}
+		if i > 0 && p.X < t.Points[i-1].X {
+			return nil, fmt.Errorf("chart: trend point %d: time %v before the previous point's %v", i, p.X, t.Points[i-1].X)
+		}
+	}
+	for i, m := range t.Markers {
+		if !finite(m.X) || m.Kind < 0 || int(m.Kind) >= len(markerStyles) {
+			return nil, fmt.Errorf("chart: marker %d: x %v kind %d", i, m.X, m.Kind)
+		}
+	}
+	p := newPlot(t.Title, "time (UTC)", t.YLabel)
+	legend := newLegend()
+	ls, gs := seriesStyle(0)
+	ls.Dashes = nil
+	gs.Radius = vg.Points(2.2)
+	// Split into segments of included points.
+	var segments [][]TrendPoint
+	var excluded plotter.XYs
+	for i, pt := range t.Points {
+		if pt.Excluded {
+			excluded = append(excluded, plotter.XY{X: pt.X, Y: pt.Median})
+			continue
+		}
+		if len(segments) == 0 || i == 0 || segments[len(segments)-1][0].Segment != pt.Segment {
+			segments = append(segments, nil)
+		}
+		segments[len(segments)-1] = append(segments[len(segments)-1], pt)
+	}
+	bandAdded, lineAdded := false, false
+	for _, seg := range segments {
+		var ring plotter.XYs
+		for _, pt := range seg {
+			ring = append(ring, plotter.XY{X: pt.X, Y: pt.Hi})
+		}
+		for k := len(seg) - 1; k >= 0; k-- {
+			ring = append(ring, plotter.XY{X: seg[k].X, Y: seg[k].Lo})
+		}
+		band, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, fmt.Errorf("chart: band: %w", err)
+		}
+		band.Color = faint(ls.Color, 0x33)
+		band.LineStyle.Width = 0
+		p.Add(band)
+		if !bandAdded {
+			legend.Add("median ± MAD across runs", band)
+			bandAdded = true
+		}
+		var med plotter.XYs
+		for _, pt := range seg {
+			med = append(med, plotter.XY{X: pt.X, Y: pt.Median})
+		}
+		line, marks, err := plotter.NewLinePoints(med)
+		if err != nil {
+			return nil, fmt.Errorf("chart: median: %w", err)
+		}
+		line.LineStyle, marks.GlyphStyle = ls, gs
+		p.Add(line, marks)
+		if !lineAdded {
+			legend.Add("median across runs", line, marks)
+			lineAdded = true
+		}
+	}
+	if len(excluded) > 0 {
+		sc, err := plotter.NewScatter(excluded)
+		if err != nil {
+			return nil, fmt.Errorf("chart: excluded: %w", err)
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 0x90}, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
+		p.Add(sc)
+		legend.Add("excluded entry", sc)
+	}
+	seen := map[MarkerKind]bool{}
+	for _, m := range t.Markers {
+		v := &vline{x: m.X, style: markerStyles[m.Kind].style}
+		p.Add(v)
+		if !seen[m.Kind] {
+			seen[m.Kind] = true
+		}
+	}
+	for k := range markerStyles {
+		if seen[MarkerKind(k)] {
+			legend.Add(markerStyles[k].name, &vline{style: markerStyles[k].style})
+		}
+	}
+	lo, hi := t.Points[0].X, t.Points[len(t.Points)-1].X
+	for _, m := range t.Markers {
+		lo, hi = min(lo, m.X), max(hi, m.X)
+	}
+	const day = 86400.0
+	if hi-lo < day/24 {
+		lo, hi = lo-day/2, hi+day/2
+	}
+	pad := (hi - lo) * 0.03
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = dateTicks{}
+	fromZero(&p.Y)
+	return render(p, &legend)
+}
+
+// dateTicks labels a unix-seconds axis in UTC at round steps (hours, days,
+// weeks, months of 30 days, years of 365), the step giving at most seven
+// labels, counted from UTC midnight of 1970-01-01 so the same range always
+// gets the same ticks.
+type dateTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (dateTicks) Ticks(lo, hi float64) []plot.Tick {
+	const hour, day = 3600.0, 86400.0
+	steps := []float64{hour, 3 * hour, 6 * hour, 12 * hour, day, 2 * day, 7 * day, 14 * day, 30 * day, 91 * day, 365 * day}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if (hi-lo)/s <= 6 {
+			step = s
+			break
+		}
+	}
+	format := "2006-01-02"
+	if step < day {
+		format = "01-02 15:04"
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: time.Unix(int64(v), 0).UTC().Format(format)})
+	}
+	return ticks
+}

@@ -1,0 +1,63 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/templates"
+)
+
+// The functions below let other renderers (compare, history) print numbers
+// and build pages exactly as the report does.
+
+// FormatNum formats a number with a precision fixed by its magnitude, or
+// "n/a" when it is not available.
+func FormatNum(v analyze.Num) string { return fmtNum(v) }
+
+// FormatInt formats a count with thousands separators.
+func FormatInt(n int64) string { return fmtInt(n) }
+
+// EscapeMarkdown makes a string from the inputs safe to place in Markdown
+// text or a table cell.
+func EscapeMarkdown(s string) string { return mdEscape(s) }
+
+// Code wraps a string from the inputs as inline code, safely.
+func Code(s string) string { return code(s) }
+
+// Table renders a GitHub-flavoured Markdown table.
+func Table(header []string, rows [][]string) string { return table(header, rows) }
+
+// MarkdownToHTML converts Markdown to HTML as the report does (GFM
+// tables, heading ids, raw HTML never passed through).
+func MarkdownToHTML(md []byte) ([]byte, error) {
+	var out bytes.Buffer
+	if err := markdown.Convert(md, &out); err != nil {
+		return nil, fmt.Errorf("markdown: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// Figure returns an HTML figure holding an inline SVG chart, its text
+// alternative and its caption (both escaped).
+func Figure(id, alt, caption string, svg []byte) string {
+	return fmt.Sprintf("<figure id=\"%s\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
+		template.HTMLEscapeString(id), template.HTMLEscapeString(alt), InlineSVG(svg), template.HTMLEscapeString(caption))
+}
+
+// Page wraps an HTML body in the report's self-contained page: the
+// embedded stylesheet, the title (escaped) and a footer line, which like
+// the body is HTML the caller wrote or escaped.
+func Page(title string, body, footer template.HTML) ([]byte, error) {
+	var out bytes.Buffer
+	err := pageTemplate.Execute(&out, struct {
+		Title, Version string
+		Style          template.CSS
+		Body, Footer   template.HTML
+	}{title, Version, template.CSS(templates.Style), body, footer})
+	if err != nil {
+		return nil, fmt.Errorf("page: %w", err)
+	}
+	return out.Bytes(), nil
+}
