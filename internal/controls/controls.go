@@ -10,6 +10,7 @@
 package controls
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -55,4 +56,54 @@ func clean(s string) bool {
 		}
 	}
 	return true
+}
+
+// Writer escapes, in everything written through it, the characters Escape
+// escapes except newline and tab, which lay out text. Wrap a terminal's
+// stdout and stderr in one so that no input string printed on them can
+// move the cursor, change colours or hide text. Each Write is escaped on
+// its own: a character split across two writes is escaped byte by byte.
+type Writer struct {
+	w io.Writer
+}
+
+// NewWriter returns a Writer writing to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Unwrap returns the underlying writer, to ask it whether it is a terminal.
+func (cw *Writer) Unwrap() io.Writer { return cw.w }
+
+// Write writes p with its control characters escaped, as EscapeText
+// does. It reports len(p) when the escaped text was written whole.
+func (cw *Writer) Write(p []byte) (int, error) {
+	s := string(p)
+	e := EscapeText(s)
+	if e == s {
+		return cw.w.Write(p)
+	}
+	if _, err := io.WriteString(cw.w, e); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// EscapeText is Escape for text laid out in lines: it keeps newlines and
+// tabs, and escapes every other character Escape escapes.
+func EscapeText(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && (Is(r) || r == utf8.RuneError) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		parts := strings.Split(body, "\t")
+		for i, part := range parts {
+			parts[i] = Escape(part)
+		}
+		b.WriteString(strings.Join(parts, "\t"))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

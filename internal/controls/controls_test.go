@@ -1,6 +1,7 @@
 package controls
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -46,4 +47,33 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestWriter(t *testing.T) {
+	tests := []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"plain\ttext\n", "ok ⚠\n"}, "plain\ttext\nok ⚠\n"},
+		{[]string{"dir \x1b]0;pwned\a\tFAILED\n"}, "dir \\x1b]0;pwned\\a\tFAILED\n"},
+		{[]string{"nul\x00 cr\r bidi\u202e\n"}, "nul\\x00 cr\\r bidi\\u202e\n"},
+		{[]string{"bad \xff\n"}, "bad \\xff\n"},
+		{[]string{"no newline at the end\x1b"}, "no newline at the end\\x1b"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		w := NewWriter(&b)
+		for _, s := range tt.writes {
+			n, err := w.Write([]byte(s))
+			if n != len(s) || err != nil {
+				t.Errorf("Write(%q) = %d, %v; want %d, nil", s, n, err, len(s))
+			}
+		}
+		if b.String() != tt.want {
+			t.Errorf("wrote %q, want %q", b.String(), tt.want)
+		}
+		if w.Unwrap() != &b {
+			t.Error("Unwrap does not return the underlying writer")
+		}
+	}
 }

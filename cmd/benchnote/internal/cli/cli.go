@@ -15,6 +15,8 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -35,6 +37,8 @@ exit codes: 0 clean, 1 warnings only (validate), 2 errors
 
 // Run executes the command line args and returns the exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
+	// Input strings (names, messages) must not drive the terminal.
+	stdout, stderr = controls.NewWriter(stdout), controls.NewWriter(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return ExitErrors
@@ -57,7 +61,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 // progressWriter returns stderr when it is a terminal, else nil.
 func progressWriter(stderr io.Writer) io.Writer {
-	if f, ok := stderr.(*os.File); ok {
+	raw := stderr
+	if u, ok := stderr.(interface{ Unwrap() io.Writer }); ok {
+		raw = u.Unwrap()
+	}
+	if f, ok := raw.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			return stderr
 		}
@@ -108,7 +116,7 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 	for _, r := range sw.Runs {
 		levels[r.Concurrency] = true
 	}
-	fmt.Fprintf(w, "sweep %s: %d runs at %d concurrency levels\n", sw.Root, len(sw.Runs), len(levels))
+	fmt.Fprintf(w, "sweep %s: %d runs at %d concurrency levels\n", controls.Escape(sw.Root), len(sw.Runs), len(levels))
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -148,8 +156,11 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 		if r.Failed {
 			status = "FAILED"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Concurrency, r.Repeat, r.Dir, format, rows, excluded,
-			strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status)
+		cells := []string{r.Dir, format, rows, excluded, strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status}
+		for i, c := range cells {
+			cells[i] = controls.Escape(c) // a tab or newline in a name must not break the table
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\n", r.Concurrency, r.Repeat, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 
@@ -177,7 +188,7 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 	}
 	for _, d := range diags {
 		d.File = filepath.ToSlash(filepath.Join(sw.Root, filepath.FromSlash(d.File)))
-		fmt.Fprintln(w, d.String())
+		fmt.Fprintln(w, controls.Escape(d.String()))
 		switch {
 		case d.Severity == ingest.Error:
 			code = ExitErrors
@@ -224,6 +235,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchnote report: %v\n%s", err, usage)
 		return ExitErrors
 	}
+	inputs := []string{root}
+	if *notebook != "" {
+		inputs = append(inputs, *notebook)
+	}
+	// Refuse a bad OUT before the work; WriteDir checks again under its lock.
+	if err := outdir.Check(*out, inputs...); err != nil {
+		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
+		return ExitErrors
+	}
 	opts := report.Options{}
 	if *notebook != "" {
 		data, err := os.ReadFile(*notebook)
@@ -248,7 +268,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
 		return ExitErrors
 	}
-	if err := report.WriteDir(*out, files); err != nil {
+	if err := report.WriteDir(*out, files, inputs...); err != nil {
 		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
 		return ExitErrors
 	}
