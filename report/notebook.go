@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // A notebook is Markdown prose with cells that benchnote evaluates:
@@ -47,7 +49,8 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 	fence := ""
 	for sc.Scan() {
 		line++
-		text := sc.Text()
+		// The notebook is input too: no control character reaches a report.
+		text := controls.EscapeText(sc.Text())
 		trimmed := strings.TrimSpace(text)
 		if f := fenceMarker(trimmed); f != "" {
 			switch {
