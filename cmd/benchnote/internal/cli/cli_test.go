@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	goldenfile "github.com/benchnote/benchnote/internal/golden"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"os"
 	"path/filepath"
 	"sort"
@@ -88,8 +89,8 @@ func TestReportGolden(t *testing.T) {
 	golden(t, "example/report.md", files["report.md"])
 	golden(t, "example/summary.json", files["summary.json"])
 	golden(t, "example/MANIFEST", manifest(files))
-	if len(files) != 15 {
-		t.Errorf("%d files written, want 15 (report.md, report.html, summary.json and 12 plots)", len(files))
+	if len(files) != 16 {
+		t.Errorf("%d files written, want 16 (report.md, report.html, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
 	}
 }
 
