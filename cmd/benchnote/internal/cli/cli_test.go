@@ -51,20 +51,7 @@ func reportFiles(t *testing.T, sweep string, extra ...string) map[string][]byte 
 	if code := Run(args, &stdout, &stderr); code != ExitClean {
 		t.Fatalf("report exit code %d: %s", code, stderr.String())
 	}
-	files := map[string][]byte{}
-	err := filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(out, p)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return readTree(t, out)
 }
 
 // manifest lists every file with its size and SHA-256, sorted.
