@@ -53,7 +53,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("refusing to write the report to %q: %s; the output directory must be absent, empty or a report benchnote wrote (it holds %s); nothing was changed",
+	return fmt.Sprintf("refusing to write the report to %q: %s; the output directory must be absent, empty or a report benchnote wrote (marked by %s); nothing was changed",
 		e.Path, e.Reason, MarkerName)
 }
 
