@@ -92,17 +92,37 @@ type Summary struct {
 
 // Method records every choice that shapes the numbers.
 type Method struct {
-	Percentile       string  `json:"percentile"`
-	PercentileRule   string  `json:"percentile_rule"`
-	MAD              string  `json:"mad"`
-	MADRule          string  `json:"mad_rule"`
-	Warmup           string  `json:"warmup"`
-	WarmupRule       string  `json:"warmup_rule"`
+	Percentile     string `json:"percentile"`
+	PercentileRule string `json:"percentile_rule"`
+	MAD            string `json:"mad"`
+	MADRule        string `json:"mad_rule"`
+	Warmup         string `json:"warmup"`
+	WarmupRule     string `json:"warmup_rule"`
+	// WarmupStatistic says what the warm-up trace's statistic is and how
+	// it is scaled; empty when the rule has none.
+	WarmupStatistic  string  `json:"warmup_statistic,omitempty"`
 	SLO              SLO     `json:"slo"`
 	CounterTolerance float64 `json:"counter_tolerance"`
 	// SpeculativeDecoding marks server per-token histograms as per-step.
 	SpeculativeDecoding bool `json:"speculative_decoding"`
 	MinRuns             int  `json:"min_runs"`
+	// ErrorRateThreshold is the share of failed measured requests above
+	// which a run or a level gets an error finding.
+	ErrorRateThreshold float64 `json:"error_rate_threshold"`
+	// IgnoredSettings lists the settings in sweep.yaml and run.yaml that
+	// benchnote does not know and ignored, in file and line order.
+	IgnoredSettings []IgnoredSetting `json:"ignored_settings"`
+}
+
+// IgnoredSetting is one unknown setting that was ignored.
+type IgnoredSetting struct {
+	// File is the settings file, relative to the sweep root.
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Setting is the key as written, dotted below the top level
+	// ("warmup.windw").
+	Setting string `json:"setting"`
 }
 
 // SLO is the goodput targets (ms; 0 = not applied).
@@ -246,6 +266,17 @@ type ServerHistogram struct {
 	Resolution []QuantileBucket `json:"resolution,omitempty"`
 	// Omitted says why the histogram is not shown, if it is not.
 	Omitted string `json:"omitted,omitempty"`
+	// MergedBounds lists the upper bounds (le, in the metric's unit) that a
+	// scrape wrote on several buckets ("0.2" and "2e-1"); their counts were
+	// added, as Prometheus does.
+	MergedBounds []string `json:"merged_bounds,omitempty"`
+	// RaisedBuckets lists the buckets whose count over the window was
+	// below a lower bucket's and was raised to it before interpolating
+	// (Prometheus's forced monotonicity).
+	RaisedBuckets []RaisedBucket `json:"raised_buckets,omitempty"`
+	// FloatNoiseIgnored is set when bucket counts differing by less than
+	// 1e-12 (relative) were treated as equal, as Prometheus does.
+	FloatNoiseIgnored bool `json:"float_noise_ignored,omitempty"`
 }
 
 // QuantileBucket is the bucket a histogram quantile was interpolated in.
@@ -258,6 +289,25 @@ type QuantileBucket struct {
 	// bucket (interpolated from 0), the +Inf bucket, or a bucket wider than
 	// half the estimate.
 	Coarse bool `json:"coarse"`
+}
+
+// ScrapeCheck says whether a run's start and end scrapes can bracket one
+// window of one server process.
+type ScrapeCheck struct {
+	// Empty lists the scrape files that hold no metric family.
+	Empty []string `json:"empty,omitempty"`
+	// Identical is set when the two scrapes are the same bytes: they do not
+	// bracket a window, and the run has no server figures.
+	Identical bool `json:"identical"`
+	// Unchanged is set when every counter and histogram read from both
+	// scrapes has the same value in each: the server counted nothing in
+	// the window.
+	Unchanged bool `json:"unchanged"`
+	// NotOneProcess lists why the scrapes cannot come from one server
+	// process (process_start_time_seconds differs, a counter or histogram
+	// count decreased, a series has other labels); the run then has no
+	// server figures.
+	NotOneProcess []string `json:"not_one_process,omitempty"`
 }
 
 // Goodput is the per-request SLO pass rate and its rate over the window.
@@ -313,29 +363,120 @@ type Workload struct {
 	OutputHistogram     []HistogramBin `json:"output_histogram,omitempty"`
 }
 
-// WarmupResult is what the stabilisation rule decided for one run.
+// Warm-up outcomes: what a run's warm-up rule decided.
+const (
+	// WarmupCut: the rule found warm-up and it was discarded.
+	WarmupCut = "cut"
+	// WarmupNotDetected: the rule found no warm-up (change point not
+	// significant, MSER-5's minimum at 0, or stable from the first block);
+	// nothing was discarded.
+	WarmupNotDetected = "no warm-up detected"
+	// WarmupNotStabilised: the rule found no stable part (stabilisation
+	// never held, or MSER-5's minimum on its boundary); nothing was
+	// discarded, so warm-up may be measured.
+	WarmupNotStabilised = "never stabilised"
+	// WarmupUnavailable: the send order is unknown, so warm-up cannot be
+	// found; nothing was discarded.
+	WarmupUnavailable = "unavailable"
+	// WarmupFixedCount: a fixed number of requests was discarded (an
+	// explicit override, not a finding).
+	WarmupFixedCount = "fixed override"
+	// WarmupDisabled: warm-up handling is off (warmup: none).
+	WarmupDisabled = "disabled"
+)
+
+// Send-order bases: how a run's send order was known.
+const (
+	// OrderSent: by t_request_sent, present for every request.
+	OrderSent = "t_request_sent"
+	// OrderFile: the order of the rows in the file (the documented
+	// fallback; rows are written in send order).
+	OrderFile = "file order"
+	// OrderUnknown: some rows have t_request_sent and those times
+	// contradict the file order, so no order can be trusted.
+	OrderUnknown = "unknown"
+)
+
+// WarmupResult is what the warm-up rule decided for one run.
 type WarmupResult struct {
 	Mode string `json:"mode"`
+	// Outcome is one of the Warmup… outcomes above.
+	Outcome string `json:"outcome"`
 	// Discarded is the number of requests (in send order) cut as warm-up.
 	Discarded int `json:"discarded"`
-	// Stabilised is false when the rule never held; nothing is cut then.
+	// Stabilised is true when the rule found where the stable part begins
+	// (Outcome cut or no warm-up detected).
 	Stabilised bool `json:"stabilised"`
+	// Order says how the send order was known (OrderSent, OrderFile or
+	// OrderUnknown).
+	Order string `json:"order"`
+	// DecidedBy names the series whose cut was applied, "TTFT" or "TPOT";
+	// empty when no rule cut anything.
+	DecidedBy string `json:"decided_by,omitempty"`
+	// Series is the rule's verdict on TTFT and on TPOT, in that order.
+	Series []WarmupSeries `json:"series,omitempty"`
 	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
 	OverlapsWindow bool   `json:"overlaps_window"`
 	Note           string `json:"note,omitempty"`
-	// Trace is the TTFT (ms) of the first requests in send order (null for
-	// requests without a TTFT sample) and the median of the rule's block
-	// each falls in.
+	// Trace follows the first requests in send order: at most the first
+	// 2·Discarded + 200, thinned to at most 2,000 points by keeping every
+	// s-th request when longer.
 	Trace []WarmupPoint `json:"trace,omitempty"`
+}
+
+// WarmupSeries is the warm-up rule's verdict on one series (the TTFT of
+// every request with output, or the TPOT of every request with n ≥ 2, in
+// send order).
+type WarmupSeries struct {
+	Metric string `json:"metric"`
+	// Values is the number of values the rule examined.
+	Values int `json:"values"`
+	// Outcome is WarmupCut, WarmupNotDetected or WarmupNotStabilised.
+	Outcome string `json:"outcome"`
+	// Cut is the number of requests, in send order, this series alone
+	// would discard.
+	Cut int `json:"cut"`
+	// P is the change-point detection's approximate p-value, Threshold
+	// the level it was tested at (α/m) and Prefix the length of the prefix
+	// it was found on; null and 0 for the other rules.
+	P         Num `json:"p"`
+	Threshold Num `json:"threshold"`
+	Prefix    int `json:"prefix,omitempty"`
+	// Slowdown is, for a significant change point, median(early) /
+	// median(rest of the prefix) − 1; null otherwise.
+	Slowdown Num `json:"slowdown"`
 }
 
 // WarmupPoint is one request of the warm-up trace.
 type WarmupPoint struct {
+	// Index is the request's 1-based position in send order.
 	Index  int `json:"index"`
 	TTFTms Num `json:"ttft_ms"`
-	// BlockMedian is the median TTFT of the warm-up rule's block of
-	// requests this one belongs to; null until a block is complete.
+	// BlockMedian is the median TTFT of the stabilisation rule's block of
+	// requests this one belongs to; null until a block is complete, and
+	// for the other rules.
 	BlockMedian Num `json:"block_median_ms"`
+	// TTFTStat and TPOTStat are the rule's statistic for cutting right
+	// after this request, on the TTFT and the TPOT series, scaled as
+	// Method.WarmupStatistic says and rounded to 4 significant digits (they
+	// are drawn, not computed with); null where it is not defined.
+	TTFTStat Num `json:"ttft_stat"`
+	TPOTStat Num `json:"tpot_stat"`
+}
+
+// WarmupLevel sums up the warm-up cuts of a level's usable runs.
+type WarmupLevel struct {
+	// Runs is the number of usable runs.
+	Runs int `json:"runs"`
+	// CutMedian is the median of the runs' discarded counts (0 for a run
+	// with nothing cut); CutMin and CutMax their range.
+	CutMedian Num `json:"cut_median"`
+	CutMin    int `json:"cut_min"`
+	CutMax    int `json:"cut_max"`
+	// Discarded is the sum of the runs' discarded counts.
+	Discarded int `json:"discarded"`
+	// Outcomes counts the runs per outcome, in a fixed order.
+	Outcomes []ReasonCount `json:"outcomes"`
 }
 
 // RunSummary is the analysis of one run.
@@ -362,11 +503,13 @@ type RunSummary struct {
 	// or per-chunk-arrival gap.
 	ITL Distribution `json:"itl"`
 	// GapDistributionKnown says chunks carried exactly one token each.
-	GapDistributionKnown bool              `json:"gap_distribution_known"`
-	Throughput           Throughput        `json:"throughput"`
-	Server               []ServerHistogram `json:"server"`
-	Goodput              Goodput           `json:"goodput"`
-	Workload             Workload          `json:"workload"`
+	GapDistributionKnown bool       `json:"gap_distribution_known"`
+	Throughput           Throughput `json:"throughput"`
+	// Scrapes is what is wrong with the run's start and end scrapes.
+	Scrapes  ScrapeCheck       `json:"scrape_check"`
+	Server   []ServerHistogram `json:"server"`
+	Goodput  Goodput           `json:"goodput"`
+	Workload Workload          `json:"workload"`
 	// Errors counts failed requests by error text.
 	Errors []ReasonCount `json:"errors"`
 }
@@ -408,6 +551,8 @@ type Level struct {
 	CDFTPOT []CDFPoint `json:"cdf_tpot"`
 	CDFE2E  []CDFPoint `json:"cdf_e2e"`
 	Counts  Counts     `json:"counts"`
+	// Warmup sums up the runs' warm-up cuts.
+	Warmup WarmupLevel `json:"warmup"`
 	// Goodput adds up the goodput counts of the level's usable runs.
 	Goodput GoodputCounts `json:"goodput_counts"`
 	// ServerObservations is, per server histogram role shown, the sum of

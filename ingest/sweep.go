@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ import (
 type Options struct {
 	// Progress, when non-nil, receives one line per run as it is read.
 	Progress io.Writer
+	// RunRead, when non-nil, is called after each run is read with the
+	// number of runs read so far, the number of runs and the run itself.
+	// Calls never overlap. The command line draws its progress from it.
+	RunRead func(done, total int, run *Run)
 	// Workers is the number of runs read at once; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -117,10 +122,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 			for i := range next {
 				dir := tree.runDirs[i]
 				runs[i] = loadRun(root, dir, tree.runFiles[dir], sw.Config, envForDir(dir, envByDir))
-				if opts.Progress != nil {
+				if opts.Progress != nil || opts.RunRead != nil {
 					progressMu.Lock()
 					done++
-					fmt.Fprintf(opts.Progress, "read %d/%d runs: %s\n", done, len(runs), dir)
+					if opts.Progress != nil {
+						fmt.Fprintf(opts.Progress, "read %d/%d runs: %s\n", done, len(runs), dir)
+					}
+					if opts.RunRead != nil {
+						opts.RunRead(done, len(runs), runs[i])
+					}
 					progressMu.Unlock()
 				}
 			}
@@ -760,6 +770,13 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 			cfg.CounterTolerance, err = num(v, "counter_tolerance", 0)
 		case "non_streamed_fraction":
 			cfg.StreamingCheckFraction, err = num(v, "non_streamed_fraction", 0)
+		case "error_rate_threshold":
+			f, perr := strconv.ParseFloat(v.Value, 64)
+			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
+				err = badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
+				break
+			}
+			cfg.ErrorRateThreshold = f
 		case "slo":
 			if v.Kind != yaml.MappingNode {
 				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms")
@@ -779,41 +796,9 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				}
 			}
 		case "warmup":
-			if v.Kind == yaml.ScalarNode {
-				if v.Value == "none" || v.Value == "stabilisation" || v.Value == "stabilization" {
-					cfg.Warmup.Mode = strings.Replace(v.Value, "stabilization", "stabilisation", 1)
-				} else {
-					err = badf(v, "warmup", `"none", "stabilisation" or a mapping`)
-				}
-				break
-			}
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "warmup", `"none" or a mapping`)
-				break
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				wk, wv := v.Content[j], v.Content[j+1]
-				var f float64
-				switch wk.Value {
-				case "mode":
-					if wv.Value != "none" && wv.Value != "stabilisation" {
-						err = badf(wv, "warmup.mode", `"none" or "stabilisation"`)
-					}
-					cfg.Warmup.Mode = wv.Value
-				case "window":
-					if f, err = num(wv, "warmup.window", 2); err == nil {
-						cfg.Warmup.Window = int(f)
-					}
-				case "consecutive":
-					if f, err = num(wv, "warmup.consecutive", 1); err == nil {
-						cfg.Warmup.Consecutive = int(f)
-					}
-				case "tolerance":
-					cfg.Warmup.Tolerance, err = num(wv, "warmup.tolerance", 0)
-				default:
-					diags = append(diags, unknownKey(file, wk, "warmup"))
-				}
-			}
+			var wd []Diagnostic
+			wd, err = parseWarmup(file, v, &cfg.Warmup)
+			diags = append(diags, wd...)
 		case "metrics":
 			if v.Kind != yaml.MappingNode {
 				err = badf(v, "metrics", "a mapping from role to metric name(s)")
@@ -859,4 +844,129 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 		}
 	}
 	return cfg, diags, nil
+}
+
+// warmupModeList names the valid warm-up modes in messages.
+const warmupModeList = `"changepoint", "mser5", "stabilisation", "fixed" or "none"`
+
+// parseWarmup reads the warmup setting into w: a mode name, or a mapping
+// with a mode and that mode's parameters. Every parameter is range-checked,
+// also one the chosen mode does not use (that one is reported as ignored).
+func parseWarmup(file string, v *yaml.Node, w *WarmupConfig) ([]Diagnostic, error) {
+	bad := func(n *yaml.Node, key, want string) error {
+		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
+	}
+	mode := func(n *yaml.Node) (string, bool) {
+		if n.Kind != yaml.ScalarNode {
+			return "", false
+		}
+		m := n.Value
+		if m == "stabilization" {
+			m = WarmupStabilisation
+		}
+		return m, slices.Contains(WarmupModes, m)
+	}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		m, ok := mode(v)
+		if !ok {
+			return nil, bad(v, "warmup", warmupModeList+" or a mapping")
+		}
+		if m == WarmupFixed {
+			return nil, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+				"warmup: mode \"fixed\" needs a count: write warmup: {mode: fixed, count: N}")
+		}
+		w.Mode = m
+		return nil, nil
+	case yaml.MappingNode:
+	default:
+		return nil, bad(v, "warmup", warmupModeList+" or a mapping")
+	}
+	// The mode decides which parameters apply, wherever it stands.
+	var modeNode *yaml.Node
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		if v.Content[j].Value == "mode" {
+			modeNode = v.Content[j+1]
+		}
+	}
+	if modeNode == nil {
+		return nil, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+			"warmup: a mapping needs a mode, one of %s", warmupModeList)
+	}
+	m, ok := mode(modeNode)
+	if !ok {
+		return nil, bad(modeNode, "warmup.mode", "one of "+warmupModeList)
+	}
+	integer := func(n *yaml.Node, key string, lo, hi int) (int, error) {
+		i, err := strconv.ParseInt(n.Value, 10, 64)
+		if n.Kind != yaml.ScalarNode || err != nil || i < int64(lo) || i > int64(hi) {
+			return 0, bad(n, key, fmt.Sprintf("an integer from %d to %d", lo, hi))
+		}
+		return int(i), nil
+	}
+	fraction := func(n *yaml.Node, key string, hi float64, hiIncluded bool) (float64, error) {
+		f, err := strconv.ParseFloat(n.Value, 64)
+		ok := n.Kind == yaml.ScalarNode && err == nil && f > 0 && (f < hi || hiIncluded && f == hi)
+		if !ok {
+			want := fmt.Sprintf("a number greater than 0 and less than %g", hi)
+			if hiIncluded {
+				want = fmt.Sprintf("a number greater than 0 and at most %g", hi)
+			}
+			return 0, bad(n, key, want)
+		}
+		return f, nil
+	}
+	next := *w
+	next.Mode = m
+	var diags []Diagnostic
+	hasCount := false
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		k, val := v.Content[j], v.Content[j+1]
+		key := "warmup." + k.Value
+		var usedBy string
+		var err error
+		switch k.Value {
+		case "mode":
+			continue
+		case "alpha":
+			usedBy = WarmupChangePoint
+			next.Alpha, err = fraction(val, key, MaxWarmupAlpha, true)
+		case "min_slowdown":
+			usedBy = WarmupChangePoint
+			f, perr := strconv.ParseFloat(val.Value, 64)
+			if val.Kind != yaml.ScalarNode || perr != nil || !(f >= 0 && f <= 1) {
+				err = bad(val, key, "a number from 0 to 1")
+			}
+			next.MinSlowdown = f
+		case "window":
+			usedBy = WarmupStabilisation
+			next.Window, err = integer(val, key, 2, MaxWarmupCount)
+		case "tolerance":
+			usedBy = WarmupStabilisation
+			next.Tolerance, err = fraction(val, key, 1, false)
+		case "consecutive":
+			usedBy = WarmupStabilisation
+			next.Consecutive, err = integer(val, key, 1, MaxWarmupCount)
+		case "count":
+			usedBy = WarmupFixed
+			next.Count, err = integer(val, key, 0, MaxWarmupCount)
+			hasCount = true
+		default:
+			diags = append(diags, unknownKey(file, k, "warmup"))
+			continue
+		}
+		if err != nil {
+			return diags, err
+		}
+		if usedBy != m {
+			diags = append(diags, Diagnostic{Severity: Warning, File: file, Line: k.Line, Column: k.Column, ColumnName: key,
+				Reason: "unused setting", Message: fmt.Sprintf("%s applies to mode %q and is ignored with mode %q", key, usedBy, m)})
+		}
+	}
+	if m == WarmupFixed && !hasCount {
+		return diags, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+			"warmup: mode \"fixed\" needs a count (an integer from 0 to %d)", MaxWarmupCount)
+	}
+	*w = next
+	return diags, nil
 }

@@ -668,27 +668,33 @@ func chartStepOutline(bins []analyze.HistogramBin) plotter.XYs {
 	return out
 }
 
-// warmupChart draws the warm-up traces: one panel per level, one colour
-// per repeat.
+// warmupChart draws the warm-up traces, one row per level, one colour per
+// repeat: on the left each run's TTFT in send order with the cut; on the
+// right, when the rule has one, the statistic it decided by (TTFT in the
+// repeat's colour, TPOT faint), so a reader sees why the cut is where it is.
 func warmupChart(s *analyze.Summary) (*Plot, error) {
 	type group struct {
 		concurrency int
 		runs        []analyze.RunSummary
 	}
 	var groups []group
-	var notCut []string
-	failed, shown, anyCut := 0, 0, false
+	var notCut, unavailable []string
+	failed, shown, anyCut, anyStat, clamped := 0, 0, false, false, false
 	for _, r := range s.Runs {
 		if r.Failed {
 			failed++
 			continue
 		}
+		if r.Warmup.Outcome == analyze.WarmupUnavailable {
+			unavailable = append(unavailable, r.Dir)
+			continue
+		}
 		valid := false
 		for _, pt := range r.Warmup.Trace {
-			if pt.TTFTms.Valid() || pt.BlockMedian.Valid() {
+			if pt.TTFTms.Valid() || pt.BlockMedian.Valid() || pt.TTFTStat.Valid() || pt.TPOTStat.Valid() {
 				valid = true
-				break
 			}
+			anyStat = anyStat || pt.TTFTStat.Valid() || pt.TPOTStat.Valid()
 		}
 		if !valid {
 			continue
@@ -700,13 +706,25 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		g.runs = append(g.runs, r)
 		shown++
 		anyCut = anyCut || r.Warmup.Discarded > 0
-		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
+		if r.Warmup.Outcome == analyze.WarmupNotStabilised {
 			notCut = append(notCut, r.Dir)
 		}
 	}
 	if len(groups) == 0 {
 		return nil, nil
 	}
+	mode := s.Method.Warmup
+	threshold := mode == "changepoint" || mode == "stabilisation"
+	statLabel := map[string]string{
+		"changepoint":   "U_t ÷ critical value",
+		"mser5":         "MSER(d) ÷ MSER(0)",
+		"stabilisation": "median change ÷ tolerance",
+	}[mode]
+	if statLabel == "" {
+		statLabel = "statistic"
+	}
+	// The statistic is drawn up to warmupStatMax.
+	const warmupStatMax = 10.0
 	// One style per repeat number, the same in every panel.
 	var repeats []int
 	for _, g := range groups {
@@ -726,39 +744,83 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	cutStyle := func(c color.Color) draw.LineStyle {
 		return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
 	}
+	// TPOT's statistic is drawn in the repeat's line style, faint.
+	tpotStyle := func(ls draw.LineStyle) draw.LineStyle {
+		ls.Color = chartFaint(ls.Color)
+		return ls
+	}
+	thresholdStyle := draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 	legend := chartNewLegend(true)
 	for _, rp := range repeats {
 		ls, faint := styles(rp)
 		legend.Add(fmt.Sprintf("repeat %d", rp), &plotter.Scatter{GlyphStyle: faint}, &plotter.Line{LineStyle: ls})
 	}
+	if anyStat {
+		black := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+		legend.Add("TTFT statistic", &plotter.Line{LineStyle: black})
+		legend.Add("TPOT statistic", &plotter.Line{LineStyle: tpotStyle(black)})
+		if threshold {
+			legend.Add("threshold (1)", &plotter.Line{LineStyle: thresholdStyle})
+		}
+	}
 	if anyCut {
 		legend.Add("warm-up cut", &chartVLine{LineStyle: cutStyle(color.Black)})
 	}
-	var plots []*plot.Plot
+	// lines turns the valid points of a trace into line segments, split
+	// where the value is missing; a statistic is drawn up to warmupStatMax.
+	lines := func(pts []analyze.WarmupPoint, get func(analyze.WarmupPoint) analyze.Num, statistic bool) []plotter.XYs {
+		var out []plotter.XYs
+		var seg plotter.XYs
+		for _, pt := range pts {
+			if v := get(pt); v.Valid() {
+				y := float64(v)
+				if statistic && y > warmupStatMax {
+					y, clamped = warmupStatMax, true
+				}
+				seg = append(seg, plotter.XY{X: float64(pt.Index), Y: y})
+			} else if len(seg) > 0 {
+				out = append(out, seg)
+				seg = nil
+			}
+		}
+		if len(seg) > 0 {
+			out = append(out, seg)
+		}
+		return out
+	}
+	addLines := func(p *plot.Plot, segs []plotter.XYs, ls draw.LineStyle) error {
+		for _, sg := range segs {
+			line, err := plotter.NewLine(sg)
+			if err != nil {
+				return fmt.Errorf("plot warmup: %w", err)
+			}
+			line.LineStyle = ls
+			p.Add(line)
+		}
+		return nil
+	}
+	var grid [][]*plot.Plot
 	for _, g := range groups {
-		p := chartNewPlot()
-		chartSmallText(p)
-		p.Title.Text = fmt.Sprintf("concurrency %d", g.concurrency)
-		p.X.Label.Text = "request index (send order)"
-		p.Y.Label.Text = "TTFT (ms)"
+		left := chartNewPlot()
+		chartSmallText(left)
+		left.Title.Text = fmt.Sprintf("concurrency %d", g.concurrency)
+		left.X.Label.Text = "request index (send order)"
+		left.Y.Label.Text = "TTFT (ms)"
+		var right *plot.Plot
+		if anyStat {
+			right = chartNewPlot()
+			chartSmallText(right)
+			right.Title.Text = fmt.Sprintf("concurrency %d: the rule's statistic", g.concurrency)
+			right.X.Label.Text = "request index (send order)"
+			right.Y.Label.Text = statLabel
+		}
 		for _, r := range g.runs {
 			ls, faint := styles(r.Repeat)
 			var dots plotter.XYs
-			var segments []plotter.XYs
-			var seg plotter.XYs
 			for _, pt := range r.Warmup.Trace {
 				if pt.TTFTms.Valid() {
 					dots = append(dots, plotter.XY{X: float64(pt.Index), Y: float64(pt.TTFTms)})
 				}
-				if pt.BlockMedian.Valid() {
-					seg = append(seg, plotter.XY{X: float64(pt.Index), Y: float64(pt.BlockMedian)})
-				} else if len(seg) > 0 {
-					segments = append(segments, seg)
-					seg = nil
-				}
-			}
-			if len(seg) > 0 {
-				segments = append(segments, seg)
 			}
 			if len(dots) > 0 {
 				sc, err := plotter.NewScatter(dots)
@@ -766,36 +828,64 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 					return nil, fmt.Errorf("plot warmup: %w", err)
 				}
 				sc.GlyphStyle = faint
-				p.Add(sc)
+				left.Add(sc)
 			}
-			for _, sg := range segments {
-				line, err := plotter.NewLine(sg)
-				if err != nil {
-					return nil, fmt.Errorf("plot warmup: %w", err)
+			if err := addLines(left, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.BlockMedian }, false), ls); err != nil {
+				return nil, err
+			}
+			if right != nil {
+				if err := addLines(right, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.TTFTStat }, true), ls); err != nil {
+					return nil, err
 				}
-				line.LineStyle = ls
-				p.Add(line)
+				if err := addLines(right, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.TPOTStat }, true), tpotStyle(ls)); err != nil {
+					return nil, err
+				}
 			}
 			if r.Warmup.Discarded > 0 {
 				// Trace indices count from 1: the cut falls after
 				// request number Discarded.
-				p.Add(&chartVLine{X: float64(r.Warmup.Discarded) + 0.5, LineStyle: cutStyle(ls.Color)})
+				x := float64(r.Warmup.Discarded) + 0.5
+				left.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+				if right != nil {
+					right.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+				}
 			}
 		}
-		chartFromZero(&p.Y)
-		plots = append(plots, p)
+		chartFromZero(&left.Y)
+		row := []*plot.Plot{left}
+		if right != nil {
+			if threshold {
+				one := plotter.NewFunction(func(float64) float64 { return 1 })
+				one.Samples = 2
+				one.LineStyle = thresholdStyle
+				right.Add(one)
+				right.Y.Max = math.Max(right.Y.Max, 1.1)
+			}
+			chartFromZero(&right.Y)
+			// Both panels of a level share their request axis.
+			lo, hi := math.Min(left.X.Min, right.X.Min), math.Max(left.X.Max, right.X.Max)
+			left.X.Min, left.X.Max, right.X.Min, right.X.Max = lo, hi, lo, hi
+			row = append(row, right)
+		}
+		grid = append(grid, row)
 	}
-	cols := 1
-	switch {
-	case len(plots) > 4:
-		cols = 3
-	case len(plots) > 1:
-		cols = 2
+	if !anyStat {
+		// Without a statistic, lay the levels out side by side.
+		var plots []*plot.Plot
+		for _, row := range grid {
+			plots = append(plots, row[0])
+		}
+		cols := 1
+		switch {
+		case len(plots) > 4:
+			cols = 3
+		case len(plots) > 1:
+			cols = 2
+		}
+		grid = chartGrid(plots, cols)
 	}
-	grid := chartGrid(plots, cols)
-	rows := len(grid)
 	title := "Warm-up traces"
-	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(rows)}.render()
+	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(len(grid))}.render()
 	if err != nil {
 		return nil, fmt.Errorf("plot warmup: %w", err)
 	}
@@ -803,25 +893,56 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	for _, g := range groups {
 		levels = append(levels, g.concurrency)
 	}
-	mode := s.Method.Warmup
-	if mode == "" {
-		mode = "not recorded"
+	modeText := warmupModeName(mode)
+	caption := "The TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn)"
+	if anyStat {
+		caption = "Left: t" + caption[1:]
 	}
-	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), the median of each block of requests the warm-up rule compares (step line; none for an incomplete block) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
+	if mode == "stabilisation" {
+		caption += " and the median of each block of requests the rule compares (step line; none for an incomplete block)"
+	}
+	if anyCut {
+		caption += ", with the warm-up cut (dashed vertical line after the last discarded request)"
+	}
+	caption += "."
+	if anyStat {
+		caption += fmt.Sprintf(" Right: the statistic the rule decided by, for a cut right after each request, on TTFT (the repeat's colour) and on TPOT (the same, faint): %s.", s.Method.WarmupStatistic)
+		switch mode {
+		case "changepoint":
+			caption += " The cut is located on the first 2τ requests, so it can sit a request or two before the curve's peak; the curve covers the prefix the test was decided on."
+		case "mser5":
+			caption += " The cut is at the curve's minimum."
+		}
+		if clamped {
+			caption += fmt.Sprintf(" Values above %g are drawn at %g.", warmupStatMax, warmupStatMax)
+		}
+	}
+	layout := "One panel"
+	if anyStat {
+		layout = "One row"
+	}
+	caption += fmt.Sprintf(" %s per concurrency level, one colour per repeat. Warm-up mode: %s.", layout, modeText)
 	switch {
 	case len(notCut) > 0 && len(notCut) == shown:
 		caption += " The rule never held for any run, so nothing was cut."
 	case len(notCut) > 0:
 		caption += fmt.Sprintf(" The rule never held, so nothing was cut, for: %s.", strings.Join(notCut, ", "))
 	}
+	if len(unavailable) > 0 {
+		caption += fmt.Sprintf(" Not shown, their send order being unknown (warm-up detection unavailable): %s.", strings.Join(unavailable, ", "))
+	}
 	if failed > 0 {
 		caption += fmt.Sprintf(" Failed runs (%d) are not shown.", failed)
+	}
+	alt := fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order and a vertical line where the warm-up was cut", chartIntList(levels))
+	if anyStat {
+		alt += ", beside the warm-up rule's statistic per request"
 	}
 	return &Plot{
 		Name:    "warmup",
 		Title:   title,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order with the warm-up rule's block medians and a vertical line where the warm-up was cut.", chartIntList(levels)),
+		Alt:     alt + ".",
 		SVG:     svg,
 	}, nil
 }

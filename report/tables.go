@@ -23,6 +23,7 @@ var tables = map[string]func(*analyze.Summary) string{
 	"workload":   workloadTable,
 	"runs":       runsTable,
 	"headline":   headlineTable,
+	"warmup":     warmupTable,
 }
 
 func tableNames() []string {
@@ -204,6 +205,22 @@ func serverTable(s *analyze.Summary) string {
 			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], plural(omitted[k], "run", "runs"))
 		}
 	}
+	var repaired []string
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			if len(h.MergedBounds) > 0 {
+				repaired = append(repaired, fmt.Sprintf("- %s %s (%s): buckets sharing an upper bound written differently were merged by adding their counts, at le = %s",
+					code(r.Dir), mdEscape(h.Label), code(h.Metric), mdEscape(strings.Join(h.MergedBounds, ", "))))
+			}
+			for _, rb := range h.RaisedBuckets {
+				repaired = append(repaired, fmt.Sprintf("- %s %s (%s): the bucket le = %s counted %s over the window, fewer than a lower bucket, and was raised to %s",
+					code(r.Dir), mdEscape(h.Label), code(h.Metric), mdEscape(rb.Le), fmtNum(analyze.Num(rb.Count)), fmtNum(analyze.Num(rb.RaisedTo))))
+			}
+		}
+	}
+	if len(repaired) > 0 {
+		b.WriteString("\nBuckets repaired before interpolating, as Prometheus's histogram_quantile does (the quantiles above rest on the repaired buckets):\n\n" + strings.Join(repaired, "\n") + "\n")
+	}
 	return b.String()
 }
 
@@ -312,10 +329,7 @@ func runsTable(s *analyze.Summary) string {
 			rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
 			continue
 		}
-		warm := fmtInt(int64(r.Warmup.Discarded))
-		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
-			warm = "never stabilised"
-		}
+		warm := warmupCell(r.Warmup)
 		rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir),
 			fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
 			fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
@@ -345,7 +359,7 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"rows of failed runs (excluded)", fmtInt(int64(a.FailedRunRows)), "the run could not be used; see the run exclusions"},
 		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
-		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded by the warm-up rule"},
+		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
 		{"measured", fmtInt(int64(a.Measured)), "= errors + n = 0 + n = 1 + n ≥ 2"},
 		{"errors (not latency samples)", fmtInt(int64(a.Errors)), "status ≠ ok"},
 		{"n = 0 (not latency samples)", fmtInt(int64(a.ZeroToken)), "no output token"},
@@ -394,6 +408,25 @@ func findingsCell(s *analyze.Summary) string {
 		rows = append(rows, []string{sev, code(f.Rule), mdEscape(f.Message), mdEscape(f.Source), strings.Join(runs, ", ")})
 	}
 	return table([]string{"severity", "rule", "finding", "measurement rule", "runs"}, rows)
+}
+
+// alertsCell lists the error and warning findings in one line each, so
+// that they are seen before the figures they qualify.
+func alertsCell(s *analyze.Summary) string {
+	var lines []string
+	for _, f := range s.Findings {
+		switch f.Severity {
+		case "error":
+			lines = append(lines, fmt.Sprintf("- **error** %s: %s", code(f.Rule), mdEscape(f.Message)))
+		case "warning":
+			lines = append(lines, fmt.Sprintf("- warning %s: %s", code(f.Rule), mdEscape(f.Message)))
+		}
+	}
+	const intro = "The [lint findings](#lint-findings) at the end list every rule of the measurement protocol this sweep does not meet, with the runs concerned"
+	if len(lines) == 0 {
+		return intro + "; none of them is an error or a warning.\n"
+	}
+	return intro + ". Errors and warnings among them:\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 func environmentCell(s *analyze.Summary) string {
@@ -446,10 +479,20 @@ func methodCell(s *analyze.Summary) string {
 	rows := [][]string{
 		{"percentiles", m.Percentile, mdEscape(m.PercentileRule)},
 		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
-		{"warm-up", m.Warmup, mdEscape(m.WarmupRule)},
+		{"warm-up", mdEscape(warmupModeName(m.Warmup)), mdEscape(m.WarmupRule)},
 		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
+		{"error-rate threshold", fmtNum(analyze.Num(100*m.ErrorRateThreshold)) + " %", "a run or level with a larger share of failed measured requests is an error finding"},
 		{"runs per level", fmt.Sprintf("at least %d", m.MinRuns), "levels with fewer are flagged " + fewRunsMark},
+	}
+	ignored := []string{}
+	for _, x := range m.IgnoredSettings {
+		ignored = append(ignored, fmt.Sprintf("%s (%s)", code(x.Setting), code(fmt.Sprintf("%s:%d:%d", x.File, x.Line, x.Column))))
+	}
+	if len(ignored) == 0 {
+		rows = append(rows, []string{"ignored settings", "none", "every key in sweep.yaml and run.yaml was understood"})
+	} else {
+		rows = append(rows, []string{"ignored settings", strings.Join(ignored, ", "), "unknown keys: ignored, so their defaults were used (a misspelt key?)"})
 	}
 	return table([]string{"setting", "value", "meaning"}, rows)
 }
@@ -459,5 +502,77 @@ func notesCell(s *analyze.Summary) string {
 	for _, n := range s.Notes {
 		b.WriteString("- " + mdEscape(n) + "\n")
 	}
+	return b.String()
+}
+
+// warmupModeName names a warm-up mode in words (plain text).
+func warmupModeName(mode string) string {
+	switch mode {
+	case "changepoint":
+		return "change point (Pettitt 1979)"
+	case "mser5":
+		return "MSER-5 (White 1997)"
+	case "stabilisation":
+		return "stabilisation (the protocol's illustrative heuristic)"
+	case "fixed":
+		return "fixed count, an explicit override the measurement rules discourage"
+	case "none":
+		return "none (nothing discarded)"
+	case "":
+		return "not recorded"
+	}
+	return mode
+}
+
+// warmupCell says what the warm-up rule did to one run.
+func warmupCell(w analyze.WarmupResult) string {
+	n := fmtInt(int64(w.Discarded))
+	switch w.Outcome {
+	case analyze.WarmupCut:
+		if w.DecidedBy != "" {
+			return n + " (by " + w.DecidedBy + ")"
+		}
+		return n
+	case analyze.WarmupNotDetected:
+		return "0 (no warm-up detected)"
+	case analyze.WarmupNotStabilised:
+		return "0 (never stabilised)"
+	case analyze.WarmupUnavailable:
+		return "0 (unavailable: send order unknown)"
+	case analyze.WarmupFixedCount:
+		return n + " (fixed override)"
+	case analyze.WarmupDisabled:
+		return "0 (warm-up handling off)"
+	}
+	return n
+}
+
+// warmupTable lists, per level, the warm-up cut of each usable run:
+// median and range, the requests discarded and what the rule decided.
+func warmupTable(s *analyze.Summary) string {
+	var b strings.Builder
+	intro := "**Warm-up per level.** Each usable run's cut is the number of requests discarded from its start, in send order, by the rule in the Method table"
+	switch s.Method.Warmup {
+	case "fixed":
+		intro = "**Warm-up per level: a fixed override.** Each run's first requests were discarded by count, not found from the data; the measurement rules discourage this"
+	case "none":
+		intro = "**Warm-up per level: handling is off** (`warmup: none`); nothing was discarded"
+	}
+	fmt.Fprintf(&b, "%s. The table shows the median and the range of the cuts across the level's runs, the requests discarded in all, and how many runs had each outcome.\n\n", intro)
+	var rows [][]string
+	for _, l := range s.Levels {
+		w := l.Warmup
+		cutRange := na
+		if w.Runs > 0 {
+			cutRange = fmtInt(int64(w.CutMin)) + " – " + fmtInt(int64(w.CutMax))
+		}
+		var outcomes []string
+		for _, o := range w.Outcomes {
+			outcomes = append(outcomes, fmt.Sprintf("%s: %d", o.Reason, o.Count))
+		}
+		rows = append(rows, []string{strconv.Itoa(l.Concurrency), strconv.Itoa(w.Runs), fmtNum(w.CutMedian), cutRange,
+			fmtInt(int64(w.Discarded)), mdEscape(strings.Join(outcomes, "; "))})
+	}
+	b.WriteString(table([]string{"concurrency", "runs", "cut, median (requests)", "cut, range (requests)", "requests discarded", "runs by outcome"}, rows))
 	return b.String()
 }
