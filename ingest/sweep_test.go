@@ -230,6 +230,7 @@ func TestParseSweepConfigErrorRateThreshold(t *testing.T) {
 		}
 	}
 }
+
 // TestParseSweepConfigWarmup checks every warm-up setting: the modes, the
 // parameters each takes, and the range of each, with file:line:column and
 // the allowed range in the message (issue 7: settings are range-checked).
