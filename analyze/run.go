@@ -46,6 +46,26 @@ func classify(r *ingest.Requests, i int) uint8 {
 	}
 }
 
+// dropMarked removes from order the requests the source tool marked as
+// warm-up or cool-down and counts them.
+func dropMarked(req *ingest.Requests, order []int) (kept []int, warm, cool int) {
+	if req.Phase == nil {
+		return order, 0, 0
+	}
+	kept = order[:0:0]
+	for _, i := range order {
+		switch req.Phase[i] {
+		case ingest.PhaseWarmup:
+			warm++
+		case ingest.PhaseCooldown:
+			cool++
+		default:
+			kept = append(kept, i)
+		}
+	}
+	return kept, warm, cool
+}
+
 // completionTime is when request i ended, in unix seconds, or NaN.
 func completionTime(r *ingest.Requests, i int) float64 {
 	if r.TLastText != nil && !math.IsNaN(r.TLastText[i]) {
@@ -60,7 +80,7 @@ func completionTime(r *ingest.Requests, i int) float64 {
 // analyzeRun computes one run's summary and returns its samples for pooling.
 func analyzeRun(in runInput) (RunSummary, samples) {
 	run, cfg, led := in.run, in.cfg, in.led
-	rs := RunSummary{Dir: run.Dir, Concurrency: run.Concurrency, Repeat: run.Repeat}
+	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(runLoad(run)), Repeat: run.Repeat}
 	var smp samples
 	if run.Failed || run.Requests == nil {
 		rs.Failed = true
@@ -72,6 +92,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 			}
 		}
 		led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
+		rs.Import = importSummary(run.Provenance, nil)
 		if run.Requests != nil {
 			rs.Counts.RowsRead = run.Requests.RowsRead
 			rs.Counts.FailedRunRows = run.Requests.RowsRead
@@ -99,13 +120,30 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		classes[i] = classify(req, i)
 	}
 
-	// Warm-up.
-	rs.Warmup = warmup(req, order, orderBasis, classes, cfg.Warmup, run.Window)
+	// Warm-up: the requests the source tool marked as warm-up or cool-down
+	// first, then the configured rule over the rest, in send order.
+	order, markedWarm, markedCool := dropMarked(req, order)
+	led.add(ScopeRequest, "warm-up (marked by the source tool): not measured", markedWarm, run.Dir)
+	led.add(ScopeRequest, "cool-down (marked by the source tool): not measured", markedCool, run.Dir)
+	window := run.Window
+	noOrder := run.Provenance.Has(ingest.UnavailableSendOrder)
+	if noOrder {
+		orderBasis = OrderUnknown
+	}
+	if !wallClock(run, req) {
+		window = ingest.Window{Source: "unknown"}
+	}
+	rs.Warmup = warmup(req, order, orderBasis, classes, cfg.Warmup, window)
+	if noOrder && rs.Warmup.Outcome == WarmupUnavailable {
+		rs.Warmup.Note = "rows are not in send order (the source records completion order): warm-up detection unavailable, every request is measured"
+	}
+	rs.Warmup.MarkedWarmup, rs.Warmup.MarkedCooldown = markedWarm, markedCool
 	if rs.Warmup.Discarded > 0 {
 		led.add(ScopeRequest, warmupExclusion(cfg.Warmup), rs.Warmup.Discarded, run.Dir)
 	}
 	measured := order[rs.Warmup.Discarded:]
-	rs.Counts.WarmUp = rs.Warmup.Discarded
+	rs.Counts.WarmUp = rs.Warmup.Discarded + markedWarm
+	rs.Counts.CoolDown = markedCool
 	rs.Counts.Measured = len(measured)
 
 	errorsByText := map[string]int{}
@@ -203,6 +241,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Server = serverHistograms(run, req, cfg, rs.Scrapes, led)
 	rs.Goodput = goodput(run, req, measured, classes, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
+	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
 }
 
@@ -292,13 +331,14 @@ func chunkGaps(req *ingest.Requests, measured []int, classes []uint8, method str
 }
 
 // windowFilter reports, for each accepted request, whether it belongs to
-// the window: it completed inside it. Without timestamps every request
-// counts; with an unknown window none does.
-func windowFilter(w ingest.Window, req *ingest.Requests) func(i int) bool {
+// the window: it completed inside it. Without wall-clock timestamps every
+// request counts; with an unknown window none does.
+func windowFilter(run *ingest.Run, req *ingest.Requests) func(i int) bool {
+	w := run.Window
 	if !w.Known() {
 		return func(int) bool { return false }
 	}
-	if req.TRequestSent == nil && req.TLastText == nil {
+	if !wallClock(run, req) {
 		return func(int) bool { return true }
 	}
 	start := float64(w.Start.UnixNano()) / 1e9
@@ -309,10 +349,16 @@ func windowFilter(w ingest.Window, req *ingest.Requests) func(i int) bool {
 	}
 }
 
+// wallClock reports whether the run's request times can be placed in a
+// wall-clock window: they exist and are not on a monotonic clock.
+func wallClock(run *ingest.Run, req *ingest.Requests) bool {
+	return (req.TRequestSent != nil || req.TLastText != nil) && run.Clock != "monotonic"
+}
+
 // windowBasis says how requests were placed in the window.
-func windowBasis(req *ingest.Requests) string {
-	if req.TRequestSent == nil && req.TLastText == nil {
-		return "every accepted request (no timestamps to place them in the window), warm-up included"
+func windowBasis(run *ingest.Run, req *ingest.Requests) string {
+	if !wallClock(run, req) {
+		return "every accepted request (no wall-clock timestamps to place them in the window), warm-up included"
 	}
 	return "accepted requests completing inside the window, warm-up included when the window covers it"
 }
@@ -327,7 +373,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
 		RequestsPerSec: NaN, CounterMismatch: NaN, ClientOutputTokensPerSec: NaN, ClientSpanSeconds: NaN,
 	}
-	inWindow := windowFilter(run.Window, req)
+	inWindow := windowFilter(run, req)
 	for i := 0; i < req.N; i++ {
 		if inWindow(i) {
 			t.ClientCompletionTokens += req.CompletionTokens[i]
@@ -396,7 +442,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 			}
 		}
 		led.add(ScopeStatistic, "successful request completing outside the window: not in requests/s or request goodput", outside, run.Dir)
-		t.RequestsBasis = windowBasis(req)
+		t.RequestsBasis = windowBasis(run, req)
 		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
 	}
 
@@ -600,13 +646,13 @@ func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []ui
 		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
 		return g
 	}
-	inWindow := windowFilter(run.Window, req)
+	inWindow := windowFilter(run, req)
 	for i := 0; i < req.N; i++ {
 		if inWindow(i) && sloFailure(req, i, classes[i], slo, &reasons) == "" {
 			g.PassedInWindow++
 		}
 	}
-	g.RateBasis = windowBasis(req)
+	g.RateBasis = windowBasis(run, req)
 	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }

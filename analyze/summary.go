@@ -15,11 +15,18 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // SchemaVersion identifies the layout of Summary (and summary.json).
 // It changes whenever a field is renamed or its meaning changes.
-const SchemaVersion = "benchnote.summary/v1"
+//
+// v2: levels and runs are keyed by load level (mode, value): "mode" is
+// "concurrency" (with "concurrency") or "rate" (with "rate", a number or
+// "inf", and "arrival" when known); runs carry "import" and the summary
+// "reported" for imported results; counts may carry "cool_down".
+const SchemaVersion = "benchnote.summary/v2"
 
 // Num is a float64 that encodes NaN and ±Inf as JSON null ("not available").
 type Num float64
@@ -73,7 +80,8 @@ type Summary struct {
 	Schema string `json:"schema"`
 	Title  string `json:"title"`
 	Method Method `json:"method"`
-	// Levels holds one entry per concurrency level, ascending.
+	// Levels holds one entry per load level: concurrency levels ascending,
+	// then rate levels ascending (rate inf last).
 	Levels []Level `json:"levels"`
 	// Runs holds every run (also the failed ones), in level, repeat order.
 	Runs []RunSummary `json:"runs"`
@@ -88,6 +96,9 @@ type Summary struct {
 	// Notes are fixed statements the report must carry (for example that
 	// client timings and server histograms are not joinable).
 	Notes []string `json:"notes"`
+	// Reported holds the runs imported with their tools' aggregates only:
+	// figures as reported, never recomputed and never part of a level.
+	Reported []ReportedRun `json:"reported,omitempty"`
 }
 
 // Method records every choice that shapes the numbers.
@@ -191,8 +202,13 @@ type Counts struct {
 	FailedRunRows int `json:"failed_run_rows"`
 	BadRows       int `json:"bad_rows"`
 	Accepted      int `json:"accepted"`
-	WarmUp        int `json:"warm_up"`
-	// Measured = Accepted − WarmUp.
+	// WarmUp counts the requests discarded by the warm-up rule and those
+	// the source tool of an imported run marked as warm-up.
+	WarmUp int `json:"warm_up"`
+	// CoolDown counts the requests the source tool of an imported run
+	// counted after its measurement (absent when 0).
+	CoolDown int `json:"cool_down,omitempty"`
+	// Measured = Accepted − WarmUp − CoolDown.
 	Measured int `json:"measured"`
 	Errors   int `json:"errors"`
 	// ZeroToken counts successful requests with no output token.
@@ -416,7 +432,12 @@ type WarmupResult struct {
 	// Series is the rule's verdict on TTFT and on TPOT, in that order.
 	Series []WarmupSeries `json:"series,omitempty"`
 	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
-	OverlapsWindow bool   `json:"overlaps_window"`
+	OverlapsWindow bool `json:"overlaps_window"`
+	// MarkedWarmup and MarkedCooldown count the requests the source tool of
+	// an imported run marked as warm-up or cool-down; they are not measured
+	// and the rule runs on the rest (absent when 0).
+	MarkedWarmup   int    `json:"marked_warm_up,omitempty"`
+	MarkedCooldown int    `json:"marked_cool_down,omitempty"`
 	Note           string `json:"note,omitempty"`
 	// Trace follows the first requests in send order: at most the first
 	// 2·Discarded + 200, thinned to at most 2,000 points by keeping every
@@ -479,11 +500,60 @@ type WarmupLevel struct {
 	Outcomes []ReasonCount `json:"outcomes"`
 }
 
+// LevelKey is a load level as summary.json writes it.
+type LevelKey struct {
+	// Mode is "concurrency" or "rate"; empty for a run without a level.
+	Mode string `json:"mode,omitempty"`
+	// Concurrency is N of a concurrency level.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Rate is R of a rate level in requests per second, or "inf".
+	Rate Rate `json:"rate,omitempty"`
+	// Arrival is the rate level's arrival process when known: "poisson",
+	// "constant" or "gamma".
+	Arrival string `json:"arrival,omitempty"`
+}
+
+// levelKey converts a load level.
+func levelKey(l ingest.LoadLevel) LevelKey {
+	if !l.Valid() {
+		return LevelKey{}
+	}
+	return LevelKey{Mode: string(l.Mode), Concurrency: l.Concurrency, Rate: Rate(l.Rate), Arrival: l.Arrival}
+}
+
+// Load returns the level as a load level, for labels.
+func (k LevelKey) Load() ingest.LoadLevel {
+	return ingest.LoadLevel{Mode: ingest.LoadMode(k.Mode), Concurrency: k.Concurrency, Rate: float64(k.Rate), Arrival: k.Arrival}
+}
+
+// Rate is a request rate that writes +Inf as the string "inf", as vLLM's
+// result files do, since JSON has no infinity.
+type Rate float64
+
+// MarshalJSON writes the rate, or "inf".
+func (r Rate) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(r), 1) {
+		return []byte(`"inf"`), nil
+	}
+	return strconv.AppendFloat(nil, float64(r), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number or "inf".
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	if string(b) == `"inf"` {
+		*r = Rate(math.Inf(1))
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*r = Rate(f)
+	return err
+}
+
 // RunSummary is the analysis of one run.
 type RunSummary struct {
-	Dir         string `json:"dir"`
-	Concurrency int    `json:"concurrency"`
-	Repeat      int    `json:"repeat"`
+	Dir string `json:"dir"`
+	LevelKey
+	Repeat int `json:"repeat"`
 	// Failed is set when the run could not be used; Reason says why.
 	Failed     bool         `json:"failed"`
 	FailReason string       `json:"fail_reason,omitempty"`
@@ -512,6 +582,8 @@ type RunSummary struct {
 	Workload Workload          `json:"workload"`
 	// Errors counts failed requests by error text.
 	Errors []ReasonCount `json:"errors"`
+	// Import says where an imported run came from; absent otherwise.
+	Import *ImportSummary `json:"import,omitempty"`
 }
 
 // AcrossRuns is one per-run statistic summarised across the runs of a level.
@@ -533,9 +605,10 @@ type AcrossRuns struct {
 	FewRuns bool `json:"few_runs"`
 }
 
-// Level is one concurrency level: its runs' statistics summarised.
+// Level is one load level (concurrency N, rate R or rate inf): its runs'
+// statistics summarised.
 type Level struct {
-	Concurrency int `json:"concurrency"`
+	LevelKey
 	// Runs are the run directories used, in repeat order.
 	Runs []string `json:"runs"`
 	// Stats holds median ± MAD across runs for every per-run statistic,

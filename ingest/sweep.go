@@ -41,12 +41,18 @@ type Options struct {
 
 // Well-known file names inside a sweep.
 const (
-	SweepConfigFile  = "sweep.yaml"
-	RunConfigFile    = "run.yaml"
-	RequestsCSV      = "requests.csv"
-	RequestsParquet  = "requests.parquet"
-	ScrapeStartFile  = "metrics-start.prom"
-	ScrapeEndFile    = "metrics-end.prom"
+	SweepConfigFile = "sweep.yaml"
+	RunConfigFile   = "run.yaml"
+	RequestsCSV     = "requests.csv"
+	RequestsParquet = "requests.parquet"
+	ScrapeStartFile = "metrics-start.prom"
+	ScrapeEndFile   = "metrics-end.prom"
+	// ReportedFile holds a source tool's aggregate figures for a run
+	// imported without per-request records.
+	ReportedFile = "reported.yaml"
+	// ImportRecordFile, at the sweep root, lists what `benchnote import`
+	// wrote there; its presence marks the sweep as an import.
+	ImportRecordFile = "benchnote-import.yaml"
 	envFilePrefix    = "env."
 	reasonNotRead    = "not part of the input contract"
 	reasonOutsideRun = "not in a run directory"
@@ -144,8 +150,8 @@ func Load(root string, opts Options) (*Sweep, error) {
 
 	assignRepeats(runs)
 	sort.SliceStable(runs, func(i, j int) bool {
-		if runs[i].Concurrency != runs[j].Concurrency {
-			return runs[i].Concurrency < runs[j].Concurrency
+		if c := runs[i].Load.Compare(runs[j].Load); c != 0 {
+			return c < 0
 		}
 		if runs[i].Repeat != runs[j].Repeat {
 			return runs[i].Repeat < runs[j].Repeat
@@ -153,6 +159,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 		return runs[i].Dir < runs[j].Dir
 	})
 	sw.Runs = runs
+	for _, dir := range tree.reportedDirs {
+		sw.Reported = append(sw.Reported, loadReported(root, dir))
+	}
+	sort.SliceStable(sw.Reported, func(i, j int) bool {
+		if c := sw.Reported[i].Load.Compare(sw.Reported[j].Load); c != 0 {
+			return c < 0
+		}
+		return sw.Reported[i].Dir < sw.Reported[j].Dir
+	})
 	sw.EnvDiffs = diffEnvironments(runs)
 	for _, d := range sw.EnvDiffs {
 		var parts []string
@@ -171,11 +186,12 @@ func Load(root string, opts Options) (*Sweep, error) {
 
 // tree is the result of walking a sweep directory.
 type tree struct {
-	runDirs  []string            // slash paths relative to root, sorted
-	runFiles map[string][]string // run dir -> file names in it
-	envDirs  []string            // directories holding env.* files, sorted
-	envFiles map[string][]string // dir -> env file names, sorted
-	ignored  []IgnoredFile
+	runDirs      []string            // slash paths relative to root, sorted
+	reportedDirs []string            // directories holding only reported.yaml, sorted
+	runFiles     map[string][]string // run dir -> file names in it
+	envDirs      []string            // directories holding env.* files, sorted
+	envFiles     map[string][]string // dir -> env file names, sorted
+	ignored      []IgnoredFile
 }
 
 func scanTree(root string) (*tree, error) {
@@ -222,11 +238,16 @@ func scanTree(root string) (*tree, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	t := &tree{runFiles: map[string][]string{}, envFiles: map[string][]string{}}
-	isRun := map[string]bool{}
+	isRun, isReported := map[string]bool{}, map[string]bool{}
 	for _, dir := range dirs {
 		for _, name := range files[dir] {
 			if name == RequestsCSV || name == RequestsParquet {
 				isRun[dir] = true
+			}
+		}
+		for _, name := range files[dir] {
+			if name == ReportedFile && !isRun[dir] {
+				isReported[dir] = true
 			}
 		}
 	}
@@ -237,12 +258,16 @@ func scanTree(root string) (*tree, error) {
 			t.runDirs = append(t.runDirs, dir)
 			t.runFiles[dir] = names
 		}
+		if isReported[dir] {
+			t.reportedDirs = append(t.reportedDirs, dir)
+		}
 		for _, name := range names {
 			rel := path.Join(dir, name)
 			switch {
 			case strings.HasPrefix(name, envFilePrefix):
 				t.envFiles[dir] = append(t.envFiles[dir], name)
-			case dir == "." && name == SweepConfigFile:
+			case dir == "." && (name == SweepConfigFile || name == ImportRecordFile):
+			case isReported[dir] && name == ReportedFile:
 			case isRun[dir] && (name == RunConfigFile || name == RequestsCSV || name == RequestsParquet ||
 				name == ScrapeStartFile || name == ScrapeEndFile):
 			case isRun[dir]:
@@ -322,17 +347,13 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource) *Run
 			}
 		}
 	}
-	switch {
-	case rc.Concurrency > 0:
-		run.Concurrency, run.ConcurrencySource = rc.Concurrency, "run.yaml"
-	default:
-		if n, ok := concurrencyFromPath(dir); ok {
-			run.Concurrency, run.ConcurrencySource = n, "path"
-		} else {
-			fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
-				Message: fmt.Sprintf("cannot tell the concurrency of run directory %q: set concurrency in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8 or concurrency=8", dir)})
-		}
+	run.Load, run.ConcurrencySource = levelOf(dir, rc)
+	run.Concurrency = run.Load.Concurrency
+	if !run.Load.Valid() {
+		fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
+			Message: fmt.Sprintf("cannot tell the load level of run directory %q: set concurrency or rate in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8, concurrency=8, rate16, qps16 or rate-inf", dir)})
 	}
+	run.Clock, run.Provenance = rc.Clock, rc.Provenance
 	if rc.Repeat > 0 {
 		run.Repeat, run.RepeatSource = rc.Repeat, "run.yaml"
 	}
@@ -391,6 +412,51 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource) *Run
 
 	run.Env = MergeEnv(env)
 	return run
+}
+
+// levelOf finds a run's load level: run.yaml's concurrency or rate, else
+// the path segment closest to the run directory naming a concurrency (c8)
+// or a rate (rate16, qps16, rate-inf). It also says where it came from.
+func levelOf(dir string, rc runConfig) (LoadLevel, string) {
+	switch {
+	case rc.Concurrency > 0 && rc.Rate > 0:
+		return LoadLevel{}, ""
+	case rc.Concurrency > 0:
+		return ConcurrencyLoad(rc.Concurrency), "run.yaml"
+	case rc.Rate > 0:
+		return RateLoad(rc.Rate, rc.Arrival), "run.yaml"
+	}
+	segs := strings.Split(dir, "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		if n, ok := concurrencyFromPath(segs[i]); ok {
+			return ConcurrencyLoad(n), "path"
+		}
+		if l, ok := rateFromPath(segs[i]); ok {
+			return l, "path"
+		}
+	}
+	return LoadLevel{}, ""
+}
+
+// loadReported reads a directory holding a source tool's aggregate
+// figures (reported.yaml) and nothing to recompute them from.
+func loadReported(root, dir string) *ReportedRun {
+	rr := &ReportedRun{Dir: dir}
+	rel := path.Join(dir, ReportedFile)
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "unreadable", Message: err.Error()})
+		return rr
+	}
+	rc, diags := parseRunConfig(data, rel)
+	rr.Diagnostics = append(rr.Diagnostics, diags...)
+	rr.Load, _ = levelOf(dir, rc)
+	rr.Repeat, rr.Notes, rr.Provenance = rc.Repeat, rc.Notes, rc.Provenance
+	if rr.Provenance == nil {
+		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "no source",
+			Message: "reported.yaml: expected source.tool and a reported list of the tool's figures"})
+	}
+	return rr
 }
 
 func readRequestsFile(absPath, relPath, format string, fail func(Diagnostic)) *RequestFile {
@@ -456,18 +522,18 @@ func countRows(f *os.File, format string) (int, bool) {
 	return max(n, 0), true
 }
 
-// assignRepeats numbers the runs of each concurrency level: run.yaml's
-// repeat where given, else the next free number in path order.
+// assignRepeats numbers the runs of each load level: run.yaml's repeat
+// where given, else the next free number in path order.
 func assignRepeats(runs []*Run) {
-	byLevel := map[int][]*Run{}
-	var levels []int
+	byLevel := map[LoadLevel][]*Run{}
+	var levels []LoadLevel
 	for _, r := range runs {
-		if _, ok := byLevel[r.Concurrency]; !ok {
-			levels = append(levels, r.Concurrency)
+		if _, ok := byLevel[r.Load]; !ok {
+			levels = append(levels, r.Load)
 		}
-		byLevel[r.Concurrency] = append(byLevel[r.Concurrency], r)
+		byLevel[r.Load] = append(byLevel[r.Load], r)
 	}
-	sort.Ints(levels)
+	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
 	for _, c := range levels {
 		level := byLevel[c]
 		sort.SliceStable(level, func(i, j int) bool { return level[i].Dir < level[j].Dir })
@@ -568,6 +634,14 @@ func diffEnvironments(runs []*Run) []EnvDiff {
 // runConfig is run.yaml.
 type runConfig struct {
 	Concurrency int
+	// Rate is run.yaml's rate (+Inf for inf), 0 when not given.
+	Rate    float64
+	Arrival string
+	// Clock is "monotonic" when the run's times are not wall-clock time.
+	Clock string
+	// levelNode is the run.yaml node the level came from, for messages.
+	levelNode   *yaml.Node
+	Provenance  *Provenance
 	Repeat      int
 	MaxTokens   int
 	Notes       string
@@ -618,6 +692,25 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 			}
 		case "notes":
 			rc.Notes = v.Value
+		case "rate":
+			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+				rc.Rate, rc.levelNode = r, v
+			} else {
+				bad(v, k.Value, "a positive number of requests per second or inf")
+			}
+		case "arrival":
+			if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
+				rc.Arrival = a
+			} else {
+				bad(v, k.Value, "poisson, constant or gamma")
+			}
+		case "clock":
+			switch v.Value {
+			case "monotonic", "wall":
+				rc.Clock = v.Value
+			default:
+				bad(v, k.Value, "monotonic or wall")
+			}
 		case "window":
 			if v.Kind != yaml.MappingNode {
 				bad(v, "window", "a mapping with start and end")
@@ -634,8 +727,29 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 				}
 			}
 		default:
-			diags = append(diags, unknownKey(file, k, ""))
+			if rc.Provenance == nil {
+				rc.Provenance = &Provenance{}
+			}
+			if !parseProvenanceKey(k, v, rc.Provenance, file, &diags) {
+				diags = append(diags, unknownKey(file, k, ""))
+			}
 		}
+	}
+	if p := rc.Provenance; p != nil && p.Tool == "" {
+		if len(p.Recomputed)+len(p.AsReported)+len(p.Unavailable)+len(p.Approximate)+len(p.Definitions)+len(p.Reported) > 0 || p.TokenCounts != "" {
+			diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+				Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
+		}
+		rc.Provenance = nil
+	}
+	if rc.Concurrency > 0 && rc.Rate > 0 {
+		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
+			Message: "rate: expected either concurrency or rate, not both"})
+	}
+	if rc.Arrival != "" && (rc.Rate == 0 || math.IsInf(rc.Rate, 1)) {
+		diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+			Message: "arrival is ignored: it applies only to a finite rate"})
+		rc.Arrival = ""
 	}
 	if start != nil || end != nil {
 		if start == nil || end == nil {

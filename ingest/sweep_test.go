@@ -156,7 +156,7 @@ func TestLoadRunProblems(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
-	if r := byDir["nolevel"]; !r.Failed || !strings.Contains(diag("nolevel"), `cannot tell the concurrency of run directory "nolevel"`) {
+	if r := byDir["nolevel"]; !r.Failed || !strings.Contains(diag("nolevel"), `cannot tell the load level of run directory "nolevel"`) {
 		t.Errorf("nolevel: failed %v, diagnostics %s", r.Failed, diag("nolevel"))
 	}
 	if r := byDir["c2/both"]; !r.Failed || !strings.Contains(diag("c2/both"), "both requests.csv and requests.parquet") {

@@ -93,7 +93,7 @@ func testSummary() *analyze.Summary {
 	}
 	for li, c := range []int{1, 4, 16} {
 		f := float64(li + 1)
-		lv := analyze.Level{Concurrency: c}
+		lv := analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}}
 		for ri := 1; ri <= 3; ri++ {
 			lv.Runs = append(lv.Runs, fmt.Sprintf("c%d-r%d", c, ri))
 		}
@@ -123,7 +123,7 @@ func testSummary() *analyze.Summary {
 		s.Levels = append(s.Levels, lv)
 		for ri := 1; ri <= 3; ri++ {
 			r := analyze.RunSummary{
-				Dir: fmt.Sprintf("c%d-r%d", c, ri), Concurrency: c, Repeat: ri,
+				Dir: fmt.Sprintf("c%d-r%d", c, ri), LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}, Repeat: ri,
 				Warmup: analyze.WarmupResult{Mode: "stabilisation", Outcome: analyze.WarmupCut, Discarded: 6 + 2*ri, Stabilised: true, Trace: plotTrace(30*f, ri)},
 			}
 			if c == 4 && ri == 2 {
@@ -400,7 +400,7 @@ func TestPlotsEmpty(t *testing.T) {
 		t.Errorf("empty summary gave plots %q", plotNamesOf(ps))
 	}
 	// Levels without any value: nothing to draw, still no error.
-	s := &analyze.Summary{Levels: []analyze.Level{{Concurrency: 1}, {Concurrency: 2}}}
+	s := &analyze.Summary{Levels: []analyze.Level{{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 1}}, {LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 2}}}}
 	ps, err = Plots(s)
 	if err != nil {
 		t.Fatal(err)

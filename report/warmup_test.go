@@ -28,9 +28,9 @@ func TestWarmupCell(t *testing.T) {
 
 func TestWarmupTable(t *testing.T) {
 	s := &analyze.Summary{Method: analyze.Method{Warmup: "fixed"}, Levels: []analyze.Level{
-		{Concurrency: 4, Warmup: analyze.WarmupLevel{Runs: 3, CutMedian: 40, CutMin: 40, CutMax: 40, Discarded: 120,
+		{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 4}, Warmup: analyze.WarmupLevel{Runs: 3, CutMedian: 40, CutMin: 40, CutMax: 40, Discarded: 120,
 			Outcomes: []analyze.ReasonCount{{Reason: analyze.WarmupFixedCount, Count: 3}}}},
-		{Concurrency: 8, Warmup: analyze.WarmupLevel{CutMedian: analyze.NaN}},
+		{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 8}, Warmup: analyze.WarmupLevel{CutMedian: analyze.NaN}},
 	}}
 	got := warmupTable(s)
 	for _, want := range []string{
