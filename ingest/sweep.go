@@ -23,6 +23,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"gopkg.in/yaml.v3"
+
+	"github.com/benchnote/benchnote/internal/outdir"
 )
 
 // Options tunes Load.
@@ -54,6 +56,7 @@ const (
 	envFilePrefix    = "env."
 	reasonNotRead    = "not part of the input contract"
 	reasonOutsideRun = "not in a run directory"
+	reasonReport     = "a report benchnote wrote (it holds " + outdir.MarkerName + "), not input"
 )
 
 // Load reads the sweep rooted at root. It returns an error only when root
@@ -195,6 +198,11 @@ func scanTree(root string) (*tree, error) {
 	files := map[string][]string{} // dir -> regular file names
 	var dirs []string
 	var ignored []IgnoredFile
+	// WalkDir does not follow a root that is a symbolic link; walk what it
+	// points to (links below the root are still not followed).
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			rel, _ := filepath.Rel(root, p)
@@ -207,6 +215,10 @@ func scanTree(root string) (*tree, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
+			if outdir.IsMarked(p) {
+				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: reasonReport})
+				return fs.SkipDir
+			}
 			if rel != "." && strings.HasPrefix(d.Name(), ".") {
 				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: "hidden directory"})
 				return fs.SkipDir

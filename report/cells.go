@@ -17,8 +17,10 @@ type cellContext struct {
 	plots map[string]Plot
 }
 
-// plotToken marks where the HTML renderer inlines a figure.
-const plotToken = "BENCHNOTE·FIGURE·"
+// plotToken marks where the HTML renderer inlines a figure. It starts with
+// a control character, which no input text carries into the document, so
+// input cannot place a figure.
+const plotToken = "\x10BENCHNOTE·FIGURE·"
 
 func (c *cellContext) block(args []string, tgt target) (string, error) {
 	switch args[0] {

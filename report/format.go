@@ -7,11 +7,22 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
-// fewRunsMark flags an across-run figure resting on fewer than 3 runs. The
-// HTML renderer colours it red.
-const fewRunsMark = "⚠ fewer than 3 runs"
+// A flag marks a figure resting on fewer than 3 runs: text between
+// flagOpen and flagClose, two control characters that input text never
+// carries into a document (mdEscape, code and the notebook reader escape
+// them). report.html styles what is between them; report.md drops them.
+// So the styling keys on something only benchnote writes, and input text
+// such as "⚠ 2 runs" is shown as it is.
+const (
+	flagOpen  = "\x0e" // shift out
+	flagClose = "\x0f" // shift in
+)
+
+// fewRunsMark flags an across-run figure resting on fewer than 3 runs.
+const fewRunsMark = flagOpen + "⚠ fewer than 3 runs" + flagClose
 
 // na is printed for a figure that is not available.
 const na = "n/a"
@@ -69,7 +80,7 @@ func fmtAcross(ar analyze.AcrossRuns) string {
 	}
 	runs := fmt.Sprintf("%d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
 	if ar.FewRuns {
-		runs = "⚠ " + runs
+		runs = flagOpen + "⚠ " + runs + flagClose
 	}
 	return fmt.Sprintf("%s ± %s (%s)", fmtNum(ar.Median), fmtNum(ar.MAD), runs)
 }
@@ -83,18 +94,28 @@ func plural(n int, one, many string) string {
 
 // mdEscape makes a string from the inputs (file names, environment values,
 // error texts) safe to place in Markdown: it cannot open markup, links,
-// HTML or break a table cell.
+// HTML or break a table cell; control characters show as Go escapes
+// (\x00, \x1b); and it cannot become a link through GitHub's or goldmark's
+// autolinking: the ':' of "://", the '.' of "www." and every '@' are
+// backslash-escaped, which renders them unchanged but breaks the pattern.
 func mdEscape(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+	s = controls.Escape(s)
 	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
+	for i, r := range s {
+		switch {
+		case strings.ContainsRune("\\`*_[]<>|~@", r),
+			r == ':' && strings.HasPrefix(s[i:], "://"),
+			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case '&':
+		case r == '&':
 			b.WriteString("&amp;")
-		case '\n', '\r', '\t':
-			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}
@@ -104,7 +125,8 @@ func mdEscape(s string) string {
 
 // code wraps an input string as inline code, safely.
 func code(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ", "|", "\\|").Replace(s)
+	s = controls.Escape(strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
+	s = strings.ReplaceAll(s, "|", "\\|")
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // A notebook is Markdown prose with cells that benchnote evaluates:
@@ -48,7 +50,8 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 	swallowBlank := false
 	for sc.Scan() {
 		line++
-		text := sc.Text()
+		// The notebook is input too: no control character reaches a report.
+		text := controls.EscapeText(sc.Text())
 		trimmed := strings.TrimSpace(text)
 		if swallowBlank {
 			swallowBlank = false

@@ -24,6 +24,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/templates"
 )
 
@@ -69,7 +70,7 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files[MarkdownFile] = md
+	files[MarkdownFile] = []byte(controls.EscapeText(dropFlags.Replace(string(md))))
 	htmlMD, err := renderNotebook(nb, name, ctx, targetHTML)
 	if err != nil {
 		return nil, err
@@ -89,8 +90,34 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 
 var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 
-// fewRunsPattern finds the flags on figures resting on fewer than 3 runs.
-var fewRunsPattern = regexp.MustCompile(`⚠ (fewer than 3 runs|[0-9]+ runs?)`)
+// dropFlags removes the flag delimiters: Markdown shows a flag as text.
+var dropFlags = strings.NewReplacer(flagOpen, "", flagClose, "")
+
+// flagPattern finds a flag inside one run of text.
+var flagPattern = regexp.MustCompile(flagOpen + `([^` + flagOpen + flagClose + `<]*)` + flagClose)
+
+// styleFlags turns every flag in the text of a goldmark HTML fragment into
+// a styled span, and drops the delimiters anywhere else (inside a tag, as
+// in an image's alt text). goldmark escapes '<' and '>' in text and in
+// attribute values, so a '<' always opens a tag and a '>' closes it.
+func styleFlags(html string) string {
+	var b strings.Builder
+	for html != "" {
+		lt := strings.IndexByte(html, '<')
+		if lt < 0 {
+			lt = len(html)
+		}
+		b.WriteString(dropFlags.Replace(flagPattern.ReplaceAllString(html[:lt], `<span class="warn">$1</span>`)))
+		html = html[lt:]
+		gt := strings.IndexByte(html, '>')
+		if gt < 0 {
+			gt = len(html) - 1
+		}
+		b.WriteString(dropFlags.Replace(html[:gt+1]))
+		html = html[gt+1:]
+	}
+	return b.String()
+}
 
 var pageTemplate = template.Must(template.New("page").Option("missingkey=error").Parse(templates.Page))
 
@@ -103,14 +130,13 @@ func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) 
 	if err := markdown.Convert(md, &body); err != nil {
 		return nil, fmt.Errorf("markdown: %w", err)
 	}
-	html := body.String()
-	html = fewRunsPattern.ReplaceAllString(html, `<span class="warn">$0</span>`)
+	html := styleFlags(body.String())
 	for name, p := range plots {
 		token := "<p>" + plotToken + name + "</p>"
 		if !strings.Contains(html, token) {
 			continue
 		}
-		html = strings.ReplaceAll(html, token, Figure("plot-"+name, p.Alt, p.Caption, p.SVG))
+		html = strings.ReplaceAll(html, token, Figure("plot-"+name, controls.Escape(p.Alt), controls.Escape(p.Caption), p.SVG))
 	}
-	return Page(title, template.HTML(html), template.HTML("Rendered by benchnote "+Version+" from the sweep's recorded runs; summary.json holds every number on this page."))
+	return Page(controls.Escape(title), template.HTML(controls.EscapeText(html)), template.HTML("Rendered by benchnote "+Version+" from the sweep's recorded runs; summary.json holds every number on this page."))
 }

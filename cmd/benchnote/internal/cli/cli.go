@@ -15,6 +15,8 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -29,6 +31,8 @@ const (
 // returns the exit code. Data goes to stdout; progress, errors and
 // usage mistakes go to stderr, each printed once.
 func Run(args []string, stdout, stderr io.Writer) int {
+	// Input strings (names, messages) must not drive the terminal.
+	stdout, stderr = controls.NewWriter(stdout), controls.NewWriter(stderr)
 	return run(args, stdout, stderr, system{now: time.Now, isTerminal: isTerminal, redraw: 200 * time.Millisecond})
 }
 
@@ -166,12 +170,20 @@ func printVersion(w io.Writer) { fmt.Fprintln(w, "benchnote", report.Version) }
 
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := unwrap(w).(*os.File)
 	if !ok {
 		return false
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// unwrap returns the writer under a controls.Writer, or w.
+func unwrap(w io.Writer) io.Writer {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		return u.Unwrap()
+	}
+	return w
 }
 
 func helpCommand() *command {
@@ -375,7 +387,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 			return r.Load.Describe()
 		}
 	}
-	fmt.Fprintf(w, "sweep %s: %s at %s\n", sw.Root, plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"))
+	fmt.Fprintf(w, "sweep %s: %s at %s\n", controls.Escape(sw.Root), plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"))
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -415,8 +427,11 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		if r.Failed {
 			status = "FAILED"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", levelCell(r), r.Repeat, r.Dir, format, rows, excluded,
-			strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status)
+		cells := []string{r.Dir, format, rows, excluded, strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status}
+		for i, c := range cells {
+			cells[i] = controls.Escape(c) // a tab or newline in a name must not break the table
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", levelCell(r), r.Repeat, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 
@@ -444,7 +459,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		fmt.Fprintf(w, "\n%s:\n", plural(len(v.diags), "diagnostic", "diagnostics"))
 	}
 	for _, d := range v.diags {
-		fmt.Fprintln(w, d.String())
+		fmt.Fprintln(w, controls.Escape(d.String()))
 	}
 	if len(v.findings) > 0 {
 		fmt.Fprintf(w, "\n%s:\n", plural(len(v.findings), "finding", "findings"))
@@ -518,7 +533,10 @@ func reportCommand() *command {
 serving metrics as docs/measurement-rules.md states them, and writes
 OUT/report.md, OUT/report.html, OUT/summary.json and OUT/plots/*.svg. The
 report is rendered from the default notebook, or from your own with
---notebook. A failure leaves OUT as it was.
+--notebook. OUT must be absent, an empty directory or a report benchnote
+wrote (it holds .benchnote-report); anything else is refused and left
+untouched. The new report replaces the old one atomically; a failure
+leaves OUT as it was.
 
 exit codes: 0 report written, whatever it found (its error and warning
 findings are repeated on stderr; use validate to fail on them), 2 the
@@ -535,6 +553,14 @@ report was not written, or bad usage.`,
 					return c.usageError("%v", err)
 				}
 				root := args[0]
+				inputs := []string{root}
+				if *notebook != "" {
+					inputs = append(inputs, *notebook)
+				}
+				// Refuse a bad OUT before the work; WriteDir checks again under its lock.
+				if err := outdir.Check(*outDir, inputs...); err != nil {
+					return c.fail(err)
+				}
 				opts := report.Options{}
 				if *notebook != "" {
 					data, err := os.ReadFile(*notebook)
@@ -560,7 +586,7 @@ report was not written, or bad usage.`,
 					return c.fail(err)
 				}
 				p.stage("writing", "wrote the files")
-				if err := report.WriteDir(*outDir, files); err != nil {
+				if err := report.WriteDir(*outDir, files, inputs...); err != nil {
 					return c.fail(err)
 				}
 				p.finish()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/benchnote/benchnote/analyze"
 	goldenfile "github.com/benchnote/benchnote/internal/golden"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,20 +54,7 @@ func reportFiles(t *testing.T, sweep string, extra ...string) map[string][]byte 
 	if code := Run(args, &stdout, &stderr); code != ExitClean {
 		t.Fatalf("report exit code %d: %s", code, stderr.String())
 	}
-	files := map[string][]byte{}
-	err := filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(out, p)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return readTree(t, out)
 }
 
 // manifest lists every file with its size and SHA-256, sorted.
@@ -91,8 +79,8 @@ func TestReportGolden(t *testing.T) {
 	golden(t, "example/report.md", files["report.md"])
 	golden(t, "example/summary.json", files["summary.json"])
 	golden(t, "example/MANIFEST", manifest(files))
-	if len(files) != 15 {
-		t.Errorf("%d files written, want 15 (report.md, report.html, summary.json and 12 plots)", len(files))
+	if len(files) != 16 {
+		t.Errorf("%d files written, want 16 (report.md, report.html, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
 	}
 }
 

@@ -332,7 +332,13 @@ func (c *call) progress(o *outputFlags) *progress {
 	case c.sys.isTerminal != nil && c.sys.isTerminal(c.stderr):
 		mode = progressLive
 	}
-	c.shown = newProgress(c.stderr, mode, c.sys.now, c.sys.redraw)
+	w := c.stderr
+	if mode == progressLive {
+		// The live line moves the cursor itself (\r, ESC[K) and shows no
+		// input text, so it bypasses the escaping writer.
+		w = unwrap(w)
+	}
+	c.shown = newProgress(w, mode, c.sys.now, c.sys.redraw)
 	return c.shown
 }
 

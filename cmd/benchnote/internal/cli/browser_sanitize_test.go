@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// sneakyPageJS reports what a reader of the page sees of the input text
+// that tries to pass for markup: links, styled flags, control characters.
+const sneakyPageJS = `(() => {
+	const warn = Array.from(document.querySelectorAll(".warn"));
+	const cells = Array.from(document.querySelectorAll("td"));
+	const driver = cells.find(td => td.textContent === "driver");
+	const driverValue = driver ? driver.nextElementSibling : null;
+	const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	const controls = [];
+	for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+		if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(n.data)) controls.push(n.data.slice(0, 60));
+	}
+	return {
+		title: document.title,
+		links: Array.from(document.querySelectorAll("a")).map(a => a.getAttribute("href")),
+		warnTexts: Array.from(new Set(warn.map(w => w.textContent))).sort(),
+		warnColors: Array.from(new Set(warn.map(w => getComputedStyle(w).color))),
+		driverText: driverValue ? driverValue.textContent : "",
+		driverColor: driverValue ? getComputedStyle(driverValue).color : "",
+		driverHasWarn: driverValue ? driverValue.querySelector(".warn") !== null : true,
+		controls: controls,
+	};
+})()`
+
+type sneakyPage struct {
+	Title         string   `json:"title"`
+	Links         []string `json:"links"`
+	WarnTexts     []string `json:"warnTexts"`
+	WarnColors    []string `json:"warnColors"`
+	DriverText    string   `json:"driverText"`
+	DriverColor   string   `json:"driverColor"`
+	DriverHasWarn bool     `json:"driverHasWarn"`
+	Controls      []string `json:"controls"`
+}
+
+// TestBrowserInputsStayData renders a sweep whose names, title, status
+// texts and environment values carry terminal escapes, URLs, an e-mail
+// address and the text of the few-runs flag, and opens the report in
+// Chromium: the page has no link but the notebook's own, the input's
+// "⚠ 2 runs" is plain text while the real flags (level 4 has 2 runs) are
+// red, and no text node holds a control character.
+func TestBrowserInputsStayData(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but %s is unusable: %v", chromiumPath, err)
+		}
+		t.Skip("chromium not installed: apt-get install chromium")
+	}
+	root := t.TempDir()
+	errorCSV := strings.Replace(tinyCSV, "c,10,5,120,200,ok", "c,10,5,120,200,⚠ 2 runs\x01 see http://evil.example.com", 1)
+	sweep := tinySweep(t, root, map[string]string{
+		"sweep.yaml":                    "title: \"Title\\e[1m bold\"\nwarmup: none\n",
+		"env.json":                      `{"model": "http://x", "gpu": "www.x.com", "engine": "ops@example.com", "driver": "⚠ 2 runs"}`,
+		"c4/run\x1b[31m-1/requests.csv": errorCSV,
+		"c4/run-2/requests.csv":         tinyCSV,
+	})
+	out := filepath.Join(root, "out")
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"report", sweep, "-o", out}, &stdout, &stderr); code != ExitClean {
+		t.Fatalf("report: exit %d: %s", code, stderr.String())
+	}
+	page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(out, "report.html"))}).String()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "chromium-profile")),
+	)
+	defer allocCancel()
+	bctx, bcancel := chromedp.NewContext(allocCtx)
+	defer bcancel()
+	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
+		t.Fatalf("loading %s: %v", page, err)
+	}
+	got, err := chromedp.Run(bctx, chromedp.Evaluate[sneakyPage](sneakyPageJS))
+	if err != nil {
+		t.Fatalf("inspecting the page: %v", err)
+	}
+
+	if got.Title != `Title\x1b[1m bold` {
+		t.Errorf("document.title = %q, want the title with its escape shown as \\x1b", got.Title)
+	}
+	if strings.Join(got.Links, " ") != "#exclusions #lint-findings" {
+		t.Errorf("links %q, want only the notebook's #exclusions and #lint-findings", got.Links)
+	}
+	if strings.Join(got.WarnTexts, " | ") != "⚠ 2 runs | ⚠ fewer than 3 runs" || strings.Join(got.WarnColors, " ") != "rgb(176, 0, 32)" {
+		t.Errorf("flags %q in colours %q, want the level-4 flags in red rgb(176, 0, 32)", got.WarnTexts, got.WarnColors)
+	}
+	if got.DriverText != "⚠ 2 runs" || got.DriverHasWarn || got.DriverColor == "rgb(176, 0, 32)" {
+		t.Errorf("the environment value \"⚠ 2 runs\" shows as %q in %s (styled as a flag: %v); want plain text",
+			got.DriverText, got.DriverColor, got.DriverHasWarn)
+	}
+	if len(got.Controls) > 0 {
+		t.Errorf("text nodes with control characters: %q", got.Controls)
+	}
+}
