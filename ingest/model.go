@@ -137,8 +137,14 @@ type RequestFile struct {
 	RowsRead int
 	// Requests holds the accepted rows.
 	Requests *Requests
-	// Excluded has one Warning diagnostic per excluded row.
+	// Excluded has one Warning diagnostic per excluded row listed, in line
+	// order: every excluded row, except that after MaxListedExclusions rows
+	// of one reason in one column the others are only counted, in Unlisted.
+	// ExcludedRows counts both.
 	Excluded []Diagnostic
+	// Unlisted counts the excluded rows left out of Excluded, by reason and
+	// column, in order of their first line.
+	Unlisted []UnlistedRows
 }
 
 // Histogram is a cumulative Prometheus histogram of one series.

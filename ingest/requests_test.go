@@ -782,7 +782,7 @@ func TestReadRequestsParquetArrowBadRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, batch := range []int{1, 3, 5} {
-				rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+				rf, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch, ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -847,7 +847,7 @@ func TestReadRequestsParquetArrowTypes(t *testing.T) {
 
 func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
 	t.Helper()
-	rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+	rf, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

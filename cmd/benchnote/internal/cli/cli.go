@@ -118,7 +118,7 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 		if r.Requests != nil {
 			format = r.Requests.Format
 			rows = fmt.Sprint(r.Requests.RowsRead)
-			excluded = excludedSummary(r.Requests.Excluded)
+			excluded = excludedSummary(r.Requests)
 			if r.Failed {
 				excluded = "all (run failed)"
 			}
@@ -160,6 +160,9 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 		diags = append(diags, r.Diagnostics...)
 		if r.Requests != nil {
 			diags = append(diags, r.Requests.Excluded...)
+			for _, u := range r.Requests.Unlisted {
+				diags = append(diags, u.Diagnostic(r.Requests.Path))
+			}
 			if len(r.Requests.Requests.ExtraColumns) > 0 {
 				extras = append(extras, fmt.Sprintf("%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", ")))
 			}
@@ -192,23 +195,16 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 }
 
 // excludedSummary counts excluded rows by reason: "3 (non-numeric 2, negative 1)".
-func excludedSummary(ds []ingest.Diagnostic) string {
-	if len(ds) == 0 {
+func excludedSummary(rf *ingest.RequestFile) string {
+	total := rf.ExcludedRows()
+	if total == 0 {
 		return "0"
 	}
-	counts := map[string]int{}
-	var order []string
-	for _, d := range ds {
-		if counts[d.Reason] == 0 {
-			order = append(order, d.Reason)
-		}
-		counts[d.Reason]++
-	}
 	var parts []string
-	for _, r := range order {
-		parts = append(parts, fmt.Sprintf("%s %d", r, counts[r]))
+	for _, rc := range rf.ExcludedByReason() {
+		parts = append(parts, fmt.Sprintf("%s %d", rc.Reason, rc.Rows))
 	}
-	return fmt.Sprintf("%d (%s)", len(ds), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {

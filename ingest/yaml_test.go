@@ -1,0 +1,146 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchnote/benchnote/internal/hostile"
+)
+
+// TestParseSweepConfigRanges checks that every setting outside the warm-up
+// section is range-checked, with the line, the column and the allowed range.
+func TestParseSweepConfigRanges(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"tolerance zero", "counter_tolerance: 0\n",
+			`sweep.yaml:1:20: error: counter_tolerance: expected a number in (0, 1), got "0"`},
+		{"tolerance one", "counter_tolerance: 1\n",
+			`sweep.yaml:1:20: error: counter_tolerance: expected a number in (0, 1), got "1"`},
+		{"tolerance NaN", "counter_tolerance: .nan\n",
+			`sweep.yaml:1:20: error: counter_tolerance: expected a number in (0, 1), got ".nan"`},
+		{"fraction above one", "non_streamed_fraction: 1.5\n",
+			`sweep.yaml:1:24: error: non_streamed_fraction: expected a number in (0, 1], got "1.5"`},
+		{"fraction a list", "non_streamed_fraction: [0.5]\n",
+			`sweep.yaml:1:24: error: non_streamed_fraction: expected a number in (0, 1], got a list`},
+		{"slo negative", "slo: {tpot_ms: -1}\n",
+			`sweep.yaml:1:16: error: slo.tpot_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got "-1"`},
+		{"slo infinite", "slo:\n  e2e_ms: .inf\n",
+			`sweep.yaml:2:11: error: slo.e2e_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got ".inf"`},
+		{"slo above a day", "slo: {e2e_ms: 1e10}\n",
+			`sweep.yaml:1:15: error: slo.e2e_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got "1e10"`},
+		{"title a mapping", "title: {a: b}\n",
+			`sweep.yaml:1:8: error: title: expected a text of at most 500 characters, got a mapping`},
+		{"title empty", "title:\n",
+			`sweep.yaml:1:7: error: title: expected a text of at most 500 characters, got ""`},
+		{"title too long", "title: " + strings.Repeat("t", 501) + "\n",
+			`sweep.yaml:1:8: error: title: expected a text of at most 500 characters, got "tttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttttt"...`},
+		{"percentile a list", "percentile: [linear]\n",
+			`sweep.yaml:1:13: error: percentile: expected "nearest-rank" or "linear", got ""`},
+		{"metric name empty", "metrics: {ttft: \"\"}\n",
+			`sweep.yaml:1:17: error: metrics.ttft: expected a metric name or a list of 1 to 32 names, each 1 to 1024 bytes, got ""`},
+		{"metric list of lists", "metrics: {ttft: [[a]]}\n",
+			`sweep.yaml:1:17: error: metrics.ttft: expected a metric name or a list of 1 to 32 names, each 1 to 1024 bytes, got a list`},
+		{"metric list empty", "metrics: {ttft: []}\n",
+			`sweep.yaml:1:17: error: metrics.ttft: expected a metric name or a list of 1 to 32 names, each 1 to 1024 bytes, got a list`},
+		{"selector nested", "label_selector: {engine: {a: b}}\n",
+			`sweep.yaml:1:17: error: label_selector: expected a mapping of at most 32 label names to values, got a mapping`},
+		{"speculative not a bool", "speculative_decoding: maybe\n",
+			`sweep.yaml:1:23: error: speculative_decoding: expected true or false, got "maybe"`},
+		// YAML that reads other than it looks.
+		{"duplicate key", "title: a\nmad: raw\ntitle: b\n",
+			`sweep.yaml:3:1: error: key "title" given twice (first on line 1); expected each key once`},
+		{"duplicate nested key", "slo:\n  ttft_ms: 1\n  ttft_ms: 2\n",
+			`sweep.yaml:3:3: error: key "ttft_ms" given twice (first on line 2); expected each key once`},
+		{"second document", "title: a\n---\ntitle: b\n",
+			`sweep.yaml:2:1: error: a second YAML document starts here; expected one document (remove the "---" line)`},
+		{"empty second document", "title: a\n---\n",
+			`sweep.yaml:2:1: error: a second YAML document starts here`},
+		{"alias", "mad: &j raw\ntitle: *j\n",
+			`sweep.yaml:1:6: error: anchor &j: anchors and aliases are not allowed in settings; write the value out`},
+		{"merge key", "slo:\n  <<: {ttft_ms: 5}\n",
+			`sweep.yaml:2:3: error: merge key "<<": merge keys are not allowed in settings; write the keys out`},
+		{"complex key", "? [a]\n: b\n",
+			`sweep.yaml:1:3: error: expected a plain key, got a list`},
+		{"not a mapping", "- a\n- b\n",
+			`sweep.yaml:1:1: error: expected a mapping of settings (key: value lines), got a list`},
+		{"alias bomb", string(hostile.YAMLAliasBomb(9)),
+			`sweep.yaml:1:5: error: anchor &a0: anchors and aliases are not allowed in settings`},
+		{"deep nesting", "a: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n",
+			`sweep.yaml:1:19: error: nested more than 16 levels deep`},
+		{"too large", "title: x\n" + strings.Repeat("# padding\n", MaxYAMLBytes/10),
+			`sweep.yaml: error: larger than 1,048,576 bytes, the limit for a settings file; expected a small text file`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := ParseSweepConfig([]byte(tt.yaml), "sweep.yaml")
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %v\nwant prefix %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSweepConfigAcceptsRangeEnds(t *testing.T) {
+	cfg, diags, err := ParseSweepConfig([]byte("title: \"T\"\nslo: {ttft_ms: 0, tpot_ms: 86400000, e2e_ms: 0.5}\n"+
+		"counter_tolerance: 0.999\nnon_streamed_fraction: 1\n"), "sweep.yaml")
+	if err != nil || len(diags) != 0 {
+		t.Fatal(err, diags)
+	}
+	want := SLO{TTFTms: 0, TPOTms: 86400000, E2Ems: 0.5}
+	if cfg.Title != "T" || cfg.SLO != want || cfg.CounterTolerance != 0.999 || cfg.StreamingCheckFraction != 1 {
+		t.Errorf("config = %+v", cfg)
+	}
+	for _, empty := range []string{"", "\n# only a comment\n", "---\n", "~\n"} {
+		cfg, diags, err := ParseSweepConfig([]byte(empty), "sweep.yaml")
+		if err != nil || len(diags) != 0 || cfg.Title != DefaultConfig().Title {
+			t.Errorf("%q: %v %v %q, want the defaults", empty, err, diags, cfg.Title)
+		}
+	}
+}
+
+func TestParseRunConfigRanges(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"fractional concurrency", "concurrency: 2.7\n",
+			`run.yaml:1:14: error: concurrency: expected an integer from 1 to 1,000,000, got "2.7"`},
+		{"exponent concurrency", "concurrency: 1e3\n",
+			`run.yaml:1:14: error: concurrency: expected an integer from 1 to 1,000,000, got "1e3"`},
+		{"huge concurrency", "concurrency: 1000001\n",
+			`run.yaml:1:14: error: concurrency: expected an integer from 1 to 1,000,000, got "1000001"`},
+		{"zero repeat", "repeat: 0\n",
+			`run.yaml:1:9: error: repeat: expected an integer from 1 to 10,000, got "0"`},
+		{"max_tokens a list", "max_tokens: [1]\n",
+			`run.yaml:1:13: error: max_tokens: expected an integer from 1 to 100,000,000, got a list`},
+		{"notes a mapping", "notes: {a: b}\n",
+			`run.yaml:1:8: error: notes: expected text, got a mapping`},
+		{"window in the year 10000", "window: {start: 0, end: 1e300}\n",
+			`run.yaml:1:25: error: window.end: expected an RFC 3339 time or unix seconds, between 1970 and 9999, got "1e300"`},
+		{"window before 1970", "window: {start: 1969-12-31T23:59:59Z, end: 5}\n",
+			`run.yaml:1:17: error: window.start: expected an RFC 3339 time or unix seconds, between 1970 and 9999`},
+		{"duplicate concurrency", "concurrency: 2\nconcurrency: 4\n",
+			`run.yaml:2:1: error: key "concurrency" given twice (first on line 1); expected each key once`},
+		{"aliased concurrency", "repeat: &n 2\nconcurrency: *n\n",
+			`run.yaml:1:9: error: anchor &n: anchors and aliases are not allowed in settings`},
+		{"second document", "concurrency: 2\n---\nconcurrency: 4\n",
+			`run.yaml:2:1: error: a second YAML document starts here`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc, diags := parseRunConfig([]byte(tt.yaml), "run.yaml")
+			if len(diags) == 0 || !strings.HasPrefix(diags[0].String(), tt.want) {
+				t.Errorf("diagnostics = %v\nwant first with prefix %s", diags, tt.want)
+			}
+			if rc.Concurrency != 0 && tt.name != "zero repeat" {
+				t.Errorf("concurrency %d read from a refused file", rc.Concurrency)
+			}
+		})
+	}
+	rc, diags := parseRunConfig([]byte("concurrency: 1000000\nrepeat: 3\nmax_tokens: 256\nwindow: {start: 0, end: 253402300799}\n"), "run.yaml")
+	if len(diags) != 0 || rc.Concurrency != 1000000 || rc.Repeat != 3 || rc.MaxTokens != 256 ||
+		!rc.WindowEnd.Equal(time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)) {
+		t.Errorf("run config %+v, %v", rc, diags)
+	}
+}

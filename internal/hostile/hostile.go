@@ -1,0 +1,161 @@
+// Package hostile generates the small inputs that once cost benchnote
+// gigabytes or minutes, for the tests, benchmarks and corrupt-input corpus
+// that keep them cheap. Large or binary cases are generated here rather
+// than committed under testdata.
+package hostile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+)
+
+// BombRows is the row count of the Parquet compression bomb of issue 7.
+const BombRows = 5 << 20
+
+// ParquetBomb returns a requests.parquet of rows identical rows (all with
+// request_id "same-id"), zstd-compressed and dictionary-encoded in one row
+// group: 5,242,880 rows take under 3 KB.
+func ParquetBomb(rows int) []byte {
+	const block = 1 << 16
+	sc := requiredSchema()
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), sc)
+	defer b.Release()
+	for range min(rows, block) {
+		b.Field(0).(*array.StringBuilder).Append("same-id")
+		b.Field(1).(*array.Int64Builder).Append(100)
+		b.Field(2).(*array.Int64Builder).Append(10)
+		b.Field(3).(*array.Float64Builder).Append(50)
+		b.Field(4).(*array.Float64Builder).Append(500)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
+		parquet.WithMaxRowGroupLength(int64(rows)+1))
+	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		panic(err)
+	}
+	for left := rows; left > 0; left -= block {
+		part := rec
+		if left < block {
+			part = rec.NewSlice(0, int64(left))
+			defer part.Release()
+		}
+		if err := w.WriteBuffered(part); err != nil {
+			panic(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// ParquetRows returns a small valid requests.parquet of n distinct rows
+// (ids r1, r2, ...; 10 prompt tokens, 5 completion tokens, TTFT 20 ms,
+// E2E 100 ms), snappy-compressed, in row groups of groupRows rows.
+func ParquetRows(n, groupRows int) []byte {
+	sc := requiredSchema()
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), sc)
+	defer b.Release()
+	for i := range n {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("r%d", i+1))
+		b.Field(1).(*array.Int64Builder).Append(10)
+		b.Field(2).(*array.Int64Builder).Append(5)
+		b.Field(3).(*array.Float64Builder).Append(20)
+		b.Field(4).(*array.Float64Builder).Append(100)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	return writeParquet(rec, parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(int64(groupRows)))
+}
+
+func requiredSchema() *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{
+		{Name: "request_id", Type: arrow.BinaryTypes.String},
+		{Name: "prompt_tokens", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "completion_tokens", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "TTFT_ms", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "E2E_ms", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+}
+
+func writeParquet(rec arrow.Record, opts ...parquet.WriterProperty) []byte {
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
+	if err != nil {
+		panic(err)
+	}
+	if err := w.Write(rec); err != nil {
+		panic(err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// FooterStart returns the offset of a Parquet file's Thrift footer and its
+// length, read from the last eight bytes.
+func FooterStart(data []byte) (offset, length int) {
+	length = int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	return len(data) - 8 - length, length
+}
+
+// OpenMetricsLongLabel returns an OpenMetrics scrape (it ends with
+// "# EOF") whose one counter sample carries a label value of n characters:
+// with n = 4,000 the file is about 4 KB.
+func OpenMetricsLongLabel(n int) []byte {
+	return []byte("# TYPE vllm:generation_tokens counter\n" +
+		`vllm:generation_tokens_total{model_name="` + strings.Repeat("m", n) + `"} 12345` + "\n# EOF\n")
+}
+
+// CSVLongLine returns a reader of a requests.csv whose third line (the
+// second data row) is n+9 bytes long, without holding those bytes in
+// memory.
+func CSVLongLine(n int64) io.Reader {
+	header := "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"
+	return io.MultiReader(strings.NewReader(header+"r1,10,5,20,100\n"),
+		io.LimitReader(repeatByte('x'), n), strings.NewReader(",1,2,3,4\n"))
+}
+
+// repeatByte is an endless reader of one byte.
+type repeatByte byte
+
+func (b repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// YAMLAliasBomb returns a YAML mapping whose last key expands, through
+// levels of anchors each aliasing the previous one ten times, to 10^levels
+// scalars: "billion laughs" at levels 9.
+func YAMLAliasBomb(levels int) []byte {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [\"lol\"]\n")
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for k := range 10 {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	fmt.Fprintf(&b, "title: *a%d\n", levels)
+	return []byte(b.String())
+}
