@@ -254,6 +254,10 @@ type EnvSource struct {
 	Keys []KV `json:"keys"`
 	// Canonical holds the canonical fields extracted (see CanonicalFields).
 	Canonical map[string]string `json:"canonical"`
+	// Diagnostics are warnings about what of the file was not read (a
+	// duplicate YAML key, a second YAML document, aliases that expand too
+	// far). They are reported by Load, not written into summaries.
+	Diagnostics []Diagnostic `json:"-"`
 }
 
 // KV is one key/value pair from an environment file.

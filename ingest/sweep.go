@@ -61,13 +61,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 		return nil, fmt.Errorf("sweep: %s is not a directory", root)
 	}
 	sw := &Sweep{Root: root, Config: DefaultConfig()}
-	if data, err := os.ReadFile(filepath.Join(root, SweepConfigFile)); err == nil {
+	if data, err := readFileLimited(filepath.Join(root, SweepConfigFile), MaxYAMLBytes); err == nil {
 		cfg, diags, err := ParseSweepConfig(data, SweepConfigFile)
 		if err != nil {
 			return nil, err
 		}
 		sw.Config = cfg
 		sw.Diagnostics = append(sw.Diagnostics, diags...)
+	} else if errors.Is(err, errTooLarge) {
+		return nil, &FileError{tooLargeDiagnostic(SweepConfigFile, Error, MaxYAMLBytes, "a settings file")}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -87,13 +89,18 @@ func Load(root string, opts Options) (*Sweep, error) {
 	for _, dir := range tree.envDirs {
 		for _, name := range tree.envFiles[dir] {
 			rel := path.Join(dir, name)
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxEnvLogBytes)
+			if errors.Is(err, errTooLarge) {
+				sw.Diagnostics = append(sw.Diagnostics, tooLargeDiagnostic(rel, Warning, MaxEnvLogBytes, "an environment log; its keys are not used"))
+				continue
+			}
 			if err != nil {
 				sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "unreadable",
 					Message: fmt.Sprintf("cannot read environment log: %v", err)})
 				continue
 			}
 			src := ParseEnvFile(data, rel)
+			sw.Diagnostics = append(sw.Diagnostics, src.Diagnostics...)
 			if src.Format == "unrecognised" {
 				sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Warning, File: rel, Reason: "unrecognised environment log",
 					Message: "environment log format not recognised (expected JSON, YAML, collect_env, nvidia-smi or a vLLM server log); its keys are not used"})
@@ -293,10 +300,13 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 
 	var rc runConfig
 	if has[RunConfigFile] {
-		data, err := os.ReadFile(abs(RunConfigFile))
-		if err != nil {
+		data, err := readFileLimited(abs(RunConfigFile), MaxYAMLBytes)
+		switch {
+		case errors.Is(err, errTooLarge):
+			fail(tooLargeDiagnostic(rel(RunConfigFile), Error, MaxYAMLBytes, "a settings file"))
+		case err != nil:
 			fail(Diagnostic{Severity: Error, File: rel(RunConfigFile), Reason: "unreadable", Message: err.Error()})
-		} else {
+		default:
 			var diags []Diagnostic
 			rc, diags = parseRunConfig(data, rel(RunConfigFile))
 			for _, d := range diags {
@@ -703,13 +713,6 @@ func ParseTime(s string) (time.Time, error) {
 
 // maxUnixSeconds is the last second of the year 9999.
 const maxUnixSeconds = 253402300799
-
-func mappingRoot(doc *yaml.Node) *yaml.Node {
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
-		return doc.Content[0]
-	}
-	return nil
-}
 
 func unknownKey(file string, k *yaml.Node, parent string) Diagnostic {
 	name := k.Value

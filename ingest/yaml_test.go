@@ -144,3 +144,33 @@ func TestParseRunConfigRanges(t *testing.T) {
 		t.Errorf("run config %+v, %v", rc, diags)
 	}
 }
+
+func TestEnvYAMLStrictness(t *testing.T) {
+	src := ParseEnvFile([]byte("gpu: A\nengine: vllm\ngpu: B\n---\ngpu: C\n"), "env.yaml")
+	if src.Format != "yaml" || src.Canonical["gpu"] != "A" {
+		t.Fatalf("format %q, gpu %q; want yaml, the first value A", src.Format, src.Canonical["gpu"])
+	}
+	want := []string{
+		`env.yaml:3:1: warning: key "gpu" given twice (first on line 1); this one is not read`,
+		`env.yaml:4:1: warning: a second YAML document starts here; it is not read`,
+	}
+	var got []string
+	for _, d := range src.Diagnostics {
+		got = append(got, d.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, kv := range src.Keys {
+		if kv.Value == "B" || kv.Value == "C" {
+			t.Errorf("key %v read from a duplicate key or a second document", kv)
+		}
+	}
+
+	// An alias bomb is cut at the budget, and says so.
+	src = ParseEnvFile(hostile.YAMLAliasBomb(9), "env.yaml")
+	if len(src.Diagnostics) != 1 || src.Diagnostics[0].Reason != "aliases" ||
+		src.Diagnostics[0].Message != "YAML aliases expand to more than 100,000 values; the rest of the file is not read" {
+		t.Errorf("alias bomb diagnostics = %v", src.Diagnostics)
+	}
+}
