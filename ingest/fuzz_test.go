@@ -1,0 +1,27 @@
+package ingest
+
+import (
+	"testing"
+	"time"
+)
+
+// fuzzBudget is the time a parser may take on one fuzz input of at most
+// fuzzMaxInput bytes; every Fuzz target in this package fails an input
+// that takes longer, so that fuzzing finds slow inputs, not only crashes.
+// Typical inputs take well under a millisecond; the margin absorbs a busy
+// machine. See docs/fuzzing.md for the commands.
+const (
+	fuzzBudget   = time.Second
+	fuzzMaxInput = 64 << 10
+)
+
+// withinBudget runs parse and fails t when it takes longer than fuzzBudget
+// on an input of at most fuzzMaxInput bytes.
+func withinBudget(t *testing.T, what string, size int, parse func()) {
+	t.Helper()
+	start := time.Now()
+	parse()
+	if d := time.Since(start); d > fuzzBudget && size <= fuzzMaxInput {
+		t.Fatalf("%s took %v on %d bytes; the budget is %v", what, d, size, fuzzBudget)
+	}
+}
