@@ -40,7 +40,9 @@ type csvGuard struct {
 	afterQuoteR bool  // as afterQuote, then a '\r'
 	quoteLine   int   // where the open quoted field starts
 	quoteField  int
-	err         error
+	// endsInNewline says whether the last byte read was a newline.
+	endsInNewline bool
+	err           error
 }
 
 // csvGuardError is a problem csvGuard found. line is where the record (or
@@ -68,9 +70,16 @@ func (g *csvGuard) Read(p []byte) (int, error) {
 		g.err = gerr
 		return k, gerr
 	}
+	if n > 0 {
+		g.endsInNewline = p[n-1] == '\n'
+	}
 	if err == io.EOF && g.inQuotes && !g.afterQuote && !g.afterQuoteR {
+		last := g.line
+		if g.endsInNewline {
+			last--
+		}
 		g.err = &csvGuardError{line: g.quoteLine, field: g.quoteField + 1, reason: "unterminated quote",
-			msg: fmt.Sprintf("a quoted field opened on line %d is never closed (it runs to the end of the file, line %d); expected a closing '\"' before the end of the record", g.quoteLine, g.line)}
+			msg: fmt.Sprintf("a quoted field opened on line %d is never closed (it runs to the end of the file, line %d); expected a closing '\"' before the end of the record", g.quoteLine, last)}
 		return n, g.err
 	}
 	return n, err

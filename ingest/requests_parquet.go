@@ -92,19 +92,20 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	}
 	defer pf.Close()
 	total := pf.NumRows()
+	if total < 0 {
+		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
+			"the footer declares a negative row count (%d); expected a count of 0 or more", total)
+	}
 	var groupRows int64
 	for k := range pf.NumRowGroups() {
 		n := pf.MetaData().RowGroup(k).NumRows()
-		if n < 0 || groupRows+n < groupRows {
-			total = -1
-			break
+		if n < 0 {
+			return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
+				"the footer declares a negative row count (%d) for row group %d; expected a count of 0 or more", n, k+1)
 		}
 		groupRows += n
 	}
 	switch {
-	case total < 0:
-		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
-			"the footer declares a negative row count (%d rows in the file, %d in its row groups); expected a count of 0 or more", pf.NumRows(), groupRows)
 	case total != groupRows:
 		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
 			"the footer declares %d rows but its row groups hold %d; expected the same count", total, groupRows)

@@ -6,6 +6,8 @@ package hostile
 
 import (
 	"bytes"
+	"context"
+	_ "embed"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -17,10 +19,24 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+	"github.com/apache/thrift/lib/go/thrift"
+	xparquet "github.com/xitongsys/parquet-go/parquet"
 )
 
 // BombRows is the row count of the Parquet compression bomb of issue 7.
 const BombRows = 5 << 20
+
+// bomb is ParquetBomb(BombRows), kept because writing 5,242,880 rows takes
+// seconds. TestBombIsCurrent checks it; go test ./internal/hostile
+// -regenerate writes it again.
+//
+//go:embed testdata/bomb.parquet
+var bomb []byte
+
+// Bomb returns the Parquet compression bomb of issue 7: 5,242,880
+// identical rows (request_id "same-id"), zstd and dictionary encoded, in
+// under 3 KB.
+func Bomb() []byte { return bytes.Clone(bomb) }
 
 // ParquetBomb returns a requests.parquet of rows identical rows (all with
 // request_id "same-id"), zstd-compressed and dictionary-encoded in one row
@@ -158,4 +174,38 @@ func YAMLAliasBomb(levels int) []byte {
 	}
 	fmt.Fprintf(&b, "title: *a%d\n", levels)
 	return []byte(b.String())
+}
+
+// RewriteFooter decodes a Parquet file's Thrift footer, lets edit change
+// it, and returns the file with the new footer.
+func RewriteFooter(data []byte, edit func(*xparquet.FileMetaData)) []byte {
+	start, length := FooterStart(data)
+	ctx := context.Background()
+	in := thrift.NewTMemoryBufferLen(length)
+	in.Write(data[start : start+length])
+	md := xparquet.NewFileMetaData()
+	if err := md.Read(ctx, thrift.NewTCompactProtocolConf(in, nil)); err != nil {
+		panic(err)
+	}
+	edit(md)
+	out := thrift.NewTMemoryBuffer()
+	if err := md.Write(ctx, thrift.NewTCompactProtocolConf(out, nil)); err != nil {
+		panic(err)
+	}
+	footer := out.Bytes()
+	file := append([]byte{}, data[:start]...)
+	file = append(file, footer...)
+	file = binary.LittleEndian.AppendUint32(file, uint32(len(footer)))
+	return append(file, "PAR1"...)
+}
+
+// SetRowCounts rewrites the row counts of a Parquet footer: the file's,
+// and each row group's when groups is not nil.
+func SetRowCounts(data []byte, file int64, groups []int64) []byte {
+	return RewriteFooter(data, func(md *xparquet.FileMetaData) {
+		md.NumRows = file
+		for i, g := range groups {
+			md.RowGroups[i].NumRows = g
+		}
+	})
 }
