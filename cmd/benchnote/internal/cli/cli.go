@@ -28,6 +28,7 @@ const (
 const usage = `usage:
   benchnote validate SWEEP                       check a sweep and list every problem
   benchnote report SWEEP -o OUT [--notebook MD]  write OUT/report.md, report.html, summary.json, plots/
+  (both take --max-rows-per-run N, default 50000000: refuse a requests file of more rows)
   benchnote version
 
 exit codes: 0 clean, 1 warnings only (validate), 2 errors
@@ -88,12 +89,13 @@ func parseArgs(fs *flag.FlagSet, args []string) (string, error) {
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "refuse a requests file of more rows than this")
 	root, err := parseArgs(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchnote validate: %v\n%s", err, usage)
 		return ExitErrors
 	}
-	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr)})
+	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr), MaxRowsPerRun: *maxRows})
 	if err != nil {
 		fmt.Fprintf(stderr, "benchnote validate: %v\n", err)
 		return ExitErrors
@@ -212,6 +214,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output directory (written atomically)")
 	notebook := fs.String("notebook", "", "Markdown notebook to render instead of the default write-up")
+	maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "refuse a requests file of more rows than this")
 	root, err := parseArgs(fs, args)
 	if err == nil && *out == "" {
 		err = errors.New("-o OUT is required")
@@ -229,7 +232,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Notebook, opts.NotebookName = data, *notebook
 	}
-	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr)})
+	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr), MaxRowsPerRun: *maxRows})
 	if err != nil {
 		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
 		return ExitErrors
