@@ -504,4 +504,3 @@ func copyDir(t *testing.T, src, dst string) {
 		}
 	}
 }
-
