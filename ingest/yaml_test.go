@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +174,73 @@ func TestEnvYAMLStrictness(t *testing.T) {
 		src.Diagnostics[0].Message != "YAML aliases expand to more than 100,000 values; the rest of the file is not read" {
 		t.Errorf("alias bomb diagnostics = %v", src.Diagnostics)
 	}
+}
+
+func FuzzParseSweepConfig(f *testing.F) {
+	for _, s := range []string{
+		"title: t\nslo: {ttft_ms: 1000, tpot_ms: 150, e2e_ms: 5000}\npercentile: linear\nmad: scaled\n",
+		"warmup: {mode: stabilisation, window: 10, tolerance: 0.02, consecutive: 3}\n",
+		"metrics:\n  generation_tokens: [sglang:generation_tokens]\n  ttft: a\nlabel_selector: {engine: \"0\"}\n",
+		"speculative_decoding: true\ncounter_tolerance: 0.01\nnon_streamed_fraction: 0.95\n",
+		"title: a\n---\ntitle: b\n", "a: &x 1\nb: *x\n", "<<: {a: 1}\n", "? [a]\n: b\n",
+		string(hostile.YAMLAliasBomb(3)),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var cfg Config
+		var diags []Diagnostic
+		var err error
+		withinBudget(t, "ParseSweepConfig", len(data), func() { cfg, diags, err = ParseSweepConfig(data, "sweep.yaml") })
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.Severity != Error || fe.File != "sweep.yaml" || fe.Message == "" {
+				t.Fatalf("bad error %#v", err)
+			}
+			return
+		}
+		for _, d := range diags {
+			if d.Severity != Warning || d.Line < 1 {
+				t.Fatalf("bad diagnostic %+v", d)
+			}
+		}
+		// What was accepted lies in range.
+		if !(cfg.CounterTolerance > 0 && cfg.CounterTolerance < 1) || !(cfg.StreamingCheckFraction > 0 && cfg.StreamingCheckFraction <= 1) {
+			t.Fatalf("fractions out of range: %+v", cfg)
+		}
+		for _, v := range []float64{cfg.SLO.TTFTms, cfg.SLO.TPOTms, cfg.SLO.E2Ems} {
+			if !(v >= 0 && v <= maxSLOms) {
+				t.Fatalf("SLO out of range: %+v", cfg.SLO)
+			}
+		}
+		if cfg.Percentile != "nearest-rank" && cfg.Percentile != "linear" || cfg.MAD != "raw" && cfg.MAD != "scaled" {
+			t.Fatalf("method %q, %q", cfg.Percentile, cfg.MAD)
+		}
+	})
+}
+
+func FuzzParseRunConfig(f *testing.F) {
+	for _, s := range []string{
+		"concurrency: 8\nrepeat: 2\nwindow:\n  start: 2026-11-02T10:00:00Z\n  end: 1793613720.5\nmax_tokens: 256\nnotes: free text\n",
+		"concurrency: 2.7\n", "window: {start: 0, end: 1e300}\n", "repeat: &n 1\nconcurrency: *n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var rc runConfig
+		var diags []Diagnostic
+		withinBudget(t, "parseRunConfig", len(data), func() { rc, diags = parseRunConfig(data, "run.yaml") })
+		for _, d := range diags {
+			if d.File != "run.yaml" || d.Message == "" {
+				t.Fatalf("bad diagnostic %+v", d)
+			}
+		}
+		if rc.Concurrency < 0 || rc.Concurrency > maxConcurrency || rc.Repeat < 0 || rc.Repeat > maxRepeat ||
+			rc.MaxTokens < 0 || rc.MaxTokens > maxMaxTokens {
+			t.Fatalf("run config out of range: %+v", rc)
+		}
+		if rc.HasWindow && !rc.WindowEnd.After(rc.WindowStart) {
+			t.Fatalf("window %v .. %v", rc.WindowStart, rc.WindowEnd)
+		}
+	})
 }

@@ -11,6 +11,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -208,4 +210,38 @@ func SetRowCounts(data []byte, file int64, groups []int64) []byte {
 			md.RowGroups[i].NumRows = g
 		}
 	})
+}
+
+// okRequests is a small valid requests.csv.
+const okRequests = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" +
+	"a,100,10,50,500\nb,100,10,60,600\nc,100,10,70,700\n"
+
+// Sweeps names the hostile sweeps WriteSweeps makes: the small files of
+// issue 7 that cost gigabytes, each in an otherwise valid sweep.
+var Sweeps = []string{"openmetrics-4KB-label", "parquet-bomb", "csv-1GB-line", "yaml-alias-bomb"}
+
+// WriteSweeps writes each sweep of Sweeps under dir. The CSV's 1 GiB line
+// is a sparse run of NUL bytes: it takes no disk space.
+func WriteSweeps(dir string) error {
+	files := map[string][]byte{
+		"openmetrics-4KB-label/c1/r1/requests.csv":       []byte(okRequests),
+		"openmetrics-4KB-label/c1/r1/metrics-start.prom": OpenMetricsLongLabel(4000),
+		"openmetrics-4KB-label/c1/r1/metrics-end.prom":   OpenMetricsLongLabel(4000),
+		"parquet-bomb/c1/r1/requests.parquet":            Bomb(),
+		"csv-1GB-line/c1/r1/requests.csv":                []byte(okRequests + "d,"),
+		"yaml-alias-bomb/sweep.yaml":                     YAMLAliasBomb(9),
+		"yaml-alias-bomb/env.yaml":                       YAMLAliasBomb(9),
+		"yaml-alias-bomb/c1/r1/requests.csv":             []byte(okRequests),
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	p := filepath.Join(dir, "csv-1GB-line", "c1", "r1", "requests.csv")
+	return os.Truncate(p, int64(len(okRequests))+2+1<<30)
 }

@@ -35,3 +35,24 @@ func TestBombIsCurrent(t *testing.T) {
 		t.Errorf("bomb: %d rows in %d bytes, want %d in under 3,000", r.NumRows(), len(data), BombRows)
 	}
 }
+
+var writeSweeps = flag.String("write-sweeps", "", "write the hostile sweeps under this directory (for scripts/hostile-rss.sh)")
+
+func TestWriteSweeps(t *testing.T) {
+	dir := *writeSweeps
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := WriteSweeps(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Sweeps {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, "csv-1GB-line", "c1", "r1", "requests.csv"))
+	if err != nil || fi.Size() < 1<<30 {
+		t.Errorf("the 1 GiB line: %v, %v", fi, err)
+	}
+}
