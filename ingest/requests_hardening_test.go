@@ -283,3 +283,32 @@ func TestFailedRunsCountTheirRows(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetPageChecksums checks that pages carrying a CRC-32 are
+// verified, and that a file without checksums is read as it is.
+func TestParquetPageChecksums(t *testing.T) {
+	data, spans := hostile.AddPageChecksums(hostile.ParquetRows(6, 3))
+	rf, err := ReadRequestsParquet(bytes.NewReader(data), "r.parquet")
+	if err != nil || rf.Requests.N != 6 {
+		t.Fatalf("file with checksums: %v", err)
+	}
+	// Every page of TTFT_ms (column 4) of row group 2, corrupted in turn.
+	n := 0
+	for _, s := range spans {
+		if s.RowGroup != 1 || s.Column != 3 {
+			continue
+		}
+		n++
+		bad := bytes.Clone(data)
+		bad[s.Offset+s.Length/2] ^= 0x01
+		_, err := ReadRequestsParquet(bytes.NewReader(bad), "r.parquet")
+		want := fmt.Sprintf("r.parquet: error: row group 2, column TTFT_ms: the page at byte %d fails its checksum", s.Header)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Reason != "corrupt parquet" || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("page at %d corrupted: %v\nwant prefix %s", s.Offset, err, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no page of TTFT_ms in row group 2")
+	}
+}

@@ -45,8 +45,9 @@ var goAllocator = memory.NewGoAllocator()
 // is unusable: not Parquet, truncated or corrupt, a required column
 // missing, named twice, or of a type that cannot hold its values, a footer
 // whose row count is negative, disagrees with the data or is implausible
-// for the file's size (see ReadOptions), or more rows than
-// ReadOptions.MaxRows.
+// for the file's size (see MaxParquetRowsPerByte), more rows than
+// ReadOptions.MaxRows, or a page whose CRC-32 checksum does not match (see
+// verifyPageChecksums; pages without one are not checked).
 func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (*RequestFile, error) {
 	return ReadRequestsParquetWith(r, path, ReadOptions{})
 }
@@ -150,6 +151,9 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 
 	if total > math.MaxInt32 {
 		return nil, footerRows, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
+	}
+	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
+		return nil, footerRows, fe
 	}
 	n := int(total)
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0)}

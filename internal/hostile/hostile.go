@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -182,23 +183,9 @@ func YAMLAliasBomb(levels int) []byte {
 // it, and returns the file with the new footer.
 func RewriteFooter(data []byte, edit func(*xparquet.FileMetaData)) []byte {
 	start, length := FooterStart(data)
-	ctx := context.Background()
-	in := thrift.NewTMemoryBufferLen(length)
-	in.Write(data[start : start+length])
-	md := xparquet.NewFileMetaData()
-	if err := md.Read(ctx, thrift.NewTCompactProtocolConf(in, nil)); err != nil {
-		panic(err)
-	}
+	md := readFooter(data[start : start+length])
 	edit(md)
-	out := thrift.NewTMemoryBuffer()
-	if err := md.Write(ctx, thrift.NewTCompactProtocolConf(out, nil)); err != nil {
-		panic(err)
-	}
-	footer := out.Bytes()
-	file := append([]byte{}, data[:start]...)
-	file = append(file, footer...)
-	file = binary.LittleEndian.AppendUint32(file, uint32(len(footer)))
-	return append(file, "PAR1"...)
+	return appendFooter(append([]byte{}, data[:start]...), md)
 }
 
 // SetRowCounts rewrites the row counts of a Parquet footer: the file's,
@@ -244,4 +231,91 @@ func WriteSweeps(dir string) error {
 	}
 	p := filepath.Join(dir, "csv-1GB-line", "c1", "r1", "requests.csv")
 	return os.Truncate(p, int64(len(okRequests))+2+1<<30)
+}
+
+// PageSpan locates one page of a Parquet file: its header and its payload
+// (the bytes after the header).
+type PageSpan struct {
+	RowGroup, Column int // 0-based
+	Header           int64
+	Offset, Length   int64 // the payload, in the file
+}
+
+// AddPageChecksums rewrites a Parquet file so that every page header
+// carries the CRC-32 of its page, as parquet-mr writes them (Arrow Go v17
+// writes none). Page indexes are dropped from the footer, since the pages
+// move. It returns the new file and where each page's payload lies.
+func AddPageChecksums(data []byte) ([]byte, []PageSpan) {
+	ctx := context.Background()
+	footerAt, length := FooterStart(data)
+	md := readFooter(data[footerAt : footerAt+length])
+	out := append([]byte{}, "PAR1"...)
+	var spans []PageSpan
+	for g, rg := range md.RowGroups {
+		groupStart := int64(len(out))
+		for c, cc := range rg.Columns {
+			meta := cc.MetaData
+			start := meta.DataPageOffset
+			if meta.DictionaryPageOffset != nil && *meta.DictionaryPageOffset > 0 && *meta.DictionaryPageOffset < start {
+				start = *meta.DictionaryPageOffset
+			}
+			end := start + meta.TotalCompressedSize
+			newStart := int64(len(out))
+			for pos := start; pos < end; {
+				in := thrift.NewTMemoryBufferLen(int(end - pos))
+				in.Write(data[pos:end])
+				h := xparquet.NewPageHeader()
+				if err := h.Read(ctx, thrift.NewTCompactProtocolConf(in, nil)); err != nil {
+					panic(err)
+				}
+				headerLen := int64(int(end-pos) - in.Len())
+				payload := data[pos+headerLen : pos+headerLen+int64(h.CompressedPageSize)]
+				crc := int32(crc32.ChecksumIEEE(payload))
+				h.Crc = &crc
+				buf := thrift.NewTMemoryBuffer()
+				if err := h.Write(ctx, thrift.NewTCompactProtocolConf(buf, nil)); err != nil {
+					panic(err)
+				}
+				at := int64(len(out))
+				switch {
+				case pos == meta.DataPageOffset:
+					meta.DataPageOffset = at
+				case meta.DictionaryPageOffset != nil && pos == *meta.DictionaryPageOffset:
+					meta.DictionaryPageOffset = &at
+				}
+				out = append(out, buf.Bytes()...)
+				spans = append(spans, PageSpan{RowGroup: g, Column: c, Header: at, Offset: int64(len(out)), Length: int64(len(payload))})
+				out = append(out, payload...)
+				pos += headerLen + int64(len(payload))
+			}
+			meta.TotalCompressedSize = int64(len(out)) - newStart
+			cc.FileOffset = newStart
+			cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = nil, nil, nil, nil
+		}
+		rg.FileOffset = &groupStart
+		size := int64(len(out)) - groupStart
+		rg.TotalCompressedSize = &size
+	}
+	return appendFooter(out, md), spans
+}
+
+func readFooter(b []byte) *xparquet.FileMetaData {
+	in := thrift.NewTMemoryBufferLen(len(b))
+	in.Write(b)
+	md := xparquet.NewFileMetaData()
+	if err := md.Read(context.Background(), thrift.NewTCompactProtocolConf(in, nil)); err != nil {
+		panic(err)
+	}
+	return md
+}
+
+func appendFooter(file []byte, md *xparquet.FileMetaData) []byte {
+	out := thrift.NewTMemoryBuffer()
+	if err := md.Write(context.Background(), thrift.NewTCompactProtocolConf(out, nil)); err != nil {
+		panic(err)
+	}
+	footer := out.Bytes()
+	file = append(file, footer...)
+	file = binary.LittleEndian.AppendUint32(file, uint32(len(footer)))
+	return append(file, "PAR1"...)
 }
