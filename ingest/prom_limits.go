@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"io"
+	"io/fs"
 )
 
 // Limits on a scrape, checked before it is parsed. A vLLM or SGLang scrape
@@ -19,17 +20,29 @@ const (
 	MaxLabelValueBytes = 4 << 10
 )
 
-// readScrapeLimited reads a whole scrape of at most MaxScrapeBytes.
+// readScrapeLimited reads a whole scrape of at most MaxScrapeBytes. A file
+// whose size is over the limit is refused before it is read.
 func readScrapeLimited(r io.Reader, path string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxScrapeBytes+1))
-	if err != nil {
-		return nil, fileErrorf(path, 0, 0, "", reasonReadError, "reading scrape: %v", err)
-	}
-	if len(data) > MaxScrapeBytes {
-		return nil, fileErrorf(path, 0, 0, "", reasonTooLarge,
+	tooLarge := func() error {
+		return fileErrorf(path, 0, 0, "", reasonTooLarge,
 			"larger than %s bytes, the limit for a scrape; expected a /metrics dump of kilobytes", groupDigits(MaxScrapeBytes))
 	}
-	return data, nil
+	var buf bytes.Buffer
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > MaxScrapeBytes {
+				return nil, tooLarge()
+			}
+			buf.Grow(int(fi.Size()) + 1)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxScrapeBytes+1)); err != nil {
+		return nil, fileErrorf(path, 0, 0, "", reasonReadError, "reading scrape: %v", err)
+	}
+	if buf.Len() > MaxScrapeBytes {
+		return nil, tooLarge()
+	}
+	return buf.Bytes(), nil
 }
 
 // reasonTooLarge marks a file or value over a size limit.

@@ -69,7 +69,7 @@ func Load(root string, opts Options) (*Sweep, error) {
 		sw.Config = cfg
 		sw.Diagnostics = append(sw.Diagnostics, diags...)
 	} else if errors.Is(err, errTooLarge) {
-		return nil, &FileError{tooLargeDiagnostic(SweepConfigFile, Error, MaxYAMLBytes, "a settings file")}
+		return nil, &FileError{tooLargeDiagnostic(SweepConfigFile, Error, MaxYAMLBytes, "a settings file", "expected a small text file")}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -91,7 +91,7 @@ func Load(root string, opts Options) (*Sweep, error) {
 			rel := path.Join(dir, name)
 			data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxEnvLogBytes)
 			if errors.Is(err, errTooLarge) {
-				sw.Diagnostics = append(sw.Diagnostics, tooLargeDiagnostic(rel, Warning, MaxEnvLogBytes, "an environment log; its keys are not used"))
+				sw.Diagnostics = append(sw.Diagnostics, tooLargeDiagnostic(rel, Warning, MaxEnvLogBytes, "an environment log", "it is not read"))
 				continue
 			}
 			if err != nil {
@@ -303,7 +303,7 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 		data, err := readFileLimited(abs(RunConfigFile), MaxYAMLBytes)
 		switch {
 		case errors.Is(err, errTooLarge):
-			fail(tooLargeDiagnostic(rel(RunConfigFile), Error, MaxYAMLBytes, "a settings file"))
+			fail(tooLargeDiagnostic(rel(RunConfigFile), Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
 		case err != nil:
 			fail(Diagnostic{Severity: Error, File: rel(RunConfigFile), Reason: "unreadable", Message: err.Error()})
 		default:

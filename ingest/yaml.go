@@ -24,28 +24,37 @@ const MaxEnvLogBytes = 64 << 20
 // errTooLarge is returned by readFileLimited for a file over its limit.
 var errTooLarge = errors.New("file too large")
 
-// readFileLimited reads a whole file of at most limit bytes. It never
-// reads more than limit+1 bytes, whatever the file's size.
+// readFileLimited reads a whole file of at most limit bytes. It reads
+// nothing from a regular file whose size is over the limit, and never more
+// than limit+1 bytes.
 func readFileLimited(name string, limit int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > limit {
+			return nil, errTooLarge
+		}
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	// The file may grow after Stat, or not be a regular file.
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
+	if int64(buf.Len()) > limit {
 		return nil, errTooLarge
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
-// tooLargeDiagnostic reports a file over its size limit.
-func tooLargeDiagnostic(file string, sev Severity, limit int64, what string) Diagnostic {
+// tooLargeDiagnostic reports a file over its size limit: "larger than N
+// bytes, the limit for WHAT; THEN".
+func tooLargeDiagnostic(file string, sev Severity, limit int64, what, then string) Diagnostic {
 	return Diagnostic{Severity: sev, File: file, Reason: "too large",
-		Message: fmt.Sprintf("larger than %s bytes, the limit for %s; expected a small text file", groupDigits(int(limit)), what)}
+		Message: fmt.Sprintf("larger than %s bytes, the limit for %s; %s", groupDigits(int(limit)), what, then)}
 }
 
 // parseSettingsYAML parses a settings file (sweep.yaml, run.yaml) strictly.
@@ -57,7 +66,7 @@ func tooLargeDiagnostic(file string, sev Severity, limit int64, what string) Dia
 // neither is what the author meant.
 func parseSettingsYAML(data []byte, file string) (root *yaml.Node, fe *FileError) {
 	if len(data) > MaxYAMLBytes {
-		return nil, &FileError{tooLargeDiagnostic(file, Error, MaxYAMLBytes, "a settings file")}
+		return nil, &FileError{tooLargeDiagnostic(file, Error, MaxYAMLBytes, "a settings file", "expected a small text file")}
 	}
 	defer func() {
 		// yaml.v3 has panicked on malformed input before.

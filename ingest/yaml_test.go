@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +245,50 @@ func FuzzParseRunConfig(f *testing.F) {
 			t.Fatalf("window %v .. %v", rc.WindowStart, rc.WindowEnd)
 		}
 	})
+}
+
+// TestLoadSizeLimits checks the size caps on files Load reads whole; the
+// large files are sparse, and only the limit plus one byte is read.
+func TestLoadSizeLimits(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"c1/r1/requests.csv": okCSV,
+		"c1/r1/run.yaml":     "concurrency: 1\n",
+		"c1/r2/requests.csv": okCSV,
+		"env.txt":            "gpu: x\n",
+	})
+	grow := func(rel string, size int64) {
+		if err := os.Truncate(filepath.Join(root, filepath.FromSlash(rel)), size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grow("c1/r1/run.yaml", MaxYAMLBytes+1)
+	grow("env.txt", MaxEnvLogBytes+1)
+	sw, err := Load(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range sw.Diagnostics {
+		got = append(got, d.String())
+	}
+	for _, r := range sw.Runs {
+		for _, d := range r.Diagnostics {
+			got = append(got, d.String())
+		}
+	}
+	want := []string{
+		"env.txt: warning: larger than 67,108,864 bytes, the limit for an environment log; it is not read",
+		"c1/r1/run.yaml: error: larger than 1,048,576 bytes, the limit for a settings file; expected a small text file",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	if err := os.WriteFile(filepath.Join(root, "sweep.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grow("sweep.yaml", MaxYAMLBytes+1)
+	if _, err := Load(root, Options{}); err == nil || err.Error() != "sweep.yaml: error: larger than 1,048,576 bytes, the limit for a settings file; expected a small text file" {
+		t.Errorf("sweep.yaml over the limit: %v", err)
+	}
 }

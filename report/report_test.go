@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
@@ -174,7 +175,12 @@ func FuzzNotebook(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, nb string) {
 		for _, tgt := range []target{targetMarkdown, targetHTML} {
+			start := time.Now()
 			_, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s}, tgt)
+			// The per-input budget of every fuzz test (docs/fuzzing.md).
+			if d := time.Since(start); d > time.Second && len(nb) <= 64<<10 {
+				t.Fatalf("rendering took %v on %d bytes; the budget is 1s", d, len(nb))
+			}
 			if err != nil && !strings.HasPrefix(err.Error(), "nb.md:") {
 				t.Errorf("error %q does not name the notebook line", err)
 			}

@@ -103,6 +103,9 @@ var corpusCases = map[string]corpusWant{
 		"corrupt parquet", 10},
 	"parquet-footer-bitflip-rows": {2, 0, `c1/r1/requests.parquet: error: the footer declares`,
 		"corrupt parquet", 4},
+	"parquet-checksums-valid": {0, 0, "", "", 10},
+	"parquet-checksum-mismatch": {2, 0, `c1/r1/requests.parquet: error: row group 1, column prompt_tokens: the page at byte`,
+		"corrupt parquet", 10},
 	"parquet-footer-bitflip-schema": {2, 0, `c1/r1/requests.parquet: error: not a readable Parquet file (truncated or corrupt?): parquet: could not read footer: *parquet.SchemaElement error reading struct: Required field Name is not set`,
 		"corrupt parquet", 4},
 	"parquet-footer-bitflip-harmless": {0, 0, "", "", 10},
@@ -215,6 +218,22 @@ var corpusGenerated = map[string]func() map[string][]byte{
 		// The top bit of the file's num_rows varint: a count the data
 		// cannot back.
 		data := hostile.SetRowCounts(hostile.ParquetRows(6, 3), 1<<40, nil)
+		return pq(data)
+	},
+	"parquet-checksums-valid": func() map[string][]byte {
+		data, _ := hostile.AddPageChecksums(hostile.ParquetRows(6, 3))
+		return pq(data)
+	},
+	"parquet-checksum-mismatch": func() map[string][]byte {
+		// One bit of the first prompt_tokens page, in a file whose pages
+		// carry checksums.
+		data, spans := hostile.AddPageChecksums(hostile.ParquetRows(6, 3))
+		for _, s := range spans {
+			if s.Column == 1 {
+				data[s.Offset+s.Length-1] ^= 0x01
+				break
+			}
+		}
 		return pq(data)
 	},
 	"parquet-footer-bitflip-schema": func() map[string][]byte { return pq(flipFooterBit(17)) },
