@@ -25,6 +25,8 @@ import (
 	"github.com/xitongsys/parquet-go-source/local"
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 	"github.com/xitongsys/parquet-go/writer"
+
+	"github.com/benchnote/benchnote/internal/hostile"
 )
 
 // reqNaN stands in for NaN so that reflect.DeepEqual can compare columns.
@@ -1218,6 +1220,9 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 // interrupt.
 func FuzzReadRequestsParquet(f *testing.F) {
 	f.Add(reqFuzzSeed(f))
+	withCRC, _ := hostile.AddPageChecksums(hostile.ParquetRows(4, 2))
+	f.Add(withCRC)
+	f.Add(hostile.SetRowCounts(hostile.ParquetRows(4, 2), 3, []int64{2, 1}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var rf *RequestFile
 		var err error
