@@ -38,13 +38,16 @@ func omReference(data []byte) ([]*dto.MetricFamily, error) {
 }
 
 // omComparable renders families without what openMetricsToText drops on
-// purpose (units, _created timestamps, exemplars), sorted by name, with
+// purpose (units, _created timestamps, exemplars, empty HELP texts), sorted by name, with
 // each series' labels sorted, as text for a readable diff.
 func omComparable(fams []*dto.MetricFamily) string {
 	var out []string
 	for _, f := range fams {
 		f = proto.Clone(f).(*dto.MetricFamily)
 		f.Unit = nil
+		if f.GetHelp() == "" {
+			f.Help = nil // the text format cannot write an empty HELP
+		}
 		for _, m := range f.Metric {
 			slices.SortFunc(m.Label, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
 			if m.Counter != nil {
