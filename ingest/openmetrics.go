@@ -239,7 +239,20 @@ func appendMetricName(out []byte, name string) []byte {
 	if legacy {
 		return append(out, name...)
 	}
-	return strconv.AppendQuote(out, name)
+	// Quoted as the exposition formats quote, escaping only backslash,
+	// double quote and newline.
+	out = append(out, '"')
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; c {
+		case '\\', '"':
+			out = append(out, '\\', c)
+		case '\n':
+			out = append(out, '\\', 'n')
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
 }
 
 // sample rewrites a sample line: name and labels, value, optional
