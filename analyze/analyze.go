@@ -30,6 +30,8 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			CounterTolerance:    cfg.CounterTolerance,
 			SpeculativeDecoding: cfg.SpeculativeDecoding,
 			MinRuns:             MinRuns,
+			ErrorRateThreshold:  cfg.ErrorRateThreshold,
+			IgnoredSettings:     ignoredSettings(sw),
 		},
 		Notes: []string{
 			"Client timings (TTFT, TPOT, E2E from per-request records) and server histograms (from /metrics bucket deltas) measure different intervals and different request sets; they are shown side by side and never joined, subtracted or divided.",
@@ -92,6 +94,34 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	s.Environment = environment(sw)
 	s.Findings = lint(sw, s)
 	return s
+}
+
+// ignoredSettings lists the unknown settings of sweep.yaml and every
+// run.yaml, which ingest reported and ignored, by file, line and column.
+func ignoredSettings(sw *ingest.Sweep) []IgnoredSetting {
+	out := []IgnoredSetting{}
+	collect := func(ds []ingest.Diagnostic) {
+		for _, d := range ds {
+			if d.Reason == "unknown setting" {
+				out = append(out, IgnoredSetting{File: d.File, Line: d.Line, Column: d.Column, Setting: d.ColumnName})
+			}
+		}
+	}
+	collect(sw.Diagnostics)
+	for _, r := range sw.Runs {
+		collect(r.Diagnostics)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return out
 }
 
 // parallel calls f(0) … f(n−1) on up to GOMAXPROCS goroutines and waits.
@@ -483,6 +513,21 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	add := func(sev, rule, source, msg string, runs []string) {
 		fs = append(fs, Finding{Severity: sev, Rule: rule, Source: source, Message: msg, Runs: runs})
 	}
+	var failed []string
+	for _, r := range s.Runs {
+		if r.Failed {
+			why := r.FailReason
+			if !strings.HasPrefix(why, r.Dir) {
+				why = r.Dir + ": " + why
+			}
+			failed = append(failed, why)
+		}
+	}
+	if len(failed) > 0 {
+		add("error", "run-failed", "input contract (docs/input-format.md): every run directory must be readable",
+			fmt.Sprintf("%d run(s) could not be used and are left out of every figure", len(failed)), failed)
+	}
+	fs = append(fs, errorRateFindings(s)...)
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
@@ -499,6 +544,58 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 		severity, rule, source, message string
 		match                           func(RunSummary) (string, bool)
 	}{
+		{"warning", "empty-run", "input contract (docs/input-format.md): a run's requests file holds its requests",
+			"%d run(s) have no usable request: nothing was measured, so they add nothing to any figure",
+			func(r RunSummary) (string, bool) {
+				if r.Counts.RowsRead == 0 {
+					return r.Dir + ": the requests file has no data row (header only?)", true
+				}
+				return fmt.Sprintf("%s: all %d rows were excluded as bad rows", r.Dir, r.Counts.RowsRead), r.Counts.Accepted == 0
+			}},
+		{"error", "scrapes-not-one-process", "serving-workloads §4.4: both scrapes must come from the same process and label set",
+			"%d run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported",
+			func(r RunSummary) (string, bool) {
+				return r.Dir + ": " + strings.Join(r.Scrapes.NotOneProcess, "; "), len(r.Scrapes.NotOneProcess) > 0
+			}},
+		{"error", "identical-scrapes", "serving-workloads §4.4: two scrapes bracket the measurement window",
+			"%d run(s) have identical start and end scrape files: they cannot bracket the window, so the run's server throughput and histograms are not reported",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Scrapes.Identical }},
+		{"warning", "scrapes-unchanged", "serving-workloads §4.4: two scrapes bracket the measurement window",
+			"%d run(s) have start and end scrapes in which every counter and histogram read is unchanged: the server counted nothing in the window (scrapes taken before the run, or of another server?)",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Scrapes.Unchanged }},
+		{"warning", "empty-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
+			"%d run(s) have a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable",
+			func(r RunSummary) (string, bool) {
+				return r.Dir + ": " + strings.Join(r.Scrapes.Empty, ", "), len(r.Scrapes.Empty) > 0
+			}},
+		{"warning", "histogram-without-inf-bucket", "Prometheus histograms: the +Inf bucket holds every observation",
+			"%d run(s) have a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN)",
+			serverHistogramMatch(func(h ServerHistogram) string {
+				if h.Omitted == reasonNoInfBucket {
+					return h.Metric
+				}
+				return ""
+			})},
+		{"warning", "histogram-not-monotonic", "Prometheus histogram_quantile: cumulative bucket counts never decrease",
+			"%d run(s) have server histogram buckets whose count over the window is below a lower bucket's: each was raised to that count before interpolating, as Prometheus's histogram_quantile does, so the quantiles rest on repaired buckets",
+			serverHistogramMatch(func(h ServerHistogram) string {
+				var fixes []string
+				for _, b := range h.RaisedBuckets {
+					fixes = append(fixes, fmt.Sprintf("le=%q %g raised to %g", b.Le, b.Count, b.RaisedTo))
+				}
+				if len(fixes) == 0 {
+					return ""
+				}
+				return h.Metric + " " + strings.Join(fixes, ", ")
+			})},
+		{"warning", "histogram-bounds-merged", "Prometheus histograms: one bucket per upper bound",
+			"%d run(s) have a server histogram with several buckets for one upper bound written differently (le=\"0.2\" and le=\"2e-1\"): their counts were added into one bucket, as Prometheus does",
+			serverHistogramMatch(func(h ServerHistogram) string {
+				if len(h.MergedBounds) == 0 {
+					return ""
+				}
+				return h.Metric + " le=" + strings.Join(h.MergedBounds, ", le=")
+			})},
 		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
 			"%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured",
 			func(r RunSummary) (string, bool) {
@@ -521,11 +618,6 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			"%d run(s) lack metrics-start.prom or metrics-end.prom: server-side figures are unavailable",
 			func(r RunSummary) (string, bool) {
 				return r.Dir, strings.Contains(r.Throughput.ServerUnavailable, "missing")
-			}},
-		{"error", "counter-decreased", "serving-workloads §2.4: throughput from counter deltas",
-			"%d run(s) have a counter that decreased inside the window (server restart?): their server throughput is invalid",
-			func(r RunSummary) (string, bool) {
-				return r.Dir, strings.Contains(r.Throughput.ServerUnavailable, "decreased")
 			}},
 		{"info", "chunked-streaming", "serving-workloads §2.2 per-gap deltas are conditional",
 			"%d run(s) have text chunks that do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such",
@@ -562,6 +654,14 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 		add("error", "several-engines-in-scrape", "serving-workloads §2.2: do not combine unrelated series",
 			"a metric has several series (engines or models) and no label_selector chooses one; it is not used", several)
 	}
+	if ign := s.Method.IgnoredSettings; len(ign) > 0 {
+		var where []string
+		for _, x := range ign {
+			where = append(where, fmt.Sprintf("%s:%d:%d %s", x.File, x.Line, x.Column, x.Setting))
+		}
+		add("warning", "unknown-settings", "input contract (docs/input-format.md): sweep.yaml and run.yaml settings",
+			fmt.Sprintf("%d setting(s) benchnote does not know were ignored (a misspelt key?): %s", len(ign), strings.Join(where, ", ")), nil)
+	}
 	if len(sw.EnvDiffs) > 0 {
 		var keys []string
 		for _, d := range sw.EnvDiffs {
@@ -581,4 +681,62 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
 	return fs
+}
+
+// serverHistogramMatch turns a test on one server histogram (a non-empty
+// description when it matches) into a per-run rule naming the run and
+// every histogram that matches.
+func serverHistogramMatch(describe func(ServerHistogram) string) func(RunSummary) (string, bool) {
+	return func(r RunSummary) (string, bool) {
+		var hits []string
+		for _, h := range r.Server {
+			if d := describe(h); d != "" {
+				hits = append(hits, d)
+			}
+		}
+		return r.Dir + ": " + strings.Join(hits, "; "), len(hits) > 0
+	}
+}
+
+// errorRateFindings reports, per concurrency level, a share of failed
+// measured requests above the threshold in the level as a whole or in any
+// of its runs.
+func errorRateFindings(s *Summary) []Finding {
+	thr := s.Method.ErrorRateThreshold
+	var fs []Finding
+	for _, lv := range s.Levels {
+		var over []string
+		usable := 0
+		for _, r := range s.Runs {
+			if r.Concurrency != lv.Concurrency || r.Failed {
+				continue
+			}
+			usable++
+			if c := r.Counts; c.Measured > 0 && float64(c.Errors) > thr*float64(c.Measured) {
+				over = append(over, fmt.Sprintf("%s (%d of %d measured requests failed, %s)", r.Dir, c.Errors, c.Measured, percentOf(c.Errors, c.Measured)))
+			}
+		}
+		c := lv.Counts
+		levelOver := c.Measured > 0 && float64(c.Errors) > thr*float64(c.Measured)
+		if !levelOver && len(over) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("concurrency %d: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
+			lv.Concurrency, c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
+		if !levelOver {
+			msg = fmt.Sprintf("concurrency %d: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
+				lv.Concurrency, len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+		}
+		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
+			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})
+	}
+	return fs
+}
+
+// percentOf renders n/d as a percentage for a finding's message.
+func percentOf(n, d int) string {
+	if d == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4g%%", 100*float64(n)/float64(d))
 }

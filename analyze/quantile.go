@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -323,22 +325,24 @@ func MAD(xs []float64, scaled bool) float64 {
 }
 
 // HistogramDelta subtracts the start histogram from the end one, bucket by
-// bucket. start may be nil (a server that had served nothing before). It
-// returns ok false with a reason when the bucket layouts differ or a count
-// went down (a restart).
+// bucket, matching buckets by their numeric upper bound. start may be nil
+// (a server that had served nothing before). It returns a reason instead
+// when the bucket bounds differ or a count went down (a restart).
 func HistogramDelta(start *ingest.Histogram, end ingest.Histogram) (ingest.Histogram, string) {
+	endBuckets, _ := ingest.SortBuckets(slices.Clone(end.Buckets))
 	if start == nil {
-		return end, ""
+		return ingest.Histogram{Count: end.Count, Sum: end.Sum, Buckets: endBuckets}, ""
 	}
-	if len(start.Buckets) != len(end.Buckets) {
+	startBuckets, _ := ingest.SortBuckets(slices.Clone(start.Buckets))
+	if len(startBuckets) != len(endBuckets) {
 		return ingest.Histogram{}, "bucket layouts differ between the start and end scrapes"
 	}
-	d := ingest.Histogram{Count: end.Count - start.Count, Sum: end.Sum - start.Sum, Buckets: make([]ingest.Bucket, len(end.Buckets))}
-	for i, b := range end.Buckets {
-		if b.UpperBound != start.Buckets[i].UpperBound && !(math.IsInf(b.UpperBound, 1) && math.IsInf(start.Buckets[i].UpperBound, 1)) {
+	d := ingest.Histogram{Count: end.Count - start.Count, Sum: end.Sum - start.Sum, Buckets: make([]ingest.Bucket, len(endBuckets))}
+	for i, b := range endBuckets {
+		if b.UpperBound != startBuckets[i].UpperBound {
 			return ingest.Histogram{}, "bucket layouts differ between the start and end scrapes"
 		}
-		d.Buckets[i] = ingest.Bucket{UpperBound: b.UpperBound, Count: b.Count - start.Buckets[i].Count}
+		d.Buckets[i] = ingest.Bucket{UpperBound: b.UpperBound, Count: b.Count - startBuckets[i].Count}
 		if d.Buckets[i].Count < 0 {
 			return ingest.Histogram{}, "a bucket count decreased between the scrapes (server restart?)"
 		}
@@ -349,62 +353,167 @@ func HistogramDelta(start *ingest.Histogram, end ingest.Histogram) (ingest.Histo
 	return d, ""
 }
 
+// smallDeltaTolerance is the relative difference below which
+// Prometheus's histogram_quantile treats two cumulative bucket counts as
+// equal (promql/quantile.go): float noise from rates and sums, not a
+// difference in observations.
+const smallDeltaTolerance = 1e-12
+
+// BucketRepairs records what was done to a histogram's buckets before a
+// quantile was interpolated, following Prometheus's histogram_quantile.
+type BucketRepairs struct {
+	// Merged lists the upper bounds shared by several buckets, whose
+	// counts were added into one bucket, ascending.
+	Merged []float64
+	// Raised lists, in bound order, the buckets whose cumulative count was
+	// below a lower bucket's and was raised to it (forced monotonicity).
+	Raised []RaisedBucket
+	// FloatNoise is set when counts differing by less than
+	// smallDeltaTolerance (relative) were made equal.
+	FloatNoise bool
+}
+
+// RaisedBucket is a bucket whose cumulative count was lower than the
+// count of a bucket below it and was raised to that count, as Prometheus's
+// histogram_quantile does before interpolating.
+type RaisedBucket struct {
+	// Le is the bucket's upper bound in the metric's unit, as a Prometheus
+	// le label writes it ("0.5", "+Inf").
+	Le string `json:"le"`
+	// Count is the bucket's cumulative count as recorded.
+	Count float64 `json:"count"`
+	// RaisedTo is the count it was given: the highest count below it.
+	RaisedTo float64 `json:"raised_to"`
+}
+
+// formatLe writes an upper bound as a Prometheus le label does.
+func formatLe(bound float64) string {
+	if math.IsInf(bound, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(bound, 'g', -1, 64)
+}
+
+// prepareBuckets returns a copy of bs ready for interpolation, the way
+// Prometheus's histogram_quantile prepares classic buckets: sorted by
+// bound, buckets with equal bounds merged by adding their counts,
+// cumulative counts that differ by less than smallDeltaTolerance (relative)
+// made equal, and any count below an earlier one raised to it so the
+// counts never decrease.
+func prepareBuckets(bs []ingest.Bucket) ([]ingest.Bucket, BucketRepairs) {
+	var rep BucketRepairs
+	out, merged := ingest.SortBuckets(slices.Clone(bs))
+	rep.Merged = merged
+	if len(out) == 0 {
+		return out, rep
+	}
+	// prev is the count a later bucket must reach; a bucket that was
+	// raised or treated as equal does not move it.
+	prev := out[0].Count
+	for i := 1; i < len(out); i++ {
+		cur := out[i].Count
+		switch {
+		case cur == prev:
+		case nearlyEqual(prev, cur, smallDeltaTolerance):
+			out[i].Count = prev
+			rep.FloatNoise = true
+		case cur < prev:
+			rep.Raised = append(rep.Raised, RaisedBucket{Le: formatLe(out[i].UpperBound), Count: cur, RaisedTo: prev})
+			out[i].Count = prev
+		default:
+			prev = cur
+		}
+	}
+	return out, rep
+}
+
+// smallestNormal is the smallest positive normal float64.
+const smallestNormal = 0x1p-1022
+
+// nearlyEqual reports whether a and b differ by less than tol relative to
+// |a| + |b|. Next to zero, where a relative difference means nothing, only
+// differences below tol times the smallest normal number count as equal.
+func nearlyEqual(a, b, tol float64) bool {
+	if a == b {
+		return true
+	}
+	diff, size := math.Abs(a-b), math.Abs(a)+math.Abs(b)
+	if a == 0 || b == 0 || size < smallestNormal {
+		return diff < tol*smallestNormal
+	}
+	return diff/math.Min(size, math.MaxFloat64) < tol
+}
+
 // HistogramQuantile estimates the q-quantile of a cumulative histogram the
-// way Prometheus's histogram_quantile does: find the bucket holding rank
-// q·count and interpolate linearly inside it, assuming the lowest bucket
-// starts at 0 (when its bound is positive); a rank in the +Inf bucket
-// returns the highest finite bound. NaN when there are no observations or
-// no +Inf bucket.
+// way Prometheus's histogram_quantile does for a classic histogram. The
+// buckets are prepared first: sorted, equal bounds merged, float noise
+// below a relative 1e-12 ignored, and counts forced to be non-decreasing.
+// Then the bucket holding rank q·count is found and the estimate is
+// interpolated linearly inside it, assuming the lowest bucket starts at 0
+// when its bound is positive (a rank in a lowest bucket with a bound ≤ 0
+// returns that bound); a rank in the +Inf bucket returns the highest finite
+// bound. NaN when q is NaN, when there is no +Inf bucket, fewer than two
+// buckets or no observation; −Inf for q < 0 and +Inf for q > 1.
 func HistogramQuantile(q float64, h ingest.Histogram) float64 {
-	v, _, _ := histogramQuantileBucket(q, h)
+	b, _ := prepareBuckets(h.Buckets)
+	v, _, _ := quantileInBuckets(q, b)
 	return v
 }
 
-// histogramQuantileBucket is HistogramQuantile that also returns the bounds
-// of the bucket the estimate was interpolated in (lo is 0 for the lowest
-// bucket; both are the highest finite bound for the +Inf bucket).
-func histogramQuantileBucket(q float64, h ingest.Histogram) (v, lo, hi float64) {
+// quantileInBuckets is HistogramQuantile over buckets prepared by
+// prepareBuckets. It also returns the bounds of the bucket the estimate was
+// interpolated in (lo is 0 for a lowest bucket with a positive bound; both
+// are the bound itself for a lowest bucket with a bound ≤ 0; the highest
+// finite bound and +Inf for the +Inf bucket).
+func quantileInBuckets(q float64, b []ingest.Bucket) (v, lo, hi float64) {
 	nan := math.NaN()
-	b := h.Buckets
-	if len(b) < 2 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
+	switch {
+	case math.IsNaN(q):
 		return nan, nan, nan
-	}
-	// Prometheus tolerates small non-monotonicity from float noise by
-	// forcing counts to be non-decreasing.
-	counts := make([]float64, len(b))
-	maxSoFar := 0.0
-	for i := range b {
-		maxSoFar = math.Max(maxSoFar, b[i].Count)
-		counts[i] = maxSoFar
-	}
-	total := counts[len(counts)-1]
-	if total == 0 {
-		return nan, nan, nan
-	}
-	if q < 0 {
+	case q < 0:
 		return math.Inf(-1), nan, nan
-	}
-	if q > 1 {
+	case q > 1:
 		return math.Inf(1), nan, nan
 	}
-	rank := q * total
-	i := sort.Search(len(counts)-1, func(i int) bool { return counts[i] >= rank })
-	if i == len(b)-1 {
-		top := b[len(b)-2].UpperBound
-		return top, top, math.Inf(1)
+	if bucketsUnusable(b) != "" {
+		return nan, nan, nan
 	}
-	if i == 0 && b[0].UpperBound <= 0 {
+	n := len(b)
+	rank := q * b[n-1].Count
+	i := sort.Search(n-1, func(i int) bool { return b[i].Count >= rank })
+	switch {
+	case i == n-1:
+		top := b[n-2].UpperBound
+		return top, top, math.Inf(1)
+	case i == 0 && b[0].UpperBound <= 0:
 		return b[0].UpperBound, b[0].UpperBound, b[0].UpperBound
 	}
-	start, end := 0.0, b[i].UpperBound
-	prev := 0.0
+	start, end, count := 0.0, b[i].UpperBound, b[i].Count
 	if i > 0 {
 		start = b[i-1].UpperBound
-		prev = counts[i-1]
+		count -= b[i-1].Count
+		rank -= b[i-1].Count
 	}
-	inBucket := counts[i] - prev
-	if inBucket == 0 {
-		return end, start, end
+	return start + (end-start)*(rank/count), start, end
+}
+
+// Reasons a histogram gives no quantile (Prometheus returns NaN for each).
+const (
+	reasonNoInfBucket   = "no +Inf bucket: not a valid Prometheus histogram"
+	reasonOnlyInfBucket = "only a +Inf bucket: no finite bound to interpolate in"
+	reasonNoObservation = "no observations in the window"
+)
+
+// bucketsUnusable says why prepared buckets give no quantile, "" when
+// they do, checking in the order Prometheus does.
+func bucketsUnusable(b []ingest.Bucket) string {
+	switch n := len(b); {
+	case n == 0 || !math.IsInf(b[n-1].UpperBound, 1):
+		return reasonNoInfBucket
+	case n < 2:
+		return reasonOnlyInfBucket
+	case b[n-1].Count == 0:
+		return reasonNoObservation
 	}
-	return start + (end-start)*((rank-prev)/inBucket), start, end
+	return ""
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -219,8 +220,9 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
 	}
 
-	rs.Throughput = throughput(run, req, measured, classes, led)
-	rs.Server = serverHistograms(run, req, cfg, led)
+	rs.Scrapes = checkScrapes(run)
+	rs.Throughput = throughput(run, req, measured, classes, rs.Scrapes, led)
+	rs.Server = serverHistograms(run, req, cfg, rs.Scrapes, led)
 	rs.Goodput = goodput(run, req, measured, classes, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
 	return rs, smp
@@ -432,7 +434,7 @@ func windowBasis(req *ingest.Requests) string {
 // window and client throughput from the records, separately. The client
 // numbers compared with the counters (requests/s, Σ completion_tokens)
 // count the requests completing inside the window, the set the counters saw.
-func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, led *ledger) Throughput {
+func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, check ScrapeCheck, led *ledger) Throughput {
 	t := Throughput{
 		WindowSource: run.Window.Source, WindowSeconds: NaN,
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
@@ -457,15 +459,18 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 	case run.ScrapeStart == nil || run.ScrapeEnd == nil:
 		t.ServerUnavailable = "metrics-start.prom or metrics-end.prom missing or unreadable"
 		led.add(ScopeRun, "scrape missing: server throughput and histograms unavailable", 1, run.Dir)
+	case scrapePairUnusable(run, check) != "":
+		t.ServerUnavailable = scrapePairUnusable(run, check)
+		led.add(ScopeRun, "start and end scrapes not a pair from one server process: server throughput and histograms unavailable", 1, run.Dir)
 	default:
+		// A counter that went down shows another process; checkScrapes
+		// has made the pair unusable then.
 		delta := func(role ingest.MetricRole) (float64, string) {
 			s, ok1 := run.ScrapeStart.Counters[role]
 			e, ok2 := run.ScrapeEnd.Counters[role]
 			if !ok1 || !ok2 {
-				return math.NaN(), fmt.Sprintf("counter %s not found in both scrapes", role)
-			}
-			if e < s {
-				return math.NaN(), fmt.Sprintf("counter %s decreased from %g to %g (server restart?)", run.ScrapeEnd.CounterNames[role], s, e)
+				return math.NaN(), fmt.Sprintf("counter %s not read: %s", role, roleUnread(role, run.ScrapeStart, run.ScrapeEnd,
+					func(sc *ingest.Scrape) bool { _, ok := sc.Counters[role]; return ok }))
 			}
 			return e - s, ""
 		}
@@ -482,11 +487,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 		}
 		if why := strings.Trim(strings.Join([]string{why1, why2}, "; "), "; "); why != "" {
 			t.ServerUnavailable = why
-			reason := "server counter unusable"
-			if strings.Contains(why, "decreased") {
-				reason = "counter decreased (server restart): server throughput invalid"
-			}
-			led.add(ScopeRun, reason, 1, run.Dir+": "+why)
+			led.add(ScopeRun, "server counter unusable", 1, run.Dir+": "+why)
 		}
 		if why1 == "" && t.ClientCompletionTokens > 0 {
 			t.CounterMismatch = Num(math.Abs(gen-float64(t.ClientCompletionTokens)) / float64(t.ClientCompletionTokens))
@@ -551,8 +552,9 @@ var histogramLabels = map[ingest.MetricRole][2]string{
 }
 
 // serverHistograms computes quantiles of every server histogram over the
-// window from bucket deltas.
-func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, led *ledger) []ServerHistogram {
+// window from bucket deltas, the way Prometheus's histogram_quantile does,
+// and says why each one it cannot compute is omitted.
+func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, check ScrapeCheck, led *ledger) []ServerHistogram {
 	var lowToken int
 	for i := 0; i < req.N; i++ {
 		if req.CompletionTokens[i] <= 1 && (req.Status == nil || !ingest.StatusFailed(req.Status[i])) {
@@ -562,6 +564,9 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 	omit := func(h *ServerHistogram, why string) {
 		h.Omitted = why
 		led.add(ScopeSeries, "server histogram not shown: "+why, 1, run.Dir+" "+h.Role)
+	}
+	hasRole := func(role ingest.MetricRole) func(*ingest.Scrape) bool {
+		return func(sc *ingest.Scrape) bool { _, ok := sc.Histograms[role]; return ok }
 	}
 	var out []ServerHistogram
 	for _, role := range ingest.HistogramRoles {
@@ -574,65 +579,90 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 				h.Sample = "per step; per token only when each step emits one token"
 			}
 		}
+		out = append(out, h)
+		hp := &out[len(out)-1]
 		if run.ScrapeEnd == nil {
-			omit(&h, "no end scrape")
-			out = append(out, h)
+			omit(hp, "no end scrape")
 			continue
 		}
 		end, ok := run.ScrapeEnd.Histograms[role]
 		if !ok {
-			omit(&h, "not in the end scrape")
-			out = append(out, h)
+			why := "not in the end scrape"
+			if r := run.ScrapeEnd.Unread[role]; r != "" {
+				why = r + " (end scrape)"
+			}
+			omit(hp, why)
 			continue
 		}
-		h.Metric = run.ScrapeEnd.HistogramNames[role]
+		hp.Metric = run.ScrapeEnd.HistogramNames[role]
+		if n := len(end.Buckets); n == 0 || !math.IsInf(end.Buckets[n-1].UpperBound, 1) {
+			omit(hp, reasonNoInfBucket)
+			continue
+		}
 		if role == ingest.RoleRequestTPOT && lowToken > 0 {
-			h.Omitted = "omitted: the run has successful requests with 0 or 1 output tokens (warm-up included), which the server histogram records as 0 s TPOT"
+			hp.Omitted = "omitted: the run has successful requests with 0 or 1 output tokens (warm-up included), which the server histogram records as 0 s TPOT"
 			led.add(ScopeSeries, "server TPOT histogram omitted: run has 0- or 1-token completions", 1, run.Dir)
-			out = append(out, h)
 			continue
 		}
-		var start *ingest.Histogram
-		if run.ScrapeStart != nil {
-			if s, ok := run.ScrapeStart.Histograms[role]; ok {
-				start = &s
-			} else {
-				omit(&h, "not in the start scrape: no delta over the window")
-				out = append(out, h)
-				continue
-			}
-		} else {
-			omit(&h, "no start scrape: no delta over the window")
-			out = append(out, h)
+		if run.ScrapeStart == nil {
+			omit(hp, "no start scrape: no delta over the window")
 			continue
 		}
-		d, why := HistogramDelta(start, end)
+		start, ok := run.ScrapeStart.Histograms[role]
+		if !ok {
+			omit(hp, roleUnread(role, run.ScrapeStart, run.ScrapeEnd, hasRole(role))+": no delta over the window")
+			continue
+		}
+		switch {
+		case check.Identical:
+			omit(hp, "the start and end scrapes are identical files")
+			continue
+		case len(check.NotOneProcess) > 0:
+			omit(hp, "the start and end scrapes cannot come from one server process")
+			continue
+		}
+		d, why := HistogramDelta(&start, end)
 		if why != "" {
-			omit(&h, why)
-			out = append(out, h)
+			omit(hp, why)
 			continue
 		}
-		h.Count = Num(d.Count)
-		if d.Count > 0 {
-			for _, q := range []struct {
-				name string
-				p    float64
-				dst  *Num
-			}{{"p50", 0.50, &h.P50}, {"p95", 0.95, &h.P95}, {"p99", 0.99, &h.P99}} {
-				v, lo, hi := histogramQuantileBucket(q.p, d)
-				*q.dst = Num(1000 * v)
-				h.Resolution = append(h.Resolution, QuantileBucket{
-					Quantile: q.name, LoMs: Num(1000 * lo), HiMs: Num(1000 * hi),
-					Coarse: lo == 0 || math.IsInf(hi, 1) || hi-lo > 0.5*v,
-				})
-			}
-			h.Mean = Num(1000 * d.Sum / d.Count)
-		} else {
-			omit(&h, "no observations in the window")
+		for _, b := range mergedBounds(start.MergedBounds, end.MergedBounds) {
+			hp.MergedBounds = append(hp.MergedBounds, formatLe(b))
 		}
-		out = append(out, h)
+		hp.Count = Num(d.Count)
+		b, rep := prepareBuckets(d.Buckets)
+		hp.RaisedBuckets, hp.FloatNoiseIgnored = rep.Raised, rep.FloatNoise
+		if why := bucketsUnusable(b); why != "" {
+			if why == reasonNoObservation && d.Count > 0 {
+				why = fmt.Sprintf("no observations in the window's +Inf bucket, although the count rose by %g", d.Count)
+			}
+			omit(hp, why)
+			continue
+		}
+		for _, q := range []struct {
+			name string
+			p    float64
+			dst  *Num
+		}{{"p50", 0.50, &hp.P50}, {"p95", 0.95, &hp.P95}, {"p99", 0.99, &hp.P99}} {
+			v, lo, hi := quantileInBuckets(q.p, b)
+			*q.dst = Num(1000 * v)
+			hp.Resolution = append(hp.Resolution, QuantileBucket{
+				Quantile: q.name, LoMs: Num(1000 * lo), HiMs: Num(1000 * hi),
+				Coarse: lo == 0 || math.IsInf(hi, 1) || hi-lo > 0.5*v,
+			})
+		}
+		if d.Count > 0 {
+			hp.Mean = Num(1000 * d.Sum / d.Count)
+		}
 	}
 	return out
+}
+
+// mergedBounds is the sorted union of two scrapes' merged bounds.
+func mergedBounds(a, b []float64) []float64 {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // sloFailure returns the first target request i misses ("" when it meets

@@ -103,6 +103,23 @@ type Method struct {
 	// SpeculativeDecoding marks server per-token histograms as per-step.
 	SpeculativeDecoding bool `json:"speculative_decoding"`
 	MinRuns             int  `json:"min_runs"`
+	// ErrorRateThreshold is the share of failed measured requests above
+	// which a run or a level gets an error finding.
+	ErrorRateThreshold float64 `json:"error_rate_threshold"`
+	// IgnoredSettings lists the settings in sweep.yaml and run.yaml that
+	// benchnote does not know and ignored, in file and line order.
+	IgnoredSettings []IgnoredSetting `json:"ignored_settings"`
+}
+
+// IgnoredSetting is one unknown setting that was ignored.
+type IgnoredSetting struct {
+	// File is the settings file, relative to the sweep root.
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Setting is the key as written, dotted below the top level
+	// ("warmup.windw").
+	Setting string `json:"setting"`
 }
 
 // SLO is the goodput targets (ms; 0 = not applied).
@@ -246,6 +263,17 @@ type ServerHistogram struct {
 	Resolution []QuantileBucket `json:"resolution,omitempty"`
 	// Omitted says why the histogram is not shown, if it is not.
 	Omitted string `json:"omitted,omitempty"`
+	// MergedBounds lists the upper bounds (le, in the metric's unit) that a
+	// scrape wrote on several buckets ("0.2" and "2e-1"); their counts were
+	// added, as Prometheus does.
+	MergedBounds []string `json:"merged_bounds,omitempty"`
+	// RaisedBuckets lists the buckets whose count over the window was
+	// below a lower bucket's and was raised to it before interpolating
+	// (Prometheus's forced monotonicity).
+	RaisedBuckets []RaisedBucket `json:"raised_buckets,omitempty"`
+	// FloatNoiseIgnored is set when bucket counts differing by less than
+	// 1e-12 (relative) were treated as equal, as Prometheus does.
+	FloatNoiseIgnored bool `json:"float_noise_ignored,omitempty"`
 }
 
 // QuantileBucket is the bucket a histogram quantile was interpolated in.
@@ -258,6 +286,25 @@ type QuantileBucket struct {
 	// bucket (interpolated from 0), the +Inf bucket, or a bucket wider than
 	// half the estimate.
 	Coarse bool `json:"coarse"`
+}
+
+// ScrapeCheck says whether a run's start and end scrapes can bracket one
+// window of one server process.
+type ScrapeCheck struct {
+	// Empty lists the scrape files that hold no metric family.
+	Empty []string `json:"empty,omitempty"`
+	// Identical is set when the two scrapes are the same bytes: they do not
+	// bracket a window, and the run has no server figures.
+	Identical bool `json:"identical"`
+	// Unchanged is set when every counter and histogram read from both
+	// scrapes has the same value in each: the server counted nothing in
+	// the window.
+	Unchanged bool `json:"unchanged"`
+	// NotOneProcess lists why the scrapes cannot come from one server
+	// process (process_start_time_seconds differs, a counter or histogram
+	// count decreased, a series has other labels); the run then has no
+	// server figures.
+	NotOneProcess []string `json:"not_one_process,omitempty"`
 }
 
 // Goodput is the per-request SLO pass rate and its rate over the window.
@@ -362,11 +409,13 @@ type RunSummary struct {
 	// or per-chunk-arrival gap.
 	ITL Distribution `json:"itl"`
 	// GapDistributionKnown says chunks carried exactly one token each.
-	GapDistributionKnown bool              `json:"gap_distribution_known"`
-	Throughput           Throughput        `json:"throughput"`
-	Server               []ServerHistogram `json:"server"`
-	Goodput              Goodput           `json:"goodput"`
-	Workload             Workload          `json:"workload"`
+	GapDistributionKnown bool       `json:"gap_distribution_known"`
+	Throughput           Throughput `json:"throughput"`
+	// Scrapes is what is wrong with the run's start and end scrapes.
+	Scrapes  ScrapeCheck       `json:"scrape_check"`
+	Server   []ServerHistogram `json:"server"`
+	Goodput  Goodput           `json:"goodput"`
+	Workload Workload          `json:"workload"`
 	// Errors counts failed requests by error text.
 	Errors []ReasonCount `json:"errors"`
 }

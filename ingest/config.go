@@ -26,6 +26,9 @@ type Config struct {
 	// StreamingCheckFraction is the fraction of requests with TTFT == E2E
 	// above which the run is treated as not streamed.
 	StreamingCheckFraction float64 `yaml:"non_streamed_fraction" json:"non_streamed_fraction"`
+	// ErrorRateThreshold is the share of failed requests, in (0, 1], above
+	// which a run or a concurrency level is reported as an error.
+	ErrorRateThreshold float64 `yaml:"error_rate_threshold" json:"error_rate_threshold"`
 }
 
 // SLO holds per-request latency targets in milliseconds. A zero target is
@@ -79,5 +82,6 @@ func DefaultConfig() Config {
 		Metrics:                DefaultMetricNames(),
 		CounterTolerance:       0.01,
 		StreamingCheckFraction: 0.95,
+		ErrorRateThreshold:     0.01,
 	}
 }

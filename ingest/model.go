@@ -12,8 +12,10 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -149,11 +151,36 @@ type RequestFile struct {
 
 // Histogram is a cumulative Prometheus histogram of one series.
 type Histogram struct {
-	// Buckets are sorted by UpperBound and include the +Inf bucket when the
-	// scrape has it.
+	// Buckets are sorted by UpperBound, one per bound, and end with the
+	// +Inf bucket only when the scrape has one.
 	Buckets []Bucket `json:"buckets"`
 	Count   float64  `json:"count"`
 	Sum     float64  `json:"sum"`
+	// MergedBounds lists the upper bounds that the scrape wrote on more
+	// than one bucket (le="0.2" and le="2e-1"); their counts were added.
+	MergedBounds []float64 `json:"merged_bounds,omitempty"`
+}
+
+// SortBuckets sorts bs by upper bound and merges the buckets that share a
+// bound into one holding the sum of their counts, as Prometheus's
+// histogram_quantile does: a bucket is keyed by the number its le label
+// denotes, not by how the label is written. It reuses bs and returns the
+// merged buckets and the bounds that occurred more than once, ascending.
+func SortBuckets(bs []Bucket) ([]Bucket, []float64) {
+	slices.SortStableFunc(bs, func(a, b Bucket) int { return cmp.Compare(a.UpperBound, b.UpperBound) })
+	var merged []float64
+	out := bs[:0]
+	for _, b := range bs {
+		if n := len(out); n > 0 && out[n-1].UpperBound == b.UpperBound {
+			out[n-1].Count += b.Count
+			if len(merged) == 0 || merged[len(merged)-1] != b.UpperBound {
+				merged = append(merged, b.UpperBound)
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	return out, merged
 }
 
 // Bucket is one cumulative histogram bucket.
@@ -214,10 +241,25 @@ type Scrape struct {
 	Histograms map[MetricRole]Histogram
 	// HistogramNames records the metric name each histogram role was read from.
 	HistogramNames map[MetricRole]string
-	// Families is the number of metric families in the file.
+	// Families is the number of metric families in the file; 0 for an
+	// empty scrape.
 	Families int
 	// UnusedFamilies is the number of families benchnote does not read.
 	UnusedFamilies int
+	// Unread says, for a role whose metric is in the file but could not be
+	// used, why (for example "vllm:generation_tokens_total has 2 series
+	// and no label_selector chooses one").
+	Unread map[MetricRole]string
+	// Series holds, per role read, the label set of the series it was read
+	// from, rendered as {a="x",b="y"} with the labels sorted.
+	Series map[MetricRole]string
+	// ProcessStartTime is process_start_time_seconds (unix seconds) when
+	// the scrape has exactly one such series, or one the label selector
+	// chooses; 0 otherwise.
+	ProcessStartTime float64
+	// Digest is the SHA-256 of the scrape's bytes after the byte-order
+	// mark and CR line ends are removed, to recognise two identical files.
+	Digest [32]byte
 	// Diagnostics lists the problems found (ambiguous series, missing roles).
 	Diagnostics []Diagnostic
 }

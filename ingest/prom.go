@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +70,19 @@ const (
 // Roles whose names do not occur in the file are absent without a
 // diagnostic.
 //
-// Histogram buckets are sorted by upper bound and always end with a +Inf
-// bucket; when the file has none, one holding Count is added. When the file
-// has no _count sample, Count is taken from the +Inf bucket.
+// Histogram buckets are keyed by the number their le label denotes:
+// buckets whose bounds are equal however written (le="0.2", le="2e-1") are
+// merged into one holding the sum of their counts, as Prometheus does, and
+// the bound is recorded in Histogram.MergedBounds. Buckets are sorted by
+// upper bound. A histogram without a +Inf bucket keeps its buckets as they
+// are (none is made up from _count); it is not a valid Prometheus histogram
+// and analysis gives it no quantiles. When the file has no _count sample,
+// Count is taken from the +Inf bucket.
+//
+// Beside the roles, the Scrape records process_start_time_seconds, the
+// label set of every series read, why a role present in the file could not
+// be read, and a digest of the file, so that analysis can tell whether a
+// start and an end scrape come from one server process.
 //
 // Families counts the families expfmt returns: families with at least one
 // sample. A family with only HELP and TYPE lines is not counted.
@@ -93,6 +104,9 @@ func ParseScrape(r io.Reader, path string, names MetricNames, selector map[strin
 		CounterNames:   map[MetricRole]string{},
 		Histograms:     map[MetricRole]Histogram{},
 		HistogramNames: map[MetricRole]string{},
+		Unread:         map[MetricRole]string{},
+		Series:         map[MetricRole]string{},
+		Digest:         sha256.Sum256(data),
 	}
 	var fams []*dto.MetricFamily
 	if hasEOFLine(data) {
@@ -127,6 +141,7 @@ func ParseScrape(r io.Reader, path string, names MetricNames, selector map[strin
 	for _, role := range HistogramRoles {
 		rd.readHistogram(role, names[role])
 	}
+	rd.readProcessStartTime()
 	s.Families = len(fams)
 	s.UnusedFamilies = s.Families - len(rd.used)
 	return s, nil
@@ -228,9 +243,10 @@ func (rd *scrapeReader) readCounter(role MetricRole, candidates []string) {
 			default:
 				rd.diag(Warning, reasonWrongType, "%s is a %s, not a counter; not read as %s",
 					famName, typeName(f.GetType()), role)
+				rd.scrape.Unread[role] = fmt.Sprintf("%s is a %s, not a counter", famName, typeName(f.GetType()))
 				continue
 			}
-			m, ok := rd.oneSeries(role, name, f)
+			m, ok := rd.oneSeries(role, famName, f)
 			if !ok {
 				return
 			}
@@ -238,9 +254,9 @@ func (rd *scrapeReader) readCounter(role MetricRole, candidates []string) {
 			if !rd.finite(role, famName, m, v) {
 				return
 			}
+			rd.read(role, famName, m)
 			rd.scrape.Counters[role] = v
 			rd.scrape.CounterNames[role] = famName
-			rd.used[famName] = true
 			return
 		}
 	}
@@ -252,12 +268,14 @@ func (rd *scrapeReader) readHistogram(role MetricRole, candidates []string) {
 		if f == nil {
 			if b := rd.family(name + "_bucket"); b != nil {
 				rd.diag(Warning, reasonWrongType, "%s_bucket has no TYPE histogram line; not read as %s", name, role)
+				rd.scrape.Unread[role] = name + "_bucket has no TYPE histogram line"
 			}
 			continue
 		}
 		if f.GetType() != dto.MetricType_HISTOGRAM {
 			rd.diag(Warning, reasonWrongType, "%s is a %s, not a histogram; not read as %s",
 				name, typeName(f.GetType()), role)
+			rd.scrape.Unread[role] = fmt.Sprintf("%s is a %s, not a histogram", name, typeName(f.GetType()))
 			continue
 		}
 		m, ok := rd.oneSeries(role, name, f)
@@ -268,10 +286,47 @@ func (rd *scrapeReader) readHistogram(role MetricRole, candidates []string) {
 		if !rd.finite(role, name, m, firstNonFinite(h)) {
 			return
 		}
+		rd.read(role, name, m)
 		rd.scrape.Histograms[role] = convertHistogram(h)
 		rd.scrape.HistogramNames[role] = name
-		rd.used[name] = true
 		return
+	}
+}
+
+// read records that role was read from series m of family famName.
+func (rd *scrapeReader) read(role MetricRole, famName string, m *dto.Metric) {
+	delete(rd.scrape.Unread, role)
+	rd.scrape.Series[role] = formatLabels(m.GetLabel())
+	rd.used[famName] = true
+}
+
+// processStartTimeName is the standard process collector's start time gauge.
+const processStartTimeName = "process_start_time_seconds"
+
+// readProcessStartTime records process_start_time_seconds when one series
+// of it is present or the label selector leaves exactly one; a process
+// metric often lacks the engine labels a selector names.
+func (rd *scrapeReader) readProcessStartTime() {
+	f := rd.family(processStartTimeName)
+	if f == nil {
+		return
+	}
+	ms := f.GetMetric()
+	if len(ms) > 1 {
+		var kept []*dto.Metric
+		for _, m := range ms {
+			if selectorMatches(m.GetLabel(), rd.selector) {
+				kept = append(kept, m)
+			}
+		}
+		ms = kept
+	}
+	if len(ms) != 1 {
+		return
+	}
+	if v := counterValue(ms[0]); v > 0 && !math.IsInf(v, 0) {
+		rd.scrape.ProcessStartTime = v
+		rd.used[processStartTimeName] = true
 	}
 }
 
@@ -308,12 +363,15 @@ func (rd *scrapeReader) oneSeries(role MetricRole, name string, f *dto.MetricFam
 	case len(kept) == 0:
 		rd.diag(Warning, reasonNoMatch, "%s has no series matching label_selector %s (found %s); %s not read",
 			name, formatSelector(rd.selector), labelSetList(f.GetMetric()), role)
+		rd.scrape.Unread[role] = fmt.Sprintf("%s has no series matching label_selector %s", name, formatSelector(rd.selector))
 	case len(rd.selector) == 0:
 		rd.diag(Error, reasonSeveralSeries, "%s has %d series: %s; set label_selector in sweep.yaml",
 			name, len(kept), labelSetList(kept))
+		rd.scrape.Unread[role] = fmt.Sprintf("%s has %d series and no label_selector chooses one", name, len(kept))
 	default:
 		rd.diag(Error, reasonSeveralSeries, "%s has %d series matching label_selector %s: %s; narrow label_selector in sweep.yaml",
 			name, len(kept), formatSelector(rd.selector), labelSetList(kept))
+		rd.scrape.Unread[role] = fmt.Sprintf("%s has %d series matching label_selector %s", name, len(kept), formatSelector(rd.selector))
 	}
 	return nil, false
 }
@@ -323,8 +381,10 @@ func (rd *scrapeReader) finite(role MetricRole, famName string, m *dto.Metric, v
 	switch {
 	case math.IsNaN(v):
 		rd.diag(Warning, reasonNaN, "%s%s has a NaN value; %s not read", famName, formatLabels(m.GetLabel()), role)
+		rd.scrape.Unread[role] = famName + " has a NaN value"
 	case math.IsInf(v, 0):
 		rd.diag(Warning, reasonInf, "%s%s has an infinite value; %s not read", famName, formatLabels(m.GetLabel()), role)
+		rd.scrape.Unread[role] = famName + " has an infinite value"
 	default:
 		return true
 	}
@@ -384,22 +444,11 @@ func bucketCount(b *dto.Bucket) float64 {
 
 func convertHistogram(h *dto.Histogram) Histogram {
 	out := Histogram{Count: histogramCount(h), Sum: h.GetSampleSum()}
-	out.Buckets = make([]Bucket, 0, len(h.GetBucket())+1)
+	out.Buckets = make([]Bucket, 0, len(h.GetBucket()))
 	for _, b := range h.GetBucket() {
 		out.Buckets = append(out.Buckets, Bucket{UpperBound: b.GetUpperBound(), Count: bucketCount(b)})
 	}
-	slices.SortStableFunc(out.Buckets, func(a, b Bucket) int {
-		switch {
-		case a.UpperBound < b.UpperBound:
-			return -1
-		case a.UpperBound > b.UpperBound:
-			return 1
-		}
-		return 0
-	})
-	if n := len(out.Buckets); n == 0 || !math.IsInf(out.Buckets[n-1].UpperBound, 1) {
-		out.Buckets = append(out.Buckets, Bucket{UpperBound: math.Inf(1), Count: out.Count})
-	}
+	out.Buckets, out.MergedBounds = SortBuckets(out.Buckets)
 	return out
 }
 

@@ -89,26 +89,15 @@ type histWant struct {
 	at       map[float64]float64
 }
 
-// checkHistogramShape asserts the invariants every parsed histogram has.
+// checkHistogramShape asserts the invariants every parsed histogram has:
+// one bucket per upper bound, in ascending order.
 func checkHistogramShape(t testing.TB, role MetricRole, h Histogram) {
 	t.Helper()
-	if len(h.Buckets) == 0 {
-		t.Errorf("%s: no buckets", role)
-		return
-	}
-	if !slices.IsSortedFunc(h.Buckets, func(a, b Bucket) int {
-		switch {
-		case a.UpperBound < b.UpperBound:
-			return -1
-		case a.UpperBound > b.UpperBound:
-			return 1
+	for i := 1; i < len(h.Buckets); i++ {
+		if !(h.Buckets[i-1].UpperBound < h.Buckets[i].UpperBound) {
+			t.Errorf("%s: bounds not strictly ascending: %v", role, h.Buckets)
+			return
 		}
-		return 0
-	}) {
-		t.Errorf("%s: buckets not sorted: %v", role, h.Buckets)
-	}
-	if last := h.Buckets[len(h.Buckets)-1]; !math.IsInf(last.UpperBound, 1) {
-		t.Errorf("%s: last bucket %v, want +Inf", role, last)
 	}
 }
 
@@ -148,6 +137,7 @@ func TestParseScrapeRealFiles(t *testing.T) {
 		selector map[string]string
 
 		families, unused int
+		processStart     float64
 		counters         map[MetricRole]float64
 		counterNames     map[MetricRole]string
 		histNames        map[MetricRole]string
@@ -156,7 +146,7 @@ func TestParseScrapeRealFiles(t *testing.T) {
 	}{
 		{
 			file:     "vllm0.4-0.5-datadog-fixture-opt-125m.prom",
-			families: 29, unused: 24,
+			families: 29, unused: 23, processStart: 1.7181405583e+09,
 			counters:     map[MetricRole]float64{RoleGenerationTokens: 7, RolePromptTokens: 5},
 			counterNames: vllmCounterNames,
 			histNames: map[MetricRole]string{
@@ -188,7 +178,7 @@ func TestParseScrapeRealFiles(t *testing.T) {
 		},
 		{
 			file:     "vllm0.11-v1-idle-qwen1.5-0.5b-hardware-aware-router.prom",
-			families: 58, unused: 49,
+			families: 58, unused: 48, processStart: 1.76243836732e+09,
 			counters:     map[MetricRole]float64{RoleGenerationTokens: 0, RolePromptTokens: 0},
 			counterNames: vllmCounterNames,
 			histNames:    v1Roles,
@@ -205,14 +195,14 @@ func TestParseScrapeRealFiles(t *testing.T) {
 			// The same scrape selected explicitly by its engine label.
 			file:     "vllm0.11-v1-idle-qwen1.5-0.5b-hardware-aware-router.prom",
 			selector: map[string]string{"engine": "0", "model_name": "Qwen/Qwen1.5-0.5B-Chat"},
-			families: 58, unused: 49,
+			families: 58, unused: 48, processStart: 1.76243836732e+09,
 			counters:     map[MetricRole]float64{RoleGenerationTokens: 0, RolePromptTokens: 0},
 			counterNames: vllmCounterNames,
 			histNames:    v1Roles,
 		},
 		{
 			file:     vllm016Scrape,
-			families: 81, unused: 72,
+			families: 81, unused: 71, processStart: 1.77222427916e+09,
 			counters:     map[MetricRole]float64{RoleGenerationTokens: 400, RolePromptTokens: 24},
 			counterNames: vllmCounterNames,
 			histNames:    v1Roles,
@@ -234,7 +224,7 @@ func TestParseScrapeRealFiles(t *testing.T) {
 		{
 			file:     vllm016Scrape,
 			selector: map[string]string{"engine": "0"},
-			families: 81, unused: 72,
+			families: 81, unused: 71, processStart: 1.77222427916e+09,
 			counters:     map[MetricRole]float64{RoleGenerationTokens: 400, RolePromptTokens: 24},
 			counterNames: vllmCounterNames,
 			histNames:    v1Roles,
@@ -310,6 +300,9 @@ func TestParseScrapeRealFiles(t *testing.T) {
 			if s.Families != tt.families || s.UnusedFamilies != tt.unused {
 				t.Errorf("Families, UnusedFamilies = %d, %d; want %d, %d", s.Families, s.UnusedFamilies, tt.families, tt.unused)
 			}
+			if s.ProcessStartTime != tt.processStart {
+				t.Errorf("ProcessStartTime = %v, want %v", s.ProcessStartTime, tt.processStart)
+			}
 			if !reflect.DeepEqual(s.Counters, tt.counters) {
 				t.Errorf("Counters = %v, want %v", s.Counters, tt.counters)
 			}
@@ -321,6 +314,9 @@ func TestParseScrapeRealFiles(t *testing.T) {
 			}
 			for role, h := range s.Histograms {
 				checkHistogramShape(t, role, h)
+				if n := len(h.Buckets); n == 0 || !math.IsInf(h.Buckets[n-1].UpperBound, 1) {
+					t.Errorf("%s: last bucket of %v is not +Inf", role, h.Buckets)
+				}
 			}
 			for role, want := range tt.fullHists {
 				if got := s.Histograms[role]; !reflect.DeepEqual(got, want) {
@@ -388,14 +384,21 @@ func TestParseScrapeSeveralSeries(t *testing.T) {
 		ttft     *Histogram
 		diags    []Diagnostic
 		unused   int
+		unread   map[MetricRole]string
+		series   map[MetricRole]string
 	}{
 		{
 			name:     "no selector",
 			counters: map[MetricRole]float64{},
 			unused:   5,
+			unread: map[MetricRole]string{
+				RoleGenerationTokens: "vllm:generation_tokens_total has 2 series and no label_selector chooses one",
+				RolePromptTokens:     "vllm:prompt_tokens_total has 2 series and no label_selector chooses one",
+				RoleTTFT:             "vllm:time_to_first_token_seconds has 2 series and no label_selector chooses one",
+			},
 			diags: []Diagnostic{
-				{Severity: Error, File: file, Reason: "several series", Message: `vllm:generation_tokens has 2 series: {engine="0",model_name="a"}, {engine="1",model_name="a"}; set label_selector in sweep.yaml`},
-				{Severity: Error, File: file, Reason: "several series", Message: `vllm:prompt_tokens has 2 series: {engine="0",model_name="a"}, {engine="1",model_name="a"}; set label_selector in sweep.yaml`},
+				{Severity: Error, File: file, Reason: "several series", Message: `vllm:generation_tokens_total has 2 series: {engine="0",model_name="a"}, {engine="1",model_name="a"}; set label_selector in sweep.yaml`},
+				{Severity: Error, File: file, Reason: "several series", Message: `vllm:prompt_tokens_total has 2 series: {engine="0",model_name="a"}, {engine="1",model_name="a"}; set label_selector in sweep.yaml`},
 				{Severity: Error, File: file, Reason: "several series", Message: `vllm:time_to_first_token_seconds has 2 series: {engine="0",model_name="a"}, {engine="1",model_name="a"}; set label_selector in sweep.yaml`},
 			},
 		},
@@ -404,9 +407,14 @@ func TestParseScrapeSeveralSeries(t *testing.T) {
 			selector: map[string]string{"model_name": "a"},
 			counters: map[MetricRole]float64{},
 			unused:   5,
+			unread: map[MetricRole]string{
+				RoleGenerationTokens: `vllm:generation_tokens_total has 2 series matching label_selector {model_name="a"}`,
+				RolePromptTokens:     `vllm:prompt_tokens_total has 2 series matching label_selector {model_name="a"}`,
+				RoleTTFT:             `vllm:time_to_first_token_seconds has 2 series matching label_selector {model_name="a"}`,
+			},
 			diags: []Diagnostic{
-				{Severity: Error, File: file, Reason: "several series", Message: `vllm:generation_tokens has 2 series matching label_selector {model_name="a"}: {engine="0",model_name="a"}, {engine="1",model_name="a"}; narrow label_selector in sweep.yaml`},
-				{Severity: Error, File: file, Reason: "several series", Message: `vllm:prompt_tokens has 2 series matching label_selector {model_name="a"}: {engine="0",model_name="a"}, {engine="1",model_name="a"}; narrow label_selector in sweep.yaml`},
+				{Severity: Error, File: file, Reason: "several series", Message: `vllm:generation_tokens_total has 2 series matching label_selector {model_name="a"}: {engine="0",model_name="a"}, {engine="1",model_name="a"}; narrow label_selector in sweep.yaml`},
+				{Severity: Error, File: file, Reason: "several series", Message: `vllm:prompt_tokens_total has 2 series matching label_selector {model_name="a"}: {engine="0",model_name="a"}, {engine="1",model_name="a"}; narrow label_selector in sweep.yaml`},
 				{Severity: Error, File: file, Reason: "several series", Message: `vllm:time_to_first_token_seconds has 2 series matching label_selector {model_name="a"}: {engine="0",model_name="a"}, {engine="1",model_name="a"}; narrow label_selector in sweep.yaml`},
 			},
 		},
@@ -416,6 +424,11 @@ func TestParseScrapeSeveralSeries(t *testing.T) {
 			counters: map[MetricRole]float64{RoleGenerationTokens: 120, RolePromptTokens: 300},
 			ttft:     &engine0TTFT,
 			unused:   2,
+			series: map[MetricRole]string{
+				RoleGenerationTokens: `{engine="0",model_name="a"}`,
+				RolePromptTokens:     `{engine="0",model_name="a"}`,
+				RoleTTFT:             `{engine="0",model_name="a"}`,
+			},
 		},
 		{
 			name:     "engine 1, buckets out of order in the file",
@@ -436,9 +449,14 @@ func TestParseScrapeSeveralSeries(t *testing.T) {
 			selector: map[string]string{"engine": "1", "dp_rank": "0"},
 			counters: map[MetricRole]float64{},
 			unused:   5,
+			unread: map[MetricRole]string{
+				RoleGenerationTokens: `vllm:generation_tokens_total has no series matching label_selector {dp_rank="0",engine="1"}`,
+				RolePromptTokens:     `vllm:prompt_tokens_total has no series matching label_selector {dp_rank="0",engine="1"}`,
+				RoleTTFT:             `vllm:time_to_first_token_seconds has no series matching label_selector {dp_rank="0",engine="1"}`,
+			},
 			diags: []Diagnostic{
-				{Severity: Warning, File: file, Reason: "no matching series", Message: `vllm:generation_tokens has no series matching label_selector {dp_rank="0",engine="1"} (found {engine="0",model_name="a"}, {engine="1",model_name="a"}); generation_tokens not read`},
-				{Severity: Warning, File: file, Reason: "no matching series", Message: `vllm:prompt_tokens has no series matching label_selector {dp_rank="0",engine="1"} (found {engine="0",model_name="a"}, {engine="1",model_name="a"}); prompt_tokens not read`},
+				{Severity: Warning, File: file, Reason: "no matching series", Message: `vllm:generation_tokens_total has no series matching label_selector {dp_rank="0",engine="1"} (found {engine="0",model_name="a"}, {engine="1",model_name="a"}); generation_tokens not read`},
+				{Severity: Warning, File: file, Reason: "no matching series", Message: `vllm:prompt_tokens_total has no series matching label_selector {dp_rank="0",engine="1"} (found {engine="0",model_name="a"}, {engine="1",model_name="a"}); prompt_tokens not read`},
 				{Severity: Warning, File: file, Reason: "no matching series", Message: `vllm:time_to_first_token_seconds has no series matching label_selector {dp_rank="0",engine="1"} (found {engine="0",model_name="a"}, {engine="1",model_name="a"}); ttft not read`},
 			},
 		},
@@ -464,6 +482,15 @@ func TestParseScrapeSeveralSeries(t *testing.T) {
 			}
 			if s.Families != 5 || s.UnusedFamilies != tt.unused {
 				t.Errorf("Families, UnusedFamilies = %d, %d; want 5, %d", s.Families, s.UnusedFamilies, tt.unused)
+			}
+			if tt.unread == nil {
+				tt.unread = map[MetricRole]string{}
+			}
+			if !reflect.DeepEqual(s.Unread, tt.unread) {
+				t.Errorf("Unread = %q, want %q", s.Unread, tt.unread)
+			}
+			if tt.series != nil && !reflect.DeepEqual(s.Series, tt.series) {
+				t.Errorf("Series = %q, want %q", s.Series, tt.series)
 			}
 		})
 	}
@@ -494,8 +521,10 @@ func TestParseScrapeOpenMetrics(t *testing.T) {
 	if got := s.Histograms[RoleTTFT]; !reflect.DeepEqual(got, wantTTFT) {
 		t.Errorf("ttft = %+v, want %+v", got, wantTTFT)
 	}
-	if s.Families != 4 || s.UnusedFamilies != 1 {
-		t.Errorf("Families, UnusedFamilies = %d, %d; want 4, 1", s.Families, s.UnusedFamilies)
+	// process_start_time_seconds is the fourth family, read for the
+	// one-process check.
+	if s.Families != 4 || s.UnusedFamilies != 0 || s.ProcessStartTime != 1793610000 {
+		t.Errorf("Families, UnusedFamilies, ProcessStartTime = %d, %d, %v; want 4, 0, 1793610000", s.Families, s.UnusedFamilies, s.ProcessStartTime)
 	}
 	if len(s.Diagnostics) != 0 {
 		t.Errorf("Diagnostics = %v, want none", s.Diagnostics)
@@ -657,10 +686,24 @@ func TestParseScrapeEdgeCases(t *testing.T) {
 			reasons: []string{"inf"},
 		},
 		{
+			// No +Inf bucket is made up from _count: analysis refuses it.
 			name:  "histogram without +Inf bucket",
 			text:  "# TYPE h histogram\nh_bucket{le=\"0.5\"} 2\nh_bucket{le=\"0.1\"} 1\nh_count 3\nh_sum 0.9\n",
 			names: ttft("h"),
-			hist:  &Histogram{Buckets: buckets([]float64{0.1, 0.5, inf}, []float64{1, 2, 3}), Count: 3, Sum: 0.9},
+			hist:  &Histogram{Buckets: buckets([]float64{0.1, 0.5}, []float64{1, 2}), Count: 3, Sum: 0.9},
+		},
+		{
+			// histograms.test's mixed_bucket: one bound written three ways.
+			name:  "equal bounds written differently are one bucket",
+			text:  "# TYPE h histogram\nh_bucket{le=\"0.1\"} 1\nh_bucket{le=\"0.2\"} 1\nh_bucket{le=\"2e-1\"} 1\nh_bucket{le=\"2.0e-1\"} 1\nh_bucket{le=\"+Inf\"} 4\nh_count 4\nh_sum 0.6\n",
+			names: ttft("h"),
+			hist:  &Histogram{Buckets: buckets([]float64{0.1, 0.2, inf}, []float64{1, 3, 4}), Count: 4, Sum: 0.6, MergedBounds: []float64{0.2}},
+		},
+		{
+			name:  "+inf written in lower case",
+			text:  "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+inf\"} 0\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 1\n",
+			names: ttft("h"),
+			hist:  &Histogram{Buckets: buckets([]float64{1, inf}, []float64{1, 2}), Count: 2, Sum: 1, MergedBounds: []float64{inf}},
 		},
 		{
 			name:  "histogram without _count",
@@ -672,7 +715,7 @@ func TestParseScrapeEdgeCases(t *testing.T) {
 			name:  "histogram with only _count and _sum",
 			text:  "# TYPE h histogram\nh_count 0\nh_sum 0\n",
 			names: ttft("h"),
-			hist:  &Histogram{Buckets: buckets([]float64{inf}, []float64{0}), Count: 0, Sum: 0},
+			hist:  &Histogram{Buckets: []Bucket{}, Count: 0, Sum: 0},
 		},
 		{
 			name:  "fractional bucket counts",
@@ -804,4 +847,26 @@ func FuzzParseScrape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseScrapeDigest: two scrapes have one digest exactly when their
+// bytes are the same once a byte-order mark and CR line ends are dropped.
+func TestParseScrapeDigest(t *testing.T) {
+	digest := func(text string) [32]byte {
+		s, err := parsePromString(t, text, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Digest
+	}
+	a := digest("vllm:generation_tokens_total 5\nprocess_start_time_seconds 1.7e9\n")
+	if b := digest("\xef\xbb\xbfvllm:generation_tokens_total 5\r\nprocess_start_time_seconds 1.7e9\r\n"); a != b {
+		t.Error("a byte-order mark and CRLF line ends changed the digest")
+	}
+	if b := digest("vllm:generation_tokens_total 6\nprocess_start_time_seconds 1.7e9\n"); a == b {
+		t.Error("different scrapes have the same digest")
+	}
+	if a == [32]byte{} {
+		t.Error("zero digest")
+	}
 }

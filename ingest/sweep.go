@@ -29,6 +29,10 @@ import (
 type Options struct {
 	// Progress, when non-nil, receives one line per run as it is read.
 	Progress io.Writer
+	// RunRead, when non-nil, is called after each run is read with the
+	// number of runs read so far, the number of runs and the run itself.
+	// Calls never overlap. The command line draws its progress from it.
+	RunRead func(done, total int, run *Run)
 	// Workers is the number of runs read at once; 0 means GOMAXPROCS.
 	Workers int
 	// MaxRowsPerRun is the most rows a run's requests file may hold; a run
@@ -125,10 +129,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 			for i := range next {
 				dir := tree.runDirs[i]
 				runs[i] = loadRun(root, dir, tree.runFiles[dir], sw.Config, envForDir(dir, envByDir), ReadOptions{MaxRows: opts.MaxRowsPerRun})
-				if opts.Progress != nil {
+				if opts.Progress != nil || opts.RunRead != nil {
 					progressMu.Lock()
 					done++
-					fmt.Fprintf(opts.Progress, "read %d/%d runs: %s\n", done, len(runs), dir)
+					if opts.Progress != nil {
+						fmt.Fprintf(opts.Progress, "read %d/%d runs: %s\n", done, len(runs), dir)
+					}
+					if opts.RunRead != nil {
+						opts.RunRead(done, len(runs), runs[i])
+					}
 					progressMu.Unlock()
 				}
 			}
@@ -819,6 +828,13 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 			cfg.CounterTolerance, err = fraction(v, "counter_tolerance", true)
 		case "non_streamed_fraction":
 			cfg.StreamingCheckFraction, err = fraction(v, "non_streamed_fraction", false)
+		case "error_rate_threshold":
+			f, perr := strconv.ParseFloat(v.Value, 64)
+			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
+				err = badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
+				break
+			}
+			cfg.ErrorRateThreshold = f
 		case "slo":
 			if v.Kind != yaml.MappingNode {
 				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms")

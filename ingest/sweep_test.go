@@ -201,3 +201,31 @@ func TestParseSweepConfigErrors(t *testing.T) {
 		t.Errorf("config = %+v", cfg)
 	}
 }
+
+func TestParseSweepConfigErrorRateThreshold(t *testing.T) {
+	tests := []struct {
+		yaml    string
+		want    float64
+		wantErr string
+	}{
+		{"title: x\n", 0.01, ""},
+		{"error_rate_threshold: 0.05\n", 0.05, ""},
+		{"error_rate_threshold: 1\n", 1, ""},
+		{"error_rate_threshold: 0\n", 0, `sweep.yaml:1:23: error: error_rate_threshold: expected a share in (0, 1], e.g. 0.01 for 1 %, got "0"`},
+		{"error_rate_threshold: 1.5\n", 0, `sweep.yaml:1:23: error: error_rate_threshold: expected a share in (0, 1], e.g. 0.01 for 1 %, got "1.5"`},
+		{"error_rate_threshold: 5%\n", 0, `sweep.yaml:1:23: error: error_rate_threshold: expected a share in (0, 1], e.g. 0.01 for 1 %, got "5%"`},
+		{"error_rate_threshold: .nan\n", 0, `sweep.yaml:1:23: error: error_rate_threshold: expected a share in (0, 1], e.g. 0.01 for 1 %, got ".nan"`},
+		{"error_rate_threshold: [0.1]\n", 0, `sweep.yaml:1:23: error: error_rate_threshold: expected a share in (0, 1], e.g. 0.01 for 1 %, got ""`},
+	}
+	for _, tt := range tests {
+		cfg, _, err := ParseSweepConfig([]byte(tt.yaml), "sweep.yaml")
+		switch {
+		case tt.wantErr != "":
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("%q: error = %v, want %s", tt.yaml, err, tt.wantErr)
+			}
+		case err != nil || cfg.ErrorRateThreshold != tt.want:
+			t.Errorf("%q: threshold = %v, err = %v; want %v", tt.yaml, cfg.ErrorRateThreshold, err, tt.want)
+		}
+	}
+}

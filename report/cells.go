@@ -35,12 +35,12 @@ func (c *cellContext) block(args []string, tgt target) (string, error) {
 			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
 		}
 		return c.plot(args[1], tgt)
-	case "exclusions", "findings", "environment", "method", "notes":
+	case "exclusions", "findings", "alerts", "environment", "method", "notes":
 		if len(args) != 1 {
 			return "", fmt.Errorf("%s takes no arguments", args[0])
 		}
 		return map[string]func(*analyze.Summary) string{
-			"exclusions": exclusionsCell, "findings": findingsCell, "environment": environmentCell,
+			"exclusions": exclusionsCell, "findings": findingsCell, "alerts": alertsCell, "environment": environmentCell,
 			"method": methodCell, "notes": notesCell,
 		}[args[0]](c.s), nil
 	}

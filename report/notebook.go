@@ -115,6 +115,7 @@ var blockCells = map[string]string{
 	"plot":        "a chart: plot NAME",
 	"exclusions":  "everything excluded, grouped by reason, and the accounting of every input row",
 	"findings":    "the lint findings",
+	"alerts":      "the error and warning findings, one line each, for the top of a report",
 	"environment": "the environment's canonical fields, sources and differences between runs",
 	"method":      "the percentile, MAD, warm-up and SLO settings",
 	"notes":       "the fixed statements about what is never joined or combined",

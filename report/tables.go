@@ -204,6 +204,22 @@ func serverTable(s *analyze.Summary) string {
 			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], plural(omitted[k], "run", "runs"))
 		}
 	}
+	var repaired []string
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			if len(h.MergedBounds) > 0 {
+				repaired = append(repaired, fmt.Sprintf("- %s %s (%s): buckets sharing an upper bound written differently were merged by adding their counts, at le = %s",
+					code(r.Dir), mdEscape(h.Label), code(h.Metric), mdEscape(strings.Join(h.MergedBounds, ", "))))
+			}
+			for _, rb := range h.RaisedBuckets {
+				repaired = append(repaired, fmt.Sprintf("- %s %s (%s): the bucket le = %s counted %s over the window, fewer than a lower bucket, and was raised to %s",
+					code(r.Dir), mdEscape(h.Label), code(h.Metric), mdEscape(rb.Le), fmtNum(analyze.Num(rb.Count)), fmtNum(analyze.Num(rb.RaisedTo))))
+			}
+		}
+	}
+	if len(repaired) > 0 {
+		b.WriteString("\nBuckets repaired before interpolating, as Prometheus's histogram_quantile does (the quantiles above rest on the repaired buckets):\n\n" + strings.Join(repaired, "\n") + "\n")
+	}
 	return b.String()
 }
 
@@ -396,6 +412,25 @@ func findingsCell(s *analyze.Summary) string {
 	return table([]string{"severity", "rule", "finding", "measurement rule", "runs"}, rows)
 }
 
+// alertsCell lists the error and warning findings in one line each, so
+// that they are seen before the figures they qualify.
+func alertsCell(s *analyze.Summary) string {
+	var lines []string
+	for _, f := range s.Findings {
+		switch f.Severity {
+		case "error":
+			lines = append(lines, fmt.Sprintf("- **error** %s: %s", code(f.Rule), mdEscape(f.Message)))
+		case "warning":
+			lines = append(lines, fmt.Sprintf("- warning %s: %s", code(f.Rule), mdEscape(f.Message)))
+		}
+	}
+	const intro = "The [lint findings](#lint-findings) at the end list every rule of the measurement protocol this sweep does not meet, with the runs concerned"
+	if len(lines) == 0 {
+		return intro + "; none of them is an error or a warning.\n"
+	}
+	return intro + ". Errors and warnings among them:\n\n" + strings.Join(lines, "\n") + "\n"
+}
+
 func environmentCell(s *analyze.Summary) string {
 	var b strings.Builder
 	e := s.Environment
@@ -449,7 +484,17 @@ func methodCell(s *analyze.Summary) string {
 		{"warm-up", m.Warmup, mdEscape(m.WarmupRule)},
 		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
+		{"error-rate threshold", fmtNum(analyze.Num(100*m.ErrorRateThreshold)) + " %", "a run or level with a larger share of failed measured requests is an error finding"},
 		{"runs per level", fmt.Sprintf("at least %d", m.MinRuns), "levels with fewer are flagged " + fewRunsMark},
+	}
+	ignored := []string{}
+	for _, x := range m.IgnoredSettings {
+		ignored = append(ignored, fmt.Sprintf("%s (%s)", code(x.Setting), code(fmt.Sprintf("%s:%d:%d", x.File, x.Line, x.Column))))
+	}
+	if len(ignored) == 0 {
+		rows = append(rows, []string{"ignored settings", "none", "every key in sweep.yaml and run.yaml was understood"})
+	} else {
+		rows = append(rows, []string{"ignored settings", strings.Join(ignored, ", "), "unknown keys: ignored, so their defaults were used (a misspelt key?)"})
 	}
 	return table([]string{"setting", "value", "meaning"}, rows)
 }

@@ -1,8 +1,13 @@
 // Command benchnote turns recorded LLM-serving benchmark runs into
 // notebook-style reports.
 //
-//	benchnote validate SWEEP
+//	benchnote validate [--json | -q] SWEEP
 //	benchnote report SWEEP -o OUT [--notebook FILE]
+//	benchnote help [COMMAND]
+//	benchnote version
+//
+// Every command prints its usage with -h; docs/cli.md describes them all.
+// The commands live in package cli, which main only calls.
 package main
 
 import (

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
@@ -20,97 +20,342 @@ import (
 
 // Exit codes.
 const (
-	ExitClean    = 0 // no problem found
-	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, ...)
-	ExitErrors   = 2 // errors: a run or file unusable, or bad usage
+	ExitClean    = 0 // no problem found (info findings only)
+	ExitWarnings = 1 // validate: warnings only (rows excluded, files ignored, warning findings, ...)
+	ExitErrors   = 2 // errors: a run or file unusable, an error finding, or bad usage
 )
 
-const usage = `usage:
-  benchnote validate SWEEP                       check a sweep and list every problem
-  benchnote report SWEEP -o OUT [--notebook MD]  write OUT/report.md, report.html, summary.json, plots/
-  (both take --max-rows-per-run N, default 50000000: refuse a requests file of more rows)
-  benchnote version
-
-exit codes: 0 clean, 1 warnings only (validate), 2 errors
-`
-
-// Run executes the command line args and returns the exit code.
+// Run executes the command line args (without the program name) and
+// returns the exit code. Data goes to stdout; progress, errors and
+// usage mistakes go to stderr, each printed once.
 func Run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return ExitErrors
-	}
-	switch args[0] {
-	case "validate":
-		return validate(args[1:], stdout, stderr)
-	case "report":
-		return runReport(args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "benchnote", report.Version)
-		return ExitClean
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return ExitClean
-	}
-	fmt.Fprintf(stderr, "benchnote: unknown command %q\n%s", args[0], usage)
-	return ExitErrors
+	return run(args, stdout, stderr, system{now: time.Now, isTerminal: isTerminal, redraw: 200 * time.Millisecond})
 }
 
-// progressWriter returns stderr when it is a terminal, else nil.
-func progressWriter(stderr io.Writer) io.Writer {
-	if f, ok := stderr.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return stderr
+// commands is the command table, in the order "benchnote help" lists them.
+//
+// To add a command, write a function returning its *command in a file of
+// its own (see validateCommand below) and add one line here. The table
+// gives every command the same behaviour: -h/--help and "benchnote help
+// NAME" print its usage (synopsis, help text, flags) on stdout and exit 0;
+// a bad flag or a wrong number of arguments prints one error and the hint
+// "run 'benchnote NAME -h' for usage" on stderr and exits 2; flags may
+// come before or after the arguments. Inside the run function, return
+// c.fail(err) for an error, c.usageError(...) for a usage mistake, and
+// use addOutputFlags and c.progress for -q, -v and progress on stderr.
+// A command written as func(args []string, stdout, stderr io.Writer) int
+// becomes: its flag definitions move into flags, the rest of its body into
+// the function flags returns (args are the positional arguments; write to
+// c.stdout and c.stderr). For example:
+//
+//	func importCommand() *command {
+//		return &command{
+//			name: "import", summary: "turn another tool's results into a sweep",
+//			args: "SRC", minArgs: 1, maxArgs: 1, requiredFlags: "-o SWEEP",
+//			help: "What it reads, what it writes.\n\nexit codes: 0 ..., 2 errors or bad usage.",
+//			flags: func(fs *flag.FlagSet) func(*call, []string) int {
+//				out := fs.String("o", "", "write the sweep into `SWEEP` (required)")
+//				return func(c *call, args []string) int {
+//					if *out == "" {
+//						return c.usageError("-o SWEEP is required")
+//					}
+//					if err := convert(args[0], *out); err != nil {
+//						return c.fail(err)
+//					}
+//					return ExitClean
+//				}
+//			},
+//		}
+//	}
+//
+// Document its flags in docs/cli.md: TestFlagsAreDocumented checks them.
+func commands() []*command {
+	return []*command{
+		validateCommand(),
+		reportCommand(),
+		helpCommand(),
+		versionCommand(),
+	}
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
 		}
 	}
 	return nil
 }
 
-// parseArgs parses flags that may come before or after the one positional
-// argument (the sweep directory).
-func parseArgs(fs *flag.FlagSet, args []string) (string, error) {
-	var positional []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return "", err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			positional = append(positional, args[0])
-			args = args[1:]
-		}
-	}
-	if len(positional) != 1 {
-		return "", fmt.Errorf("expected one sweep directory, got %d arguments", len(positional))
-	}
-	return positional[0], nil
-}
-
-func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "refuse a requests file of more rows than this")
-	root, err := parseArgs(fs, args)
-	if err != nil {
-		fmt.Fprintf(stderr, "benchnote validate: %v\n%s", err, usage)
+// run is Run with the machine's clock and terminal check replaceable.
+func run(args []string, stdout, stderr io.Writer, sys system) int {
+	if len(args) == 0 {
+		printGlobalUsage(stderr)
 		return ExitErrors
 	}
-	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr), MaxRowsPerRun: *maxRows})
-	if err != nil {
-		fmt.Fprintf(stderr, "benchnote validate: %v\n", err)
+	switch name := args[0]; name {
+	case "-h", "-help", "--help":
+		printGlobalUsage(stdout)
+		return ExitClean
+	case "-version", "--version":
+		printVersion(stdout)
+		return ExitClean
+	case "-v", "-verbose", "--verbose":
+		fmt.Fprintf(stderr, "benchnote: %s (verbose progress) goes after a command, as in 'benchnote report -v SWEEP -o OUT'; for the version run 'benchnote --version'\n", name)
 		return ExitErrors
+	default:
+		if strings.HasPrefix(name, "-") {
+			fmt.Fprintf(stderr, "benchnote: unknown flag %s\nrun 'benchnote -h' for usage\n", name)
+			return ExitErrors
+		}
+		cmd := lookup(name)
+		if cmd == nil {
+			fmt.Fprintf(stderr, "benchnote: unknown command %q%s\nrun 'benchnote -h' for usage\n", name, didYouMean(name))
+			return ExitErrors
+		}
+		return cmd.invoke(args[1:], &call{cmd: cmd, stdout: stdout, stderr: stderr, sys: sys})
 	}
-	return printValidation(sw, stdout)
 }
 
-// printValidation writes the per-run table and every diagnostic, and
-// returns the exit code.
-func printValidation(sw *ingest.Sweep, w io.Writer) int {
+// didYouMean suggests the command name closest to a mistyped one.
+func didYouMean(name string) string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if s := closest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// printGlobalUsage lists the commands from the table.
+func printGlobalUsage(w io.Writer) {
+	fmt.Fprint(w, `benchnote turns recorded LLM-serving benchmark runs into notebook-style reports.
+
+usage: benchnote COMMAND [flags] [arguments]
+
+commands:
+`)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprint(w, `
+flags:
+  -h, --help  print this help and exit
+  --version   print the version and exit
+
+Run 'benchnote help COMMAND' or 'benchnote COMMAND -h' for a command's
+arguments and flags.
+
+exit codes: validate 0 clean, 1 warnings, 2 errors; report 0 when the
+report was written, 2 when it was not; 2 for bad usage
+`)
+}
+
+func printVersion(w io.Writer) { fmt.Fprintln(w, "benchnote", report.Version) }
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func helpCommand() *command {
+	return &command{
+		name:    "help",
+		summary: "print the usage of benchnote or of one command",
+		args:    "[COMMAND]", minArgs: 0, maxArgs: 1,
+		help: "Without COMMAND, lists the commands. With one, prints its usage, as\n'benchnote COMMAND -h' does.",
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			return func(c *call, args []string) int {
+				if len(args) == 0 {
+					printGlobalUsage(c.stdout)
+					return ExitClean
+				}
+				cmd := lookup(args[0])
+				if cmd == nil {
+					fmt.Fprintf(c.stderr, "benchnote help: unknown command %q%s\nrun 'benchnote -h' for the list of commands\n", args[0], didYouMean(args[0]))
+					return ExitErrors
+				}
+				fs, _ := cmd.flagSet()
+				cmd.printUsage(c.stdout, fs)
+				return ExitClean
+			}
+		},
+	}
+}
+
+func versionCommand() *command {
+	return &command{
+		name:    "version",
+		summary: "print the version",
+		help:    "Prints \"benchnote\" and the version. Reports are byte-identical for the same\ninputs and version. 'benchnote --version' does the same.",
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			return func(c *call, _ []string) int {
+				printVersion(c.stdout)
+				return ExitClean
+			}
+		},
+	}
+}
+
+func validateCommand() *command {
+	return &command{
+		name:    "validate",
+		summary: "check a sweep and list every problem",
+		args:    "SWEEP", minArgs: 1, maxArgs: 1,
+		help: `Reads the sweep directory SWEEP (layout: docs/input-format.md), runs the
+same analysis and lint as report (without rendering) and prints one row per
+run, every diagnostic as path:line:column: severity: message, every lint
+finding as severity: rule: message [runs], and a verdict line:
+"SWEEP: clean (...)", "SWEEP: warnings (...)" or "SWEEP: errors (...)".
+Nothing is written to disk.
+
+exit codes, from the worst diagnostic or finding: 0 clean (info findings
+only), 1 warnings (the sweep is usable and the report lists them), 2 errors
+(a run or file unusable, an error finding) or bad usage.`,
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			asJSON := fs.Bool("json", false, "print the runs, diagnostics and lint findings as one JSON document (schema benchnote.validate/v1, docs/cli.md)")
+			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			out := addOutputFlags(fs, "print only the verdict line (redirect stdout for nothing but the exit code)")
+			return func(c *call, args []string) int {
+				if err := out.check(); err != nil {
+					return c.usageError("%v", err)
+				}
+				if *asJSON && out.quiet {
+					return c.usageError("--json and -q cannot be used together")
+				}
+				p := c.progress(out)
+				defer p.close()
+				sw, err := ingest.Load(args[0], ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
+				if err != nil {
+					return c.fail(err)
+				}
+				// The same analysis as report, for the same lint findings;
+				// nothing is rendered.
+				p.stage("analysing", "analysed")
+				summary := analyze.Analyze(sw)
+				p.finish()
+				switch {
+				case *asJSON:
+					v := check(sw, summary)
+					if err := writeValidationJSON(c.stdout, sw, v); err != nil {
+						return c.fail(err)
+					}
+					return v.exitCode()
+				case out.quiet:
+					v := check(sw, summary)
+					fmt.Fprintln(c.stdout, v.verdictLine(sw))
+					return v.exitCode()
+				}
+				return printValidation(sw, summary, c.stdout)
+			}
+		},
+	}
+}
+
+// validation is what validate found in a sweep.
+type validation struct {
+	// diags holds every diagnostic, in the order validate prints them,
+	// with paths joined to the sweep root (slash-separated).
+	diags []ingest.Diagnostic
+	// findings are the lint findings, most severe first.
+	findings []analyze.Finding
+	// errors and warnings count diagnostics and findings together.
+	errors, warnings int
+}
+
+// check collects the sweep's diagnostics — the sweep's own, each run's,
+// each excluded row and each ignored file — and the lint findings of its
+// analysis.
+func check(sw *ingest.Sweep, s *analyze.Summary) validation {
+	var v validation
+	v.diags = append(v.diags, sw.Diagnostics...)
+	for _, r := range sw.Runs {
+		v.diags = append(v.diags, r.Diagnostics...)
+		if r.Requests != nil {
+			v.diags = append(v.diags, r.Requests.Excluded...)
+			for _, u := range r.Requests.Unlisted {
+				v.diags = append(v.diags, u.Diagnostic(r.Requests.Path))
+			}
+		}
+	}
+	for _, f := range sw.IgnoredFiles {
+		v.diags = append(v.diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
+	}
+	for i := range v.diags {
+		d := &v.diags[i]
+		d.File = filepath.ToSlash(filepath.Join(sw.Root, filepath.FromSlash(d.File)))
+		if d.Severity == ingest.Error {
+			v.errors++
+		} else {
+			v.warnings++
+		}
+	}
+	v.findings = s.Findings
+	for _, f := range v.findings {
+		switch f.Severity {
+		case "error":
+			v.errors++
+		case "warning":
+			v.warnings++
+		}
+	}
+	return v
+}
+
+// verdict is "clean", "warnings" or "errors".
+func (v validation) verdict() string {
+	switch {
+	case v.errors > 0:
+		return "errors"
+	case v.warnings > 0:
+		return "warnings"
+	}
+	return "clean"
+}
+
+// exitCode is ExitErrors with any error, ExitWarnings with warnings only.
+func (v validation) exitCode() int {
+	switch v.verdict() {
+	case "errors":
+		return ExitErrors
+	case "warnings":
+		return ExitWarnings
+	}
+	return ExitClean
+}
+
+// verdictLine is validate's last line, and all -q prints:
+// "runs/example: clean (9 runs, no problems found)".
+func (v validation) verdictLine(sw *ingest.Sweep) string {
+	runs := plural(len(sw.Runs), "run", "runs")
+	switch v.verdict() {
+	case "errors":
+		return fmt.Sprintf("%s: errors (%s; %s, %s)", sw.Root, runs, plural(v.errors, "error", "errors"), plural(v.warnings, "warning", "warnings"))
+	case "warnings":
+		return fmt.Sprintf("%s: warnings (%s; %s)", sw.Root, runs, plural(v.warnings, "warning", "warnings"))
+	}
+	return fmt.Sprintf("%s: clean (%s, no problems found)", sw.Root, runs)
+}
+
+// printValidation writes the per-run table, every diagnostic, every lint
+// finding and the verdict line, and returns the exit code of the worst of
+// them.
+func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	levels := map[int]bool{}
 	for _, r := range sw.Runs {
 		levels[r.Concurrency] = true
 	}
-	fmt.Fprintf(w, "sweep %s: %d runs at %d concurrency levels\n", sw.Root, len(sw.Runs), len(levels))
+	fmt.Fprintf(w, "sweep %s: %s at %s\n", sw.Root, plural(len(sw.Runs), "run", "runs"), plural(len(levels), "concurrency level", "concurrency levels"))
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -155,45 +400,62 @@ func printValidation(sw *ingest.Sweep, w io.Writer) int {
 	}
 	tw.Flush()
 
-	var diags []ingest.Diagnostic
 	var extras []string
-	diags = append(diags, sw.Diagnostics...)
 	for _, r := range sw.Runs {
-		diags = append(diags, r.Diagnostics...)
-		if r.Requests != nil {
-			diags = append(diags, r.Requests.Excluded...)
-			for _, u := range r.Requests.Unlisted {
-				diags = append(diags, u.Diagnostic(r.Requests.Path))
-			}
-			if len(r.Requests.Requests.ExtraColumns) > 0 {
-				extras = append(extras, fmt.Sprintf("%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", ")))
-			}
+		if r.Requests != nil && len(r.Requests.Requests.ExtraColumns) > 0 {
+			extras = append(extras, fmt.Sprintf("%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", ")))
 		}
-	}
-	for _, f := range sw.IgnoredFiles {
-		diags = append(diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
 	}
-	code := ExitClean
-	if len(diags) > 0 {
-		fmt.Fprintf(w, "\n%d diagnostics:\n", len(diags))
+	v := check(sw, s)
+	if len(v.diags) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(v.diags), "diagnostic", "diagnostics"))
 	}
-	for _, d := range diags {
-		d.File = filepath.ToSlash(filepath.Join(sw.Root, filepath.FromSlash(d.File)))
+	for _, d := range v.diags {
 		fmt.Fprintln(w, d.String())
-		switch {
-		case d.Severity == ingest.Error:
-			code = ExitErrors
-		case code == ExitClean:
-			code = ExitWarnings
+	}
+	if len(v.findings) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(v.findings), "finding", "findings"))
+	}
+	for _, f := range v.findings {
+		fmt.Fprintln(w, findingLine(f))
+	}
+	fmt.Fprintf(w, "\n%s\n", v.verdictLine(sw))
+	return v.exitCode()
+}
+
+// maxRunsShown is how many of a finding's runs one line names.
+const maxRunsShown = 5
+
+// findingLine renders a finding on one line: severity, rule, message and
+// the first runs it names.
+func findingLine(f analyze.Finding) string {
+	line := fmt.Sprintf("%s: %s: %s", f.Severity, f.Rule, f.Message)
+	if len(f.Runs) > 0 {
+		runs := f.Runs
+		more := ""
+		if len(runs) > maxRunsShown {
+			runs, more = runs[:maxRunsShown], fmt.Sprintf("; %d more", len(f.Runs)-maxRunsShown)
 		}
+		line += " [" + strings.Join(runs, "; ") + more + "]"
 	}
-	if len(diags) == 0 {
-		fmt.Fprintln(w, "\nno problems found")
+	return oneLine(line)
+}
+
+// oneLine escapes control characters (newlines, NUL, terminal escapes),
+// so that a string from the inputs prints as one inert line.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
 	}
-	return code
+	return b.String()
 }
 
 // excludedSummary counts excluded rows by reason: "3 (non-numeric 2, negative 1)".
@@ -209,53 +471,77 @@ func excludedSummary(rf *ingest.RequestFile) string {
 	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }
 
-func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output directory (written atomically)")
-	notebook := fs.String("notebook", "", "Markdown notebook to render instead of the default write-up")
-	maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "refuse a requests file of more rows than this")
-	root, err := parseArgs(fs, args)
-	if err == nil && *out == "" {
-		err = errors.New("-o OUT is required")
+func reportCommand() *command {
+	return &command{
+		name:    "report",
+		summary: "write the report of a sweep: report.md, report.html, summary.json, plots",
+		args:    "SWEEP", minArgs: 1, maxArgs: 1,
+		requiredFlags: "-o OUT",
+		help: `Reads the sweep directory SWEEP (layout: docs/input-format.md), computes the
+serving metrics as docs/measurement-rules.md states them, and writes
+OUT/report.md, OUT/report.html, OUT/summary.json and OUT/plots/*.svg. The
+report is rendered from the default notebook, or from your own with
+--notebook. A failure leaves OUT as it was.
+
+exit codes: 0 report written, whatever it found (its error and warning
+findings are repeated on stderr; use validate to fail on them), 2 the
+report was not written, or bad usage.`,
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			outDir := fs.String("o", "", "write the report into the directory `OUT` (required)")
+			notebook := fs.String("notebook", "", "render the Markdown notebook `FILE` instead of the default write-up")
+			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			out := addOutputFlags(fs, "print nothing on success; errors and repeated findings still go to stderr")
+			return func(c *call, args []string) int {
+				if *outDir == "" {
+					return c.usageError("-o OUT is required")
+				}
+				if err := out.check(); err != nil {
+					return c.usageError("%v", err)
+				}
+				root := args[0]
+				opts := report.Options{}
+				if *notebook != "" {
+					data, err := os.ReadFile(*notebook)
+					if err != nil {
+						return c.fail(err)
+					}
+					opts.Notebook, opts.NotebookName = data, *notebook
+				}
+				p := c.progress(out)
+				defer p.close()
+				sw, err := ingest.Load(root, ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
+				if err != nil {
+					return c.fail(err)
+				}
+				if len(sw.Runs) == 0 {
+					return c.fail(fmt.Errorf("%s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report", root))
+				}
+				p.stage("analysing", "analysed")
+				summary := analyze.Analyze(sw)
+				p.stage("rendering", "rendered")
+				files, err := report.Build(summary, opts)
+				if err != nil {
+					return c.fail(err)
+				}
+				p.stage("writing", "wrote the files")
+				if err := report.WriteDir(*outDir, files); err != nil {
+					return c.fail(err)
+				}
+				p.finish()
+				if !out.quiet {
+					fmt.Fprintf(c.stdout, "wrote %s (%s): report.md, report.html, summary.json, %s\n", *outDir,
+						plural(len(files), "file", "files"), plural(len(files)-3, "plot", "plots"))
+				}
+				// The report is written, so the exit code is 0; its problems
+				// are repeated here so that a script or a person watching the
+				// terminal sees them (benchnote validate exits non-zero on them).
+				for _, f := range summary.Findings {
+					if f.Severity == "error" || f.Severity == "warning" {
+						fmt.Fprintln(c.stderr, "benchnote report: "+findingLine(f))
+					}
+				}
+				return ExitClean
+			}
+		},
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "benchnote report: %v\n%s", err, usage)
-		return ExitErrors
-	}
-	opts := report.Options{}
-	if *notebook != "" {
-		data, err := os.ReadFile(*notebook)
-		if err != nil {
-			fmt.Fprintf(stderr, "benchnote report: %v\n", err)
-			return ExitErrors
-		}
-		opts.Notebook, opts.NotebookName = data, *notebook
-	}
-	sw, err := ingest.Load(root, ingest.Options{Progress: progressWriter(stderr), MaxRowsPerRun: *maxRows})
-	if err != nil {
-		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
-		return ExitErrors
-	}
-	if len(sw.Runs) == 0 {
-		fmt.Fprintf(stderr, "benchnote report: %s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report\n", root)
-		return ExitErrors
-	}
-	summary := analyze.Analyze(sw)
-	files, err := report.Build(summary, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
-		return ExitErrors
-	}
-	if err := report.WriteDir(*out, files); err != nil {
-		fmt.Fprintf(stderr, "benchnote report: %v\n", err)
-		return ExitErrors
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d files): report.md, report.html, summary.json, %d plots\n", *out, len(files), len(files)-3)
-	for _, f := range summary.Findings {
-		if f.Severity == "error" {
-			fmt.Fprintf(stderr, "finding: %s: %s\n", f.Rule, f.Message)
-		}
-	}
-	return ExitClean
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"github.com/benchnote/benchnote/analyze"
 	goldenfile "github.com/benchnote/benchnote/internal/golden"
 	"os"
 	"path/filepath"
@@ -26,7 +27,9 @@ func TestValidateGolden(t *testing.T) {
 		name, sweep, golden string
 		code                int
 	}{
-		{"example sweep is clean", exampleSweep, "validate-example.txt", ExitClean},
+		// c16/run-2 has 6 failed requests of 444 (1.35 %), above the 1 %
+		// error-rate threshold: the same error finding the report makes.
+		{"example sweep has one error finding", exampleSweep, "validate-example.txt", ExitErrors},
 		{"broken sweep lists every problem", "testdata/badsweep", "validate-badsweep.txt", ExitErrors},
 	}
 	for _, tt := range tests {
@@ -131,23 +134,41 @@ func TestUserNotebook(t *testing.T) {
 	}
 }
 
-func TestUsageErrors(t *testing.T) {
-	empty := t.TempDir()
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{nil, "usage:"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"report", exampleSweep}, "-o OUT is required"},
-		{[]string{"validate"}, "expected one sweep directory, got 0 arguments"},
-		{[]string{"validate", "no/such/dir"}, "no/such/dir"},
-		{[]string{"report", empty, "-o", filepath.Join(empty, "out")}, empty + ": no run directory found"},
+// TestReportRepeatsFindingsOnStderr: report writes the report (exit 0)
+// and repeats each error and warning finding on stderr, one line each.
+func TestReportRepeatsFindingsOnStderr(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"report", "testdata/badsweep", "-o", out}, &stdout, &stderr); code != ExitClean {
+		t.Fatalf("exit code %d, want 0 (the report was written); stderr: %s", code, stderr.String())
 	}
-	for _, tt := range tests {
-		var stdout, stderr bytes.Buffer
-		if code := Run(tt.args, &stdout, &stderr); code != ExitErrors || !strings.Contains(stderr.String(), tt.want) {
-			t.Errorf("Run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	var rules []string
+	for _, l := range lines {
+		rest, ok := strings.CutPrefix(l, "benchnote report: ")
+		if !ok {
+			t.Errorf("stderr line %q lacks the benchnote report: prefix", l)
+			continue
 		}
+		sev, rest, _ := strings.Cut(rest, ": ")
+		rule, _, _ := strings.Cut(rest, ": ")
+		rules = append(rules, sev+" "+rule)
+	}
+	want := []string{
+		"error run-failed", "error error-rate", "error several-engines-in-scrape",
+		"warning fewer-than-3-runs", "warning no-warm-up-handling", "warning missing-window",
+		"warning unknown-settings", "warning environment-differs",
+	}
+	if strings.Join(rules, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stderr findings:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(rules, "\n"), strings.Join(want, "\n"), stderr.String())
+	}
+}
+
+func TestFindingLine(t *testing.T) {
+	f := analyze.Finding{Severity: "error", Rule: "run-failed", Message: "7 run(s) could not be used",
+		Runs: []string{"a", "b\x1b[31m", "c", "d", "e", "f", "g"}}
+	const want = `error: run-failed: 7 run(s) could not be used [a; b\x1b[31m; c; d; e; 2 more]`
+	if got := findingLine(f); got != want {
+		t.Errorf("findingLine = %q, want %q", got, want)
 	}
 }
