@@ -14,8 +14,9 @@ package ingest
 // machine. The rewrite is itself one pass over the bytes. It gives the
 // families expfmt's OpenMetrics parser gives for the same input (a test
 // compares the two), except for what benchnote does not read: _created
-// samples, exemplars and UNIT lines are dropped, and info and stateset
-// families (which that parser refuses) are read as untyped. It is also
+// samples, exemplars and UNIT lines are dropped, a HELP text loses its
+// leading blanks, and info and stateset families (which that parser
+// refuses) are read as untyped. It is also
 // more lenient: interleaved families, blank lines and comments that
 // OpenMetrics forbids are accepted as the text format accepts them.
 

@@ -38,15 +38,21 @@ func omReference(data []byte) ([]*dto.MetricFamily, error) {
 }
 
 // omComparable renders families without what openMetricsToText drops on
-// purpose (units, _created timestamps, exemplars, empty HELP texts), sorted by name, with
-// each series' labels sorted, as text for a readable diff.
+// purpose (units, _created timestamps, exemplars, a HELP text's leading
+// blanks), sorted by name, with each series' labels sorted, as text for a
+// readable diff.
 func omComparable(fams []*dto.MetricFamily) string {
 	var out []string
 	for _, f := range fams {
 		f = proto.Clone(f).(*dto.MetricFamily)
 		f.Unit = nil
-		if f.GetHelp() == "" {
-			f.Help = nil // the text format cannot write an empty HELP
+		// The text format cannot write a HELP text that is empty or starts
+		// with a blank (its parser skips blanks before the text); benchnote
+		// does not read HELP texts.
+		if help := strings.TrimLeft(f.GetHelp(), " \t"); help != "" {
+			f.Help = proto.String(help)
+		} else {
+			f.Help = nil
 		}
 		for _, m := range f.Metric {
 			slices.SortFunc(m.Label, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })

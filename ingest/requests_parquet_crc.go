@@ -57,7 +57,7 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 // verifyChunk walks the pages of one column chunk of length bytes starting
 // at file offset base.
 func verifyChunk(r io.Reader, base, length int64, group int, column, path string) *FileError {
-	cr := &countingReader{r: bufio.NewReaderSize(r, 32<<10), size: length}
+	cr := &countingReader{r: bufio.NewReaderSize(r, 4<<10), size: length}
 	proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: 1 << 20})
 	crc := crc32.NewIEEE()
 	for first := true; ; first = false {
