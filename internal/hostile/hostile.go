@@ -212,7 +212,7 @@ var Sweeps = []string{"openmetrics-4KB-label", "parquet-bomb", "csv-1GB-line", "
 func WriteSweeps(dir string) error {
 	files := map[string][]byte{
 		"openmetrics-4KB-label/c1/r1/requests.csv":       []byte(okRequests),
-		"openmetrics-4KB-label/c1/r1/metrics-start.prom": OpenMetricsLongLabel(4000),
+		"openmetrics-4KB-label/c1/r1/metrics-start.prom": bytes.Replace(OpenMetricsLongLabel(4000), []byte("} 12345"), []byte("} 12315"), 1),
 		"openmetrics-4KB-label/c1/r1/metrics-end.prom":   OpenMetricsLongLabel(4000),
 		"parquet-bomb/c1/r1/requests.parquet":            Bomb(),
 		"csv-1GB-line/c1/r1/requests.csv":                []byte(okRequests + "d,"),
