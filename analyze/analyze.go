@@ -25,7 +25,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		Method: Method{
 			Percentile: cfg.Percentile, PercentileRule: percentileRule(cfg.Percentile),
 			MAD: cfg.MAD, MADRule: madRule(cfg.MAD),
-			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRule(cfg.Warmup),
+			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRuleText(cfg.Warmup), WarmupStatistic: warmupStatisticText(cfg.Warmup.Mode),
 			SLO:                 SLO{TTFTms: Num(cfg.SLO.TTFTms), TPOTms: Num(cfg.SLO.TPOTms), E2Ems: Num(cfg.SLO.E2Ems)},
 			CounterTolerance:    cfg.CounterTolerance,
 			SpeculativeDecoding: cfg.SpeculativeDecoding,
@@ -50,22 +50,23 @@ func Analyze(sw *ingest.Sweep) *Summary {
 
 	// Group runs by level; analyze level by level so pooled samples are
 	// released as soon as a level is done.
-	var levels []int
-	byLevel := map[int][]*ingest.Run{}
+	var levels []ingest.LoadLevel
+	byLevel := map[ingest.LoadLevel][]*ingest.Run{}
 	for _, r := range sw.Runs {
-		if r.Concurrency <= 0 {
+		load := runLoad(r)
+		if !load.Valid() {
 			// No level to put it in: it failed (ingest said why) and is
 			// summarised on its own.
 			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: led})
 			s.Runs = append(s.Runs, rs)
 			continue
 		}
-		if _, ok := byLevel[r.Concurrency]; !ok {
-			levels = append(levels, r.Concurrency)
+		if _, ok := byLevel[load]; !ok {
+			levels = append(levels, load)
 		}
-		byLevel[r.Concurrency] = append(byLevel[r.Concurrency], r)
+		byLevel[load] = append(byLevel[load], r)
 	}
-	sort.Ints(levels)
+	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
 	for _, c := range levels {
 		runs := byLevel[c]
 		runSummaries := make([]RunSummary, len(runs))
@@ -88,6 +89,10 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 		s.Runs = append(s.Runs, runSummaries...)
 		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pool(perRun), cfg))
+	}
+	s.Reported = reportedRuns(sw)
+	for _, r := range sw.Reported {
+		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
 	}
 	s.Accounting = accounting(s.Runs)
 	s.Exclusions = led.list()
@@ -155,13 +160,6 @@ func madRule(form string) string {
 		return "scaled MAD: 1.4826 × median(|xᵢ − median(x)|) over the per-run values"
 	}
 	return "raw MAD: median(|xᵢ − median(x)|) over the per-run values (not scaled)"
-}
-
-func warmupRule(w ingest.WarmupConfig) string {
-	if w.Mode == "none" {
-		return "none: every request is measured"
-	}
-	return fmt.Sprintf("stabilisation: in send order, the median of each block of %d requests must change by less than %g%% from the previous block %d times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded", w.Window, 100*w.Tolerance, w.Consecutive)
 }
 
 // statSpec describes one per-run statistic summarised across runs.
@@ -311,8 +309,20 @@ func cdf(cs [][]float64) []CDFPoint {
 	return out
 }
 
-func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
-	lv := Level{Concurrency: c}
+// runLoad is a run's load level; a run built with only Concurrency set
+// is at that concurrency.
+func runLoad(r *ingest.Run) ingest.LoadLevel {
+	if r.Load.Valid() {
+		return r.Load
+	}
+	if r.Concurrency > 0 {
+		return ingest.ConcurrencyLoad(r.Concurrency)
+	}
+	return ingest.LoadLevel{}
+}
+
+func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
+	lv := Level{LevelKey: levelKey(c)}
 	var ok []RunSummary
 	for _, r := range runs {
 		if !r.Failed {
@@ -321,6 +331,7 @@ func buildLevel(c int, runs []RunSummary, pooled pooledSamples, cfg ingest.Confi
 		}
 		lv.Counts = addCounts(lv.Counts, r.Counts)
 	}
+	lv.Warmup = levelWarmup(runs)
 	fails := map[string]int{}
 	for _, r := range ok {
 		lv.Goodput.Passed += r.Goodput.Passed
@@ -454,7 +465,7 @@ func bins(cs [][]float64, n int) []HistogramBin {
 func addCounts(a, b Counts) Counts {
 	return Counts{
 		RowsRead: a.RowsRead + b.RowsRead, FailedRunRows: a.FailedRunRows + b.FailedRunRows, BadRows: a.BadRows + b.BadRows, Accepted: a.Accepted + b.Accepted,
-		WarmUp: a.WarmUp + b.WarmUp, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
+		WarmUp: a.WarmUp + b.WarmUp, CoolDown: a.CoolDown + b.CoolDown, Measured: a.Measured + b.Measured, Errors: a.Errors + b.Errors,
 		ZeroToken: a.ZeroToken + b.ZeroToken, OneToken: a.OneToken + b.OneToken, MultiToken: a.MultiToken + b.MultiToken,
 	}
 }
@@ -531,12 +542,16 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("concurrency %d has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Concurrency, len(lv.Runs), MinRuns), lv.Runs)
+				fmt.Sprintf("%s has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Load().Describe(), len(lv.Runs), MinRuns), lv.Runs)
 		}
 	}
-	if sw.Config.Warmup.Mode == "none" {
+	switch w := sw.Config.Warmup; w.Mode {
+	case ingest.WarmupNone:
 		add("warning", "no-warm-up-handling", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
 			"warm-up handling is disabled (warmup: none): early, slower requests are measured", nil)
+	case ingest.WarmupFixed:
+		add("warning", "fixed-warm-up-count", "serving-workloads §4.2 warm-up: do not use a fixed count",
+			fmt.Sprintf("warm-up is a fixed override (warmup: {mode: fixed, count: %d}): the first %d requests of every run are discarded whatever the data show", w.Count, w.Count), nil)
 	}
 	// Per-run rules: each names the runs it matches.
 	tol := sw.Config.CounterTolerance
@@ -597,10 +612,11 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return h.Metric + " le=" + strings.Join(h.MergedBounds, ", le=")
 			})},
 		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
-			"%d run(s) never met the stabilisation rule; nothing was discarded, so warm-up may be measured",
-			func(r RunSummary) (string, bool) {
-				return r.Dir, sw.Config.Warmup.Mode != "none" && !r.Warmup.Stabilised
-			}},
+			"%d run(s) never stabilised under the warm-up rule; nothing was discarded, so warm-up may be measured",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupNotStabilised }},
+		{"warning", "warm-up-unavailable", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
+			"%d run(s) have no known send order (t_request_sent is missing for some requests and contradicts the file order, or the source tool recorded completion order): warm-up could not be looked for and nothing was discarded",
+			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupUnavailable }},
 		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
 			"%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.OverlapsWindow }},
@@ -698,7 +714,7 @@ func serverHistogramMatch(describe func(ServerHistogram) string) func(RunSummary
 	}
 }
 
-// errorRateFindings reports, per concurrency level, a share of failed
+// errorRateFindings reports, per load level, a share of failed
 // measured requests above the threshold in the level as a whole or in any
 // of its runs.
 func errorRateFindings(s *Summary) []Finding {
@@ -708,7 +724,7 @@ func errorRateFindings(s *Summary) []Finding {
 		var over []string
 		usable := 0
 		for _, r := range s.Runs {
-			if r.Concurrency != lv.Concurrency || r.Failed {
+			if r.LevelKey != lv.LevelKey || r.Failed {
 				continue
 			}
 			usable++
@@ -721,11 +737,11 @@ func errorRateFindings(s *Summary) []Finding {
 		if !levelOver && len(over) == 0 {
 			continue
 		}
-		msg := fmt.Sprintf("concurrency %d: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
-			lv.Concurrency, c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
+		msg := fmt.Sprintf("%s: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
+			lv.Load().Describe(), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
 		if !levelOver {
-			msg = fmt.Sprintf("concurrency %d: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
-				lv.Concurrency, len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+			msg = fmt.Sprintf("%s: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
+				lv.Load().Describe(), len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
 		}
 		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
 			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})

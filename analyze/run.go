@@ -46,23 +46,24 @@ func classify(r *ingest.Requests, i int) uint8 {
 	}
 }
 
-// sendOrder returns request indices in send order: by t_request_sent when
-// every request has one, else file order.
-func sendOrder(r *ingest.Requests) []int {
-	order := make([]int, r.N)
-	for i := range order {
-		order[i] = i
+// dropMarked removes from order the requests the source tool marked as
+// warm-up or cool-down and counts them.
+func dropMarked(req *ingest.Requests, order []int) (kept []int, warm, cool int) {
+	if req.Phase == nil {
+		return order, 0, 0
 	}
-	if r.TRequestSent == nil {
-		return order
-	}
-	for _, t := range r.TRequestSent {
-		if math.IsNaN(t) {
-			return order
+	kept = order[:0:0]
+	for _, i := range order {
+		switch req.Phase[i] {
+		case ingest.PhaseWarmup:
+			warm++
+		case ingest.PhaseCooldown:
+			cool++
+		default:
+			kept = append(kept, i)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return r.TRequestSent[order[a]] < r.TRequestSent[order[b]] })
-	return order
+	return kept, warm, cool
 }
 
 // completionTime is when request i ended, in unix seconds, or NaN.
@@ -79,7 +80,7 @@ func completionTime(r *ingest.Requests, i int) float64 {
 // analyzeRun computes one run's summary and returns its samples for pooling.
 func analyzeRun(in runInput) (RunSummary, samples) {
 	run, cfg, led := in.run, in.cfg, in.led
-	rs := RunSummary{Dir: run.Dir, Concurrency: run.Concurrency, Repeat: run.Repeat}
+	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(runLoad(run)), Repeat: run.Repeat}
 	var smp samples
 	if run.Failed || run.Requests == nil {
 		rs.Failed = true
@@ -91,6 +92,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 			}
 		}
 		led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
+		rs.Import = importSummary(run.Provenance, nil)
 		if run.Requests != nil {
 			rs.Counts.RowsRead = run.Requests.RowsRead
 			rs.Counts.FailedRunRows = run.Requests.RowsRead
@@ -115,19 +117,36 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)
 	}
 
-	order := sendOrder(req)
+	order, orderBasis := sendOrder(req)
 	classes := make([]uint8, req.N)
 	for i := range classes {
 		classes[i] = classify(req, i)
 	}
 
-	// Warm-up.
-	rs.Warmup = warmup(req, order, classes, cfg.Warmup, run.Window)
+	// Warm-up: the requests the source tool marked as warm-up or cool-down
+	// first, then the configured rule over the rest, in send order.
+	order, markedWarm, markedCool := dropMarked(req, order)
+	led.add(ScopeRequest, "warm-up (marked by the source tool): not measured", markedWarm, run.Dir)
+	led.add(ScopeRequest, "cool-down (marked by the source tool): not measured", markedCool, run.Dir)
+	window := run.Window
+	noOrder := run.Provenance.Has(ingest.UnavailableSendOrder)
+	if noOrder {
+		orderBasis = OrderUnknown
+	}
+	if !wallClock(run, req) {
+		window = ingest.Window{Source: "unknown"}
+	}
+	rs.Warmup = warmup(req, order, orderBasis, classes, cfg.Warmup, window)
+	if noOrder && rs.Warmup.Outcome == WarmupUnavailable {
+		rs.Warmup.Note = "rows are not in send order (the source records completion order): warm-up detection unavailable, every request is measured"
+	}
+	rs.Warmup.MarkedWarmup, rs.Warmup.MarkedCooldown = markedWarm, markedCool
 	if rs.Warmup.Discarded > 0 {
-		led.add(ScopeRequest, "warm-up (stabilisation rule): discarded before measuring", rs.Warmup.Discarded, run.Dir)
+		led.add(ScopeRequest, warmupExclusion(cfg.Warmup), rs.Warmup.Discarded, run.Dir)
 	}
 	measured := order[rs.Warmup.Discarded:]
-	rs.Counts.WarmUp = rs.Warmup.Discarded
+	rs.Counts.WarmUp = rs.Warmup.Discarded + markedWarm
+	rs.Counts.CoolDown = markedCool
 	rs.Counts.Measured = len(measured)
 
 	errorsByText := map[string]int{}
@@ -225,6 +244,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Server = serverHistograms(run, req, cfg, rs.Scrapes, led)
 	rs.Goodput = goodput(run, req, measured, classes, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
+	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
 }
 
@@ -313,105 +333,15 @@ func chunkGaps(req *ingest.Requests, measured []int, classes []uint8, method str
 	return d, false, nil
 }
 
-// warmup applies the configured warm-up rule to one run.
-func warmup(req *ingest.Requests, order []int, classes []uint8, wc ingest.WarmupConfig, window ingest.Window) WarmupResult {
-	res := WarmupResult{Mode: wc.Mode}
-	rule := WarmupRule{Window: wc.Window, Tolerance: wc.Tolerance, Consecutive: wc.Consecutive}
-	if wc.Mode == "none" {
-		res.Note = "warm-up handling disabled (warmup: none): every request is measured"
-	} else {
-		ttft, tpot := newStabiliser(rule), newStabiliser(rule)
-		for pos, i := range order {
-			switch classes[i] {
-			case classOne:
-				ttft.add(req.TTFTms[i], pos)
-			case classMulti:
-				ttft.add(req.TTFTms[i], pos)
-				tpot.add((req.E2Ems[i]-req.TTFTms[i])/float64(req.CompletionTokens[i]-1), pos)
-			}
-			if ttft.done && tpot.done {
-				break
-			}
-		}
-		cutTTFT, okTTFT := ttft.result()
-		cutTPOT, okTPOT := tpot.result()
-		switch {
-		case !okTTFT || !okTPOT:
-			var which []string
-			if !okTTFT {
-				which = append(which, "TTFT")
-			}
-			if !okTPOT {
-				which = append(which, "TPOT")
-			}
-			res.Note = fmt.Sprintf("%s never stabilised under the rule; no request was discarded", strings.Join(which, " and "))
-		default:
-			res.Stabilised = true
-			res.Discarded = max(cutTTFT, cutTPOT)
-		}
-	}
-	if res.Discarded > 0 && window.Known() {
-		start := float64(window.Start.UnixNano()) / 1e9
-		for _, i := range order[:res.Discarded] {
-			if t := completionTime(req, i); !math.IsNaN(t) && t > start {
-				res.OverlapsWindow = true
-				break
-			}
-		}
-	}
-	// Trace for the plot: the first requests in send order.
-	n := len(order)
-	limit := 200
-	if 3*res.Discarded > limit {
-		limit = 3 * res.Discarded
-	}
-	if limit > 2000 {
-		limit = 2000
-	}
-	if n < limit {
-		limit = n
-	}
-	// Each request with a TTFT is shown with the median of the rule's block
-	// it falls in (blocks of wc.Window TTFTs in send order, complete ones
-	// only), so the plot shows exactly what the rule compared.
-	var ttftVals []float64
-	for _, i := range order {
-		if classes[i] == classOne || classes[i] == classMulti {
-			ttftVals = append(ttftVals, req.TTFTms[i])
-			if len(ttftVals) >= limit+wc.Window {
-				break
-			}
-		}
-	}
-	k := 0
-	blockMedian := NaN
-	for pos := 0; pos < limit; pos++ {
-		i := order[pos]
-		p := WarmupPoint{Index: pos + 1, TTFTms: NaN, BlockMedian: NaN}
-		if classes[i] == classOne || classes[i] == classMulti {
-			p.TTFTms = Num(req.TTFTms[i])
-			blockMedian = NaN
-			if w := wc.Window; w > 0 {
-				if b := k / w; (b+1)*w <= len(ttftVals) {
-					blockMedian = Num(Median(ttftVals[b*w : (b+1)*w]))
-				}
-			}
-			k++
-		}
-		p.BlockMedian = blockMedian
-		res.Trace = append(res.Trace, p)
-	}
-	return res
-}
-
 // windowFilter reports, for each accepted request, whether it belongs to
-// the window: it completed inside it. Without timestamps every request
-// counts; with an unknown window none does.
-func windowFilter(w ingest.Window, req *ingest.Requests) func(i int) bool {
+// the window: it completed inside it. Without wall-clock timestamps every
+// request counts; with an unknown window none does.
+func windowFilter(run *ingest.Run, req *ingest.Requests) func(i int) bool {
+	w := run.Window
 	if !w.Known() {
 		return func(int) bool { return false }
 	}
-	if req.TRequestSent == nil && req.TLastText == nil {
+	if !wallClock(run, req) {
 		return func(int) bool { return true }
 	}
 	start := float64(w.Start.UnixNano()) / 1e9
@@ -422,10 +352,16 @@ func windowFilter(w ingest.Window, req *ingest.Requests) func(i int) bool {
 	}
 }
 
+// wallClock reports whether the run's request times can be placed in a
+// wall-clock window: they exist and are not on a monotonic clock.
+func wallClock(run *ingest.Run, req *ingest.Requests) bool {
+	return (req.TRequestSent != nil || req.TLastText != nil) && run.Clock != "monotonic"
+}
+
 // windowBasis says how requests were placed in the window.
-func windowBasis(req *ingest.Requests) string {
-	if req.TRequestSent == nil && req.TLastText == nil {
-		return "every accepted request (no timestamps to place them in the window), warm-up included"
+func windowBasis(run *ingest.Run, req *ingest.Requests) string {
+	if !wallClock(run, req) {
+		return "every accepted request (no wall-clock timestamps to place them in the window), warm-up included"
 	}
 	return "accepted requests completing inside the window, warm-up included when the window covers it"
 }
@@ -440,7 +376,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
 		RequestsPerSec: NaN, CounterMismatch: NaN, ClientOutputTokensPerSec: NaN, ClientSpanSeconds: NaN,
 	}
-	inWindow := windowFilter(run.Window, req)
+	inWindow := windowFilter(run, req)
 	for i := 0; i < req.N; i++ {
 		if inWindow(i) {
 			t.ClientCompletionTokens += req.CompletionTokens[i]
@@ -509,7 +445,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 			}
 		}
 		led.add(ScopeStatistic, "successful request completing outside the window: not in requests/s or request goodput", outside, run.Dir)
-		t.RequestsBasis = windowBasis(req)
+		t.RequestsBasis = windowBasis(run, req)
 		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
 	}
 
@@ -713,13 +649,13 @@ func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []ui
 		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
 		return g
 	}
-	inWindow := windowFilter(run.Window, req)
+	inWindow := windowFilter(run, req)
 	for i := 0; i < req.N; i++ {
 		if inWindow(i) && sloFailure(req, i, classes[i], slo, &reasons) == "" {
 			g.PassedInWindow++
 		}
 	}
-	g.RateBasis = windowBasis(req)
+	g.RateBasis = windowBasis(run, req)
 	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }

@@ -15,11 +15,18 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // SchemaVersion identifies the layout of Summary (and summary.json).
 // It changes whenever a field is renamed or its meaning changes.
-const SchemaVersion = "benchnote.summary/v1"
+//
+// v2: levels and runs are keyed by load level (mode, value): "mode" is
+// "concurrency" (with "concurrency") or "rate" (with "rate", a number or
+// "inf", and "arrival" when known); runs carry "import" and the summary
+// "reported" for imported results; counts may carry "cool_down".
+const SchemaVersion = "benchnote.summary/v2"
 
 // Num is a float64 that encodes NaN and ±Inf as JSON null ("not available").
 type Num float64
@@ -73,7 +80,8 @@ type Summary struct {
 	Schema string `json:"schema"`
 	Title  string `json:"title"`
 	Method Method `json:"method"`
-	// Levels holds one entry per concurrency level, ascending.
+	// Levels holds one entry per load level: concurrency levels ascending,
+	// then rate levels ascending (rate inf last).
 	Levels []Level `json:"levels"`
 	// Runs holds every run (also the failed ones), in level, repeat order.
 	Runs []RunSummary `json:"runs"`
@@ -88,16 +96,22 @@ type Summary struct {
 	// Notes are fixed statements the report must carry (for example that
 	// client timings and server histograms are not joinable).
 	Notes []string `json:"notes"`
+	// Reported holds the runs imported with their tools' aggregates only:
+	// figures as reported, never recomputed and never part of a level.
+	Reported []ReportedRun `json:"reported,omitempty"`
 }
 
 // Method records every choice that shapes the numbers.
 type Method struct {
-	Percentile       string  `json:"percentile"`
-	PercentileRule   string  `json:"percentile_rule"`
-	MAD              string  `json:"mad"`
-	MADRule          string  `json:"mad_rule"`
-	Warmup           string  `json:"warmup"`
-	WarmupRule       string  `json:"warmup_rule"`
+	Percentile     string `json:"percentile"`
+	PercentileRule string `json:"percentile_rule"`
+	MAD            string `json:"mad"`
+	MADRule        string `json:"mad_rule"`
+	Warmup         string `json:"warmup"`
+	WarmupRule     string `json:"warmup_rule"`
+	// WarmupStatistic says what the warm-up trace's statistic is and how
+	// it is scaled; empty when the rule has none.
+	WarmupStatistic  string  `json:"warmup_statistic,omitempty"`
 	SLO              SLO     `json:"slo"`
 	CounterTolerance float64 `json:"counter_tolerance"`
 	// SpeculativeDecoding marks server per-token histograms as per-step.
@@ -188,8 +202,13 @@ type Counts struct {
 	FailedRunRows int `json:"failed_run_rows"`
 	BadRows       int `json:"bad_rows"`
 	Accepted      int `json:"accepted"`
-	WarmUp        int `json:"warm_up"`
-	// Measured = Accepted − WarmUp.
+	// WarmUp counts the requests discarded by the warm-up rule and those
+	// the source tool of an imported run marked as warm-up.
+	WarmUp int `json:"warm_up"`
+	// CoolDown counts the requests the source tool of an imported run
+	// counted after its measurement (absent when 0).
+	CoolDown int `json:"cool_down,omitempty"`
+	// Measured = Accepted − WarmUp − CoolDown.
 	Measured int `json:"measured"`
 	Errors   int `json:"errors"`
 	// ZeroToken counts successful requests with no output token.
@@ -360,36 +379,181 @@ type Workload struct {
 	OutputHistogram     []HistogramBin `json:"output_histogram,omitempty"`
 }
 
-// WarmupResult is what the stabilisation rule decided for one run.
+// Warm-up outcomes: what a run's warm-up rule decided.
+const (
+	// WarmupCut: the rule found warm-up and it was discarded.
+	WarmupCut = "cut"
+	// WarmupNotDetected: the rule found no warm-up (change point not
+	// significant, MSER-5's minimum at 0, or stable from the first block);
+	// nothing was discarded.
+	WarmupNotDetected = "no warm-up detected"
+	// WarmupNotStabilised: the rule found no stable part (stabilisation
+	// never held, or MSER-5's minimum on its boundary); nothing was
+	// discarded, so warm-up may be measured.
+	WarmupNotStabilised = "never stabilised"
+	// WarmupUnavailable: the send order is unknown, so warm-up cannot be
+	// found; nothing was discarded.
+	WarmupUnavailable = "unavailable"
+	// WarmupFixedCount: a fixed number of requests was discarded (an
+	// explicit override, not a finding).
+	WarmupFixedCount = "fixed override"
+	// WarmupDisabled: warm-up handling is off (warmup: none).
+	WarmupDisabled = "disabled"
+)
+
+// Send-order bases: how a run's send order was known.
+const (
+	// OrderSent: by t_request_sent, present for every request.
+	OrderSent = "t_request_sent"
+	// OrderFile: the order of the rows in the file (the documented
+	// fallback; rows are written in send order).
+	OrderFile = "file order"
+	// OrderUnknown: some rows have t_request_sent and those times
+	// contradict the file order, so no order can be trusted.
+	OrderUnknown = "unknown"
+)
+
+// WarmupResult is what the warm-up rule decided for one run.
 type WarmupResult struct {
 	Mode string `json:"mode"`
+	// Outcome is one of the Warmup… outcomes above.
+	Outcome string `json:"outcome"`
 	// Discarded is the number of requests (in send order) cut as warm-up.
 	Discarded int `json:"discarded"`
-	// Stabilised is false when the rule never held; nothing is cut then.
+	// Stabilised is true when the rule found where the stable part begins
+	// (Outcome cut or no warm-up detected).
 	Stabilised bool `json:"stabilised"`
+	// Order says how the send order was known (OrderSent, OrderFile or
+	// OrderUnknown).
+	Order string `json:"order"`
+	// DecidedBy names the series whose cut was applied, "TTFT" or "TPOT";
+	// empty when no rule cut anything.
+	DecidedBy string `json:"decided_by,omitempty"`
+	// Series is the rule's verdict on TTFT and on TPOT, in that order.
+	Series []WarmupSeries `json:"series,omitempty"`
 	// OverlapsWindow is true when warm-up requests fall inside the scrape window.
-	OverlapsWindow bool   `json:"overlaps_window"`
+	OverlapsWindow bool `json:"overlaps_window"`
+	// MarkedWarmup and MarkedCooldown count the requests the source tool of
+	// an imported run marked as warm-up or cool-down; they are not measured
+	// and the rule runs on the rest (absent when 0).
+	MarkedWarmup   int    `json:"marked_warm_up,omitempty"`
+	MarkedCooldown int    `json:"marked_cool_down,omitempty"`
 	Note           string `json:"note,omitempty"`
-	// Trace is the TTFT (ms) of the first requests in send order (null for
-	// requests without a TTFT sample) and the median of the rule's block
-	// each falls in.
+	// Trace follows the first requests in send order: at most the first
+	// 2·Discarded + 200, thinned to at most 2,000 points by keeping every
+	// s-th request when longer.
 	Trace []WarmupPoint `json:"trace,omitempty"`
+}
+
+// WarmupSeries is the warm-up rule's verdict on one series (the TTFT of
+// every request with output, or the TPOT of every request with n ≥ 2, in
+// send order).
+type WarmupSeries struct {
+	Metric string `json:"metric"`
+	// Values is the number of values the rule examined.
+	Values int `json:"values"`
+	// Outcome is WarmupCut, WarmupNotDetected or WarmupNotStabilised.
+	Outcome string `json:"outcome"`
+	// Cut is the number of requests, in send order, this series alone
+	// would discard.
+	Cut int `json:"cut"`
+	// P is the change-point detection's approximate p-value, Threshold
+	// the level it was tested at (α/m) and Prefix the length of the prefix
+	// it was found on; null and 0 for the other rules.
+	P         Num `json:"p"`
+	Threshold Num `json:"threshold"`
+	Prefix    int `json:"prefix,omitempty"`
+	// Slowdown is, for a significant change point, median(early) /
+	// median(rest of the prefix) − 1; null otherwise.
+	Slowdown Num `json:"slowdown"`
 }
 
 // WarmupPoint is one request of the warm-up trace.
 type WarmupPoint struct {
+	// Index is the request's 1-based position in send order.
 	Index  int `json:"index"`
 	TTFTms Num `json:"ttft_ms"`
-	// BlockMedian is the median TTFT of the warm-up rule's block of
-	// requests this one belongs to; null until a block is complete.
+	// BlockMedian is the median TTFT of the stabilisation rule's block of
+	// requests this one belongs to; null until a block is complete, and
+	// for the other rules.
 	BlockMedian Num `json:"block_median_ms"`
+	// TTFTStat and TPOTStat are the rule's statistic for cutting right
+	// after this request, on the TTFT and the TPOT series, scaled as
+	// Method.WarmupStatistic says and rounded to 4 significant digits (they
+	// are drawn, not computed with); null where it is not defined.
+	TTFTStat Num `json:"ttft_stat"`
+	TPOTStat Num `json:"tpot_stat"`
+}
+
+// WarmupLevel sums up the warm-up cuts of a level's usable runs.
+type WarmupLevel struct {
+	// Runs is the number of usable runs.
+	Runs int `json:"runs"`
+	// CutMedian is the median of the runs' discarded counts (0 for a run
+	// with nothing cut); CutMin and CutMax their range.
+	CutMedian Num `json:"cut_median"`
+	CutMin    int `json:"cut_min"`
+	CutMax    int `json:"cut_max"`
+	// Discarded is the sum of the runs' discarded counts.
+	Discarded int `json:"discarded"`
+	// Outcomes counts the runs per outcome, in a fixed order.
+	Outcomes []ReasonCount `json:"outcomes"`
+}
+
+// LevelKey is a load level as summary.json writes it.
+type LevelKey struct {
+	// Mode is "concurrency" or "rate"; empty for a run without a level.
+	Mode string `json:"mode,omitempty"`
+	// Concurrency is N of a concurrency level.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Rate is R of a rate level in requests per second, or "inf".
+	Rate Rate `json:"rate,omitempty"`
+	// Arrival is the rate level's arrival process when known: "poisson",
+	// "constant" or "gamma".
+	Arrival string `json:"arrival,omitempty"`
+}
+
+// levelKey converts a load level.
+func levelKey(l ingest.LoadLevel) LevelKey {
+	if !l.Valid() {
+		return LevelKey{}
+	}
+	return LevelKey{Mode: string(l.Mode), Concurrency: l.Concurrency, Rate: Rate(l.Rate), Arrival: l.Arrival}
+}
+
+// Load returns the level as a load level, for labels.
+func (k LevelKey) Load() ingest.LoadLevel {
+	return ingest.LoadLevel{Mode: ingest.LoadMode(k.Mode), Concurrency: k.Concurrency, Rate: float64(k.Rate), Arrival: k.Arrival}
+}
+
+// Rate is a request rate that writes +Inf as the string "inf", as vLLM's
+// result files do, since JSON has no infinity.
+type Rate float64
+
+// MarshalJSON writes the rate, or "inf".
+func (r Rate) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(r), 1) {
+		return []byte(`"inf"`), nil
+	}
+	return strconv.AppendFloat(nil, float64(r), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number or "inf".
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	if string(b) == `"inf"` {
+		*r = Rate(math.Inf(1))
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*r = Rate(f)
+	return err
 }
 
 // RunSummary is the analysis of one run.
 type RunSummary struct {
-	Dir         string `json:"dir"`
-	Concurrency int    `json:"concurrency"`
-	Repeat      int    `json:"repeat"`
+	Dir string `json:"dir"`
+	LevelKey
+	Repeat int `json:"repeat"`
 	// Failed is set when the run could not be used; Reason says why.
 	Failed     bool         `json:"failed"`
 	FailReason string       `json:"fail_reason,omitempty"`
@@ -418,6 +582,8 @@ type RunSummary struct {
 	Workload Workload          `json:"workload"`
 	// Errors counts failed requests by error text.
 	Errors []ReasonCount `json:"errors"`
+	// Import says where an imported run came from; absent otherwise.
+	Import *ImportSummary `json:"import,omitempty"`
 }
 
 // AcrossRuns is one per-run statistic summarised across the runs of a level.
@@ -439,9 +605,10 @@ type AcrossRuns struct {
 	FewRuns bool `json:"few_runs"`
 }
 
-// Level is one concurrency level: its runs' statistics summarised.
+// Level is one load level (concurrency N, rate R or rate inf): its runs'
+// statistics summarised.
 type Level struct {
-	Concurrency int `json:"concurrency"`
+	LevelKey
 	// Runs are the run directories used, in repeat order.
 	Runs []string `json:"runs"`
 	// Stats holds median ± MAD across runs for every per-run statistic,
@@ -457,6 +624,8 @@ type Level struct {
 	CDFTPOT []CDFPoint `json:"cdf_tpot"`
 	CDFE2E  []CDFPoint `json:"cdf_e2e"`
 	Counts  Counts     `json:"counts"`
+	// Warmup sums up the runs' warm-up cuts.
+	Warmup WarmupLevel `json:"warmup"`
 	// Goodput adds up the goodput counts of the level's usable runs.
 	Goodput GoodputCounts `json:"goodput_counts"`
 	// ServerObservations is, per server histogram role shown, the sum of

@@ -39,15 +39,57 @@ type SLO struct {
 	E2Ems  float64 `yaml:"e2e_ms" json:"e2e_ms"`
 }
 
-// WarmupConfig sets the stabilisation rule from the measurement protocol:
-// the running median of the last Window requests must change by less than
-// Tolerance over Consecutive consecutive windows.
+// Warm-up modes: the rule sweep.yaml names under warmup.mode.
+const (
+	// WarmupChangePoint is Pettitt's rank test for one change in location
+	// (Pettitt 1979), the default.
+	WarmupChangePoint = "changepoint"
+	// WarmupMSER5 is the marginal standard error rule on batch means of 5
+	// (White 1997).
+	WarmupMSER5 = "mser5"
+	// WarmupStabilisation is the measurement protocol's illustrative
+	// heuristic: block medians that stop moving.
+	WarmupStabilisation = "stabilisation"
+	// WarmupFixed discards a fixed number of requests: an explicit override
+	// the measurement rules discourage.
+	WarmupFixed = "fixed"
+	// WarmupNone turns warm-up handling off.
+	WarmupNone = "none"
+)
+
+// WarmupModes lists the valid warm-up modes, default first.
+var WarmupModes = []string{WarmupChangePoint, WarmupMSER5, WarmupStabilisation, WarmupFixed, WarmupNone}
+
+// Bounds of the warm-up settings, checked when sweep.yaml is read.
+const (
+	// MaxWarmupCount bounds warmup.window, warmup.consecutive and
+	// warmup.count.
+	MaxWarmupCount = 1_000_000
+	// MaxWarmupAlpha bounds warmup.alpha: Pettitt's approximation of the
+	// significance probability holds for p ≤ 0.5.
+	MaxWarmupAlpha = 0.5
+)
+
+// WarmupConfig names the warm-up rule and holds its parameters. Only the
+// parameters of the chosen Mode are used.
 type WarmupConfig struct {
-	// Mode is "stabilisation" or "none".
-	Mode        string  `yaml:"mode" json:"mode"`
+	// Mode is one of WarmupModes.
+	Mode string `yaml:"mode" json:"mode"`
+	// Alpha is the changepoint rule's family-wise significance level: the
+	// probability of cutting a run that has no warm-up, 0 < Alpha ≤ 0.5.
+	Alpha float64 `yaml:"alpha" json:"alpha"`
+	// MinSlowdown is the changepoint rule's smallest warm-up worth
+	// discarding: the early part's median must exceed the rest's by at
+	// least this fraction, 0 ≤ MinSlowdown ≤ 1.
+	MinSlowdown float64 `yaml:"min_slowdown" json:"min_slowdown"`
+	// Window, Tolerance and Consecutive are the stabilisation rule's: the
+	// median of consecutive blocks of Window requests must change by less
+	// than Tolerance (relative) Consecutive times in a row.
 	Window      int     `yaml:"window" json:"window"`
 	Tolerance   float64 `yaml:"tolerance" json:"tolerance"`
 	Consecutive int     `yaml:"consecutive" json:"consecutive"`
+	// Count is the fixed override's number of requests to discard.
+	Count int `yaml:"count" json:"count"`
 }
 
 // MetricNames lists, per role, the metric names to look for in a scrape, in
@@ -78,7 +120,7 @@ func DefaultConfig() Config {
 		SLO:                    SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000},
 		Percentile:             "nearest-rank",
 		MAD:                    "raw",
-		Warmup:                 WarmupConfig{Mode: "stabilisation", Window: 10, Tolerance: 0.02, Consecutive: 3},
+		Warmup:                 WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3},
 		Metrics:                DefaultMetricNames(),
 		CounterTolerance:       0.01,
 		StreamingCheckFraction: 0.95,

@@ -112,6 +112,10 @@ type Requests struct {
 	// has no chunk_ms column; ChunkOffsets has length N+1 otherwise.
 	ChunkOffsets []int32
 	ChunkMs      []float64
+	// Phase marks the requests the source tool sent before or after its
+	// measurement (warm-up, cool-down); nil when the file has no phase
+	// column.
+	Phase []Phase
 
 	// ExtraColumns lists, in file order, the columns benchnote does not use.
 	// They are kept by name only.
@@ -330,10 +334,18 @@ type Environment struct {
 type Run struct {
 	// Dir is the run directory relative to the sweep root ("." for the root).
 	Dir string
-	// Concurrency is the configured concurrency level.
+	// Load is the run's load level: concurrency N, rate R or rate inf.
+	Load LoadLevel
+	// Concurrency is the configured concurrency level (Load.Concurrency),
+	// 0 for a rate level.
 	Concurrency int
-	// ConcurrencySource says where it came from: "run.yaml" or "path".
+	// ConcurrencySource says where the level came from: "run.yaml" or "path".
 	ConcurrencySource string
+	// Clock is run.yaml's clock: "monotonic" when t_request_sent and the
+	// other times are not wall-clock time, else "".
+	Clock string
+	// Provenance says where an imported run came from; nil otherwise.
+	Provenance *Provenance
 	// Repeat is the 1-based repeat number within the concurrency level.
 	Repeat int
 	// RepeatSource is "run.yaml" or "path order".
@@ -372,6 +384,25 @@ type Sweep struct {
 	EnvDiffs []EnvDiff
 	// IgnoredFiles lists files under the root that were not read, with why.
 	IgnoredFiles []IgnoredFile
+	// Reported holds the source tools' aggregate figures of runs imported
+	// without per-request records (reported.yaml), in path order. They are
+	// not runs: nothing is recomputed from them.
+	Reported []*ReportedRun
+}
+
+// ReportedRun is a run known only by the figures its benchmark tool
+// reported (a result file without per-request records). Its figures are
+// shown as reported and kept out of every level statistic.
+type ReportedRun struct {
+	// Dir is the directory holding reported.yaml, relative to the root.
+	Dir string
+	// Load is the level the tool ran at; the zero LoadLevel when unknown.
+	Load   LoadLevel
+	Repeat int
+	Notes  string
+	// Provenance names the tool; its Reported list holds the figures.
+	Provenance  *Provenance
+	Diagnostics []Diagnostic
 }
 
 // IgnoredFile is a file in the sweep tree that benchnote did not read.

@@ -30,6 +30,7 @@ const (
 	reasonDuplicate  = "duplicate request_id"
 	reasonMissing    = "missing field"
 	reasonBadChunks  = "bad chunk_ms"
+	reasonBadPhase   = "bad phase"
 )
 
 // reqColumn identifies a column benchnote reads from a requests file.
@@ -48,6 +49,7 @@ const (
 	colMaxTokens
 	colTextChunks
 	colChunkMs
+	colPhase
 	numReqColumns
 
 	// colExtra marks a column benchnote does not use.
@@ -64,6 +66,7 @@ const (
 	kindStatus                    // any string
 	kindChunkMs                   // list of finite numbers >= 0
 	kindUnixTime                  // like kindNumber; only ever optional
+	kindPhase                     // "", "measure", "warmup" or "cooldown"
 )
 
 var requestColumns = [numReqColumns]struct {
@@ -83,6 +86,7 @@ var requestColumns = [numReqColumns]struct {
 	colMaxTokens:        {"max_tokens", kindCount, false},
 	colTextChunks:       {"text_chunks", kindCount, false},
 	colChunkMs:          {"chunk_ms", kindChunkMs, false},
+	colPhase:            {"phase", kindPhase, false},
 }
 
 // DefaultMaxRowsPerRun is the default of ReadOptions.MaxRows: far above
@@ -120,6 +124,52 @@ func StatusFailed(s string) bool {
 // emptyWhenFailed lists the required columns a failed request may leave
 // empty: a request that failed has no first token, no end and no usage.
 var emptyWhenFailed = [numReqColumns]bool{colCompletionTokens: true, colTTFT: true, colE2E: true}
+
+// mayBeEmpty reports whether required column c may be empty on a row: a
+// failed request has no timings or usage, and a successful request with
+// completion_tokens 0 never received a first token, so it has no TTFT or
+// E2E (it is not a latency sample either way).
+func mayBeEmpty(c reqColumn, failed, zeroTokens bool) bool {
+	return emptyWhenFailed[c] && (failed || zeroTokens && (c == colTTFT || c == colE2E))
+}
+
+// Phase says whether the source tool counted a request in its measurement.
+type Phase uint8
+
+// The phases a requests file may mark.
+const (
+	// PhaseMeasured is a request inside the measurement (an empty phase).
+	PhaseMeasured Phase = iota
+	// PhaseWarmup is a request the source tool sent before measuring.
+	PhaseWarmup
+	// PhaseCooldown is a request the source tool counted after measuring.
+	PhaseCooldown
+)
+
+// String returns "measure", "warmup" or "cooldown".
+func (p Phase) String() string {
+	switch p {
+	case PhaseWarmup:
+		return "warmup"
+	case PhaseCooldown:
+		return "cooldown"
+	}
+	return "measure"
+}
+
+// ParsePhase reads a phase value: empty or "measure", "warmup" or
+// "cooldown" (any case, surrounding blanks ignored).
+func ParsePhase(s string) (Phase, bool) {
+	switch strings.ToLower(trimBlanks(s)) {
+	case "", "measure":
+		return PhaseMeasured, true
+	case "warmup", "warm-up":
+		return PhaseWarmup, true
+	case "cooldown", "cool-down":
+		return PhaseCooldown, true
+	}
+	return PhaseMeasured, false
+}
 
 // requestLayout maps a file's columns (CSV header fields or top-level
 // Parquet fields) to the columns benchnote reads.
@@ -216,6 +266,7 @@ const (
 	probNotInteger         // a number, but not an integer where one is needed
 	probNegative           // below zero
 	probNaNInf             // NaN, ±Inf or out of float64 range
+	probBadPhase           // a phase other than measure, warmup or cooldown
 )
 
 // valueDiag describes problem p with column c's value got (already
@@ -238,6 +289,8 @@ func (l *requestLayout) valueDiag(path string, line int, c reqColumn, p problem,
 		return l.rowDiag(path, line, c, reasonNegative, "%s: expected %s, got %s", name, expected, got)
 	case probNaNInf:
 		return l.rowDiag(path, line, c, reasonNaNInf, "%s: expected a finite number, got %s", name, got)
+	case probBadPhase:
+		return l.rowDiag(path, line, c, reasonBadPhase, "%s: expected measure, warmup, cooldown or an empty field, got %s", name, got)
 	}
 	return l.rowDiag(path, line, c, reasonNonNumeric, "%s: expected %s, got %s", name, expected, got)
 }
@@ -403,6 +456,9 @@ func newRequests(l *requestLayout, capHint int) *Requests {
 		q.ChunkOffsets = make([]int32, 1, capHint+1)
 		q.ChunkMs = []float64{}
 	}
+	if l.has(colPhase) {
+		q.Phase = make([]Phase, 0, capHint)
+	}
 	return q
 }
 
@@ -424,6 +480,7 @@ func (q *Requests) removeRows(rows []int) {
 	q.Status = removeAt(q.Status, rows)
 	q.MaxTokens = removeAt(q.MaxTokens, rows)
 	q.TextChunks = removeAt(q.TextChunks, rows)
+	q.Phase = removeAt(q.Phase, rows)
 	if q.ChunkOffsets != nil {
 		// Rebuild the flat chunk layout from the first removed row on.
 		first := rows[0]

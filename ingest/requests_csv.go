@@ -176,9 +176,15 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		chunkMark        = len(q.ChunkMs)
 	)
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
-	if failed {
+	zeroTokens := false
+	if s := trimBlanks(rec[l.pos[colCompletionTokens]]); s != "" {
+		n, pr := parseCount(s)
+		zeroTokens = pr == probNone && n == 0
+	}
+	if failed || zeroTokens {
 		ttft, e2e = math.NaN(), math.NaN()
 	}
+	phase := PhaseMeasured
 	for j, raw := range rec {
 		lineLen += len(raw)
 		c := l.cols[j]
@@ -193,6 +199,11 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			id = raw
 		case colStatus:
 			status = raw
+		case colPhase:
+			var ok bool
+			if phase, ok = ParsePhase(raw); !ok {
+				pr = probBadPhase
+			}
 		case colChunkMs:
 			if !p.parseChunks(raw) {
 				q.ChunkMs = q.ChunkMs[:chunkMark]
@@ -203,7 +214,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			s := trimBlanks(raw)
 			info := requestColumns[c]
 			if s == "" {
-				if info.required && !(failed && emptyWhenFailed[c]) {
+				if info.required && !mayBeEmpty(c, failed, zeroTokens) {
 					pr = probMissing
 				}
 				break
@@ -292,6 +303,9 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	}
 	if q.ChunkOffsets != nil {
 		q.ChunkOffsets = append(q.ChunkOffsets, int32(len(q.ChunkMs)))
+	}
+	if q.Phase != nil {
+		q.Phase = append(q.Phase, phase)
 	}
 	q.N++
 	return Diagnostic{}, "", false

@@ -232,6 +232,9 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if l.has(colChunkMs) {
 		q.ChunkOffsets, q.ChunkMs = cols[colChunkMs].offsets, cols[colChunkMs].floats
 	}
+	if l.has(colPhase) {
+		q.Phase = cols[colPhase].phases
+	}
 
 	// The rows some column flagged, or with E2E_ms < TTFT_ms, are looked
 	// at again to find their first problem.
@@ -300,6 +303,7 @@ type parquetColumn struct {
 	floats  []float64 // numbers, or chunk_ms values
 	offsets []int32   // chunk_ms
 	hashes  []uint64  // request_id
+	phases  []Phase   // phase
 	flags   []bool    // rows to look at again; nil when none
 }
 
@@ -374,6 +378,14 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 		}
 	case kindStatus:
 		col.strs = appendStrings(nil, a, nil)
+	case kindPhase:
+		col.phases = make([]Phase, n)
+		for i, v := range appendStrings(nil, a, nil) {
+			var ok bool
+			if col.phases[i], ok = ParsePhase(v); !ok {
+				flags[i] = true
+			}
+		}
 	case kindCount:
 		col.ints = appendCounts(nil, a, required, flags)
 	case kindNumber, kindUnixTime:
@@ -411,8 +423,10 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 			continue
 		}
 		if p, got := arrowValueProblem(a, i, c); p != probNone {
-			if p == probMissing && emptyWhenFailed[c] && q.Status != nil && StatusFailed(q.Status[k]) {
-				// A failed request has no timings or usage to record.
+			failed := q.Status != nil && StatusFailed(q.Status[k])
+			if p == probMissing && mayBeEmpty(c, failed, zeroAt(arrs[colCompletionTokens], i)) {
+				// A failed request has no timings or usage to record,
+				// a request without output tokens no first token.
 				switch c {
 				case colCompletionTokens:
 					q.CompletionTokens[k] = 0
@@ -446,7 +460,7 @@ func arrowTypeFits(kind valueKind, dt arrow.DataType) bool {
 	switch kind {
 	case kindID:
 		return isStringType(dt) || arrow.IsInteger(dt.ID())
-	case kindStatus:
+	case kindStatus, kindPhase:
 		return isStringType(dt)
 	case kindCount, kindNumber:
 		return arrow.IsInteger(dt.ID()) || arrow.IsFloating(dt.ID()) && dt.ID() != arrow.FLOAT16
@@ -483,7 +497,7 @@ func kindTypeName(kind valueKind) string {
 	switch kind {
 	case kindID:
 		return "a string or integer column"
-	case kindStatus:
+	case kindStatus, kindPhase:
 		return "a string column"
 	case kindCount, kindNumber:
 		return "a numeric column"
@@ -950,6 +964,13 @@ func arrowValueProblem(a arrow.Array, i int, c reqColumn) (problem, string) {
 		return probNone, ""
 	case kindStatus, kindChunkMs:
 		return probNone, ""
+	case kindPhase:
+		if s, ok := stringAt(a, i); ok {
+			if _, valid := ParsePhase(s); !valid {
+				return probBadPhase, quoteValue(s)
+			}
+		}
+		return probNone, ""
 	}
 	v, text := numberAt(a, i)
 	isFloat := arrow.IsFloating(a.DataType().ID())
@@ -970,6 +991,15 @@ func arrowValueProblem(a arrow.Array, i int, c reqColumn) (problem, string) {
 	}
 	_, p := floatToCount(v)
 	return p, text
+}
+
+// zeroAt reports whether value i of a numeric column is present and 0.
+func zeroAt(a arrow.Array, i int) bool {
+	if a == nil || nullAt(a, i) {
+		return false
+	}
+	v, _ := numberAt(a, i)
+	return v == 0
 }
 
 // nullAt reports whether value i of a is null. Arrays of the null type

@@ -42,12 +42,18 @@ type Options struct {
 
 // Well-known file names inside a sweep.
 const (
-	SweepConfigFile  = "sweep.yaml"
-	RunConfigFile    = "run.yaml"
-	RequestsCSV      = "requests.csv"
-	RequestsParquet  = "requests.parquet"
-	ScrapeStartFile  = "metrics-start.prom"
-	ScrapeEndFile    = "metrics-end.prom"
+	SweepConfigFile = "sweep.yaml"
+	RunConfigFile   = "run.yaml"
+	RequestsCSV     = "requests.csv"
+	RequestsParquet = "requests.parquet"
+	ScrapeStartFile = "metrics-start.prom"
+	ScrapeEndFile   = "metrics-end.prom"
+	// ReportedFile holds a source tool's aggregate figures for a run
+	// imported without per-request records.
+	ReportedFile = "reported.yaml"
+	// ImportRecordFile, at the sweep root, lists what `benchnote import`
+	// wrote there; its presence marks the sweep as an import.
+	ImportRecordFile = "benchnote-import.yaml"
 	envFilePrefix    = "env."
 	reasonNotRead    = "not part of the input contract"
 	reasonOutsideRun = "not in a run directory"
@@ -151,8 +157,8 @@ func Load(root string, opts Options) (*Sweep, error) {
 
 	assignRepeats(runs)
 	sort.SliceStable(runs, func(i, j int) bool {
-		if runs[i].Concurrency != runs[j].Concurrency {
-			return runs[i].Concurrency < runs[j].Concurrency
+		if c := runs[i].Load.Compare(runs[j].Load); c != 0 {
+			return c < 0
 		}
 		if runs[i].Repeat != runs[j].Repeat {
 			return runs[i].Repeat < runs[j].Repeat
@@ -160,6 +166,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 		return runs[i].Dir < runs[j].Dir
 	})
 	sw.Runs = runs
+	for _, dir := range tree.reportedDirs {
+		sw.Reported = append(sw.Reported, loadReported(root, dir))
+	}
+	sort.SliceStable(sw.Reported, func(i, j int) bool {
+		if c := sw.Reported[i].Load.Compare(sw.Reported[j].Load); c != 0 {
+			return c < 0
+		}
+		return sw.Reported[i].Dir < sw.Reported[j].Dir
+	})
 	sw.EnvDiffs = diffEnvironments(runs)
 	for _, d := range sw.EnvDiffs {
 		var parts []string
@@ -178,11 +193,12 @@ func Load(root string, opts Options) (*Sweep, error) {
 
 // tree is the result of walking a sweep directory.
 type tree struct {
-	runDirs  []string            // slash paths relative to root, sorted
-	runFiles map[string][]string // run dir -> file names in it
-	envDirs  []string            // directories holding env.* files, sorted
-	envFiles map[string][]string // dir -> env file names, sorted
-	ignored  []IgnoredFile
+	runDirs      []string            // slash paths relative to root, sorted
+	reportedDirs []string            // directories holding only reported.yaml, sorted
+	runFiles     map[string][]string // run dir -> file names in it
+	envDirs      []string            // directories holding env.* files, sorted
+	envFiles     map[string][]string // dir -> env file names, sorted
+	ignored      []IgnoredFile
 }
 
 func scanTree(root string) (*tree, error) {
@@ -220,11 +236,16 @@ func scanTree(root string) (*tree, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	t := &tree{runFiles: map[string][]string{}, envFiles: map[string][]string{}}
-	isRun := map[string]bool{}
+	isRun, isReported := map[string]bool{}, map[string]bool{}
 	for _, dir := range dirs {
 		for _, name := range files[dir] {
 			if name == RequestsCSV || name == RequestsParquet {
 				isRun[dir] = true
+			}
+		}
+		for _, name := range files[dir] {
+			if name == ReportedFile && !isRun[dir] {
+				isReported[dir] = true
 			}
 		}
 	}
@@ -235,12 +256,16 @@ func scanTree(root string) (*tree, error) {
 			t.runDirs = append(t.runDirs, dir)
 			t.runFiles[dir] = names
 		}
+		if isReported[dir] {
+			t.reportedDirs = append(t.reportedDirs, dir)
+		}
 		for _, name := range names {
 			rel := path.Join(dir, name)
 			switch {
 			case strings.HasPrefix(name, envFilePrefix):
 				t.envFiles[dir] = append(t.envFiles[dir], name)
-			case dir == "." && name == SweepConfigFile:
+			case dir == "." && (name == SweepConfigFile || name == ImportRecordFile):
+			case isReported[dir] && name == ReportedFile:
 			case isRun[dir] && (name == RunConfigFile || name == RequestsCSV || name == RequestsParquet ||
 				name == ScrapeStartFile || name == ScrapeEndFile):
 			case isRun[dir]:
@@ -323,17 +348,13 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 			}
 		}
 	}
-	switch {
-	case rc.Concurrency > 0:
-		run.Concurrency, run.ConcurrencySource = rc.Concurrency, "run.yaml"
-	default:
-		if n, ok := concurrencyFromPath(dir); ok {
-			run.Concurrency, run.ConcurrencySource = n, "path"
-		} else {
-			fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
-				Message: fmt.Sprintf("cannot tell the concurrency of run directory %q: set concurrency in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8 or concurrency=8", dir)})
-		}
+	run.Load, run.ConcurrencySource = levelOf(dir, rc)
+	run.Concurrency = run.Load.Concurrency
+	if !run.Load.Valid() {
+		fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
+			Message: fmt.Sprintf("cannot tell the load level of run directory %q: set concurrency or rate in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8, concurrency=8, rate16, qps16 or rate-inf", dir)})
 	}
+	run.Clock, run.Provenance = rc.Clock, rc.Provenance
 	if rc.Repeat > 0 {
 		run.Repeat, run.RepeatSource = rc.Repeat, "run.yaml"
 	}
@@ -392,6 +413,55 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 
 	run.Env = MergeEnv(env)
 	return run
+}
+
+// levelOf finds a run's load level: run.yaml's concurrency or rate, else
+// the path segment closest to the run directory naming a concurrency (c8)
+// or a rate (rate16, qps16, rate-inf). It also says where it came from.
+func levelOf(dir string, rc runConfig) (LoadLevel, string) {
+	switch {
+	case rc.Concurrency > 0 && rc.Rate > 0:
+		return LoadLevel{}, ""
+	case rc.Concurrency > 0:
+		return ConcurrencyLoad(rc.Concurrency), "run.yaml"
+	case rc.Rate > 0:
+		return RateLoad(rc.Rate, rc.Arrival), "run.yaml"
+	}
+	segs := strings.Split(dir, "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		if n, ok := concurrencyFromPath(segs[i]); ok {
+			return ConcurrencyLoad(n), "path"
+		}
+		if l, ok := rateFromPath(segs[i]); ok {
+			return l, "path"
+		}
+	}
+	return LoadLevel{}, ""
+}
+
+// loadReported reads a directory holding a source tool's aggregate
+// figures (reported.yaml) and nothing to recompute them from.
+func loadReported(root, dir string) *ReportedRun {
+	rr := &ReportedRun{Dir: dir}
+	rel := path.Join(dir, ReportedFile)
+	data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxYAMLBytes)
+	if errors.Is(err, errTooLarge) {
+		rr.Diagnostics = append(rr.Diagnostics, tooLargeDiagnostic(rel, Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
+		return rr
+	}
+	if err != nil {
+		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "unreadable", Message: err.Error()})
+		return rr
+	}
+	rc, diags := parseRunConfig(data, rel)
+	rr.Diagnostics = append(rr.Diagnostics, diags...)
+	rr.Load, _ = levelOf(dir, rc)
+	rr.Repeat, rr.Notes, rr.Provenance = rc.Repeat, rc.Notes, rc.Provenance
+	if rr.Provenance == nil {
+		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "no source",
+			Message: "reported.yaml: expected source.tool and a reported list of the tool's figures"})
+	}
+	return rr
 }
 
 // readRequestsFile reads one requests file. When the file is unusable it
@@ -478,18 +548,18 @@ func countCSVRows(f *os.File) int64 {
 	}
 }
 
-// assignRepeats numbers the runs of each concurrency level: run.yaml's
-// repeat where given, else the next free number in path order.
+// assignRepeats numbers the runs of each load level: run.yaml's repeat
+// where given, else the next free number in path order.
 func assignRepeats(runs []*Run) {
-	byLevel := map[int][]*Run{}
-	var levels []int
+	byLevel := map[LoadLevel][]*Run{}
+	var levels []LoadLevel
 	for _, r := range runs {
-		if _, ok := byLevel[r.Concurrency]; !ok {
-			levels = append(levels, r.Concurrency)
+		if _, ok := byLevel[r.Load]; !ok {
+			levels = append(levels, r.Load)
 		}
-		byLevel[r.Concurrency] = append(byLevel[r.Concurrency], r)
+		byLevel[r.Load] = append(byLevel[r.Load], r)
 	}
-	sort.Ints(levels)
+	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
 	for _, c := range levels {
 		level := byLevel[c]
 		sort.SliceStable(level, func(i, j int) bool { return level[i].Dir < level[j].Dir })
@@ -590,6 +660,14 @@ func diffEnvironments(runs []*Run) []EnvDiff {
 // runConfig is run.yaml.
 type runConfig struct {
 	Concurrency int
+	// Rate is run.yaml's rate (+Inf for inf), 0 when not given.
+	Rate    float64
+	Arrival string
+	// Clock is "monotonic" when the run's times are not wall-clock time.
+	Clock string
+	// levelNode is the run.yaml node the level came from, for messages.
+	levelNode   *yaml.Node
+	Provenance  *Provenance
 	Repeat      int
 	MaxTokens   int
 	Notes       string
@@ -646,6 +724,25 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 				continue
 			}
 			rc.Notes = v.Value
+		case "rate":
+			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+				rc.Rate, rc.levelNode = r, v
+			} else {
+				bad(v, k.Value, "a positive number of requests per second or inf")
+			}
+		case "arrival":
+			if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
+				rc.Arrival = a
+			} else {
+				bad(v, k.Value, "poisson, constant or gamma")
+			}
+		case "clock":
+			switch v.Value {
+			case "monotonic", "wall":
+				rc.Clock = v.Value
+			default:
+				bad(v, k.Value, "monotonic or wall")
+			}
 		case "window":
 			if v.Kind != yaml.MappingNode {
 				bad(v, "window", "a mapping with start and end")
@@ -662,8 +759,29 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 				}
 			}
 		default:
-			diags = append(diags, unknownKey(file, k, ""))
+			if rc.Provenance == nil {
+				rc.Provenance = &Provenance{}
+			}
+			if !parseProvenanceKey(k, v, rc.Provenance, file, &diags) {
+				diags = append(diags, unknownKey(file, k, ""))
+			}
 		}
+	}
+	if p := rc.Provenance; p != nil && p.Tool == "" {
+		if len(p.Recomputed)+len(p.AsReported)+len(p.Unavailable)+len(p.Approximate)+len(p.Definitions)+len(p.Reported) > 0 || p.TokenCounts != "" {
+			diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+				Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
+		}
+		rc.Provenance = nil
+	}
+	if rc.Concurrency > 0 && rc.Rate > 0 {
+		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
+			Message: "rate: expected either concurrency or rate, not both"})
+	}
+	if rc.Arrival != "" && (rc.Rate == 0 || math.IsInf(rc.Rate, 1)) {
+		diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+			Message: "arrival is ignored: it applies only to a finite rate"})
+		rc.Arrival = ""
 	}
 	if start != nil || end != nil {
 		if start == nil || end == nil {
@@ -789,13 +907,6 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 		}
 		return f, nil
 	}
-	num := func(n *yaml.Node, key string, min float64) (float64, error) {
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if n.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < min {
-			return 0, badf(n, key, fmt.Sprintf("a number ≥ %g", min))
-		}
-		return f, nil
-	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		var err error
@@ -854,41 +965,9 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				}
 			}
 		case "warmup":
-			if v.Kind == yaml.ScalarNode {
-				if v.Value == "none" || v.Value == "stabilisation" || v.Value == "stabilization" {
-					cfg.Warmup.Mode = strings.Replace(v.Value, "stabilization", "stabilisation", 1)
-				} else {
-					err = badf(v, "warmup", `"none", "stabilisation" or a mapping`)
-				}
-				break
-			}
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "warmup", `"none" or a mapping`)
-				break
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				wk, wv := v.Content[j], v.Content[j+1]
-				var f float64
-				switch wk.Value {
-				case "mode":
-					if wv.Value != "none" && wv.Value != "stabilisation" {
-						err = badf(wv, "warmup.mode", `"none" or "stabilisation"`)
-					}
-					cfg.Warmup.Mode = wv.Value
-				case "window":
-					if f, err = num(wv, "warmup.window", 2); err == nil {
-						cfg.Warmup.Window = int(f)
-					}
-				case "consecutive":
-					if f, err = num(wv, "warmup.consecutive", 1); err == nil {
-						cfg.Warmup.Consecutive = int(f)
-					}
-				case "tolerance":
-					cfg.Warmup.Tolerance, err = num(wv, "warmup.tolerance", 0)
-				default:
-					diags = append(diags, unknownKey(file, wk, "warmup"))
-				}
-			}
+			var wd []Diagnostic
+			wd, err = parseWarmup(file, v, &cfg.Warmup)
+			diags = append(diags, wd...)
 		case "metrics":
 			if v.Kind != yaml.MappingNode {
 				err = badf(v, "metrics", "a mapping from role to metric name(s)")
@@ -942,4 +1021,129 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 		}
 	}
 	return cfg, diags, nil
+}
+
+// warmupModeList names the valid warm-up modes in messages.
+const warmupModeList = `"changepoint", "mser5", "stabilisation", "fixed" or "none"`
+
+// parseWarmup reads the warmup setting into w: a mode name, or a mapping
+// with a mode and that mode's parameters. Every parameter is range-checked,
+// also one the chosen mode does not use (that one is reported as ignored).
+func parseWarmup(file string, v *yaml.Node, w *WarmupConfig) ([]Diagnostic, error) {
+	bad := func(n *yaml.Node, key, want string) error {
+		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
+	}
+	mode := func(n *yaml.Node) (string, bool) {
+		if n.Kind != yaml.ScalarNode {
+			return "", false
+		}
+		m := n.Value
+		if m == "stabilization" {
+			m = WarmupStabilisation
+		}
+		return m, slices.Contains(WarmupModes, m)
+	}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		m, ok := mode(v)
+		if !ok {
+			return nil, bad(v, "warmup", warmupModeList+" or a mapping")
+		}
+		if m == WarmupFixed {
+			return nil, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+				"warmup: mode \"fixed\" needs a count: write warmup: {mode: fixed, count: N}")
+		}
+		w.Mode = m
+		return nil, nil
+	case yaml.MappingNode:
+	default:
+		return nil, bad(v, "warmup", warmupModeList+" or a mapping")
+	}
+	// The mode decides which parameters apply, wherever it stands.
+	var modeNode *yaml.Node
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		if v.Content[j].Value == "mode" {
+			modeNode = v.Content[j+1]
+		}
+	}
+	if modeNode == nil {
+		return nil, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+			"warmup: a mapping needs a mode, one of %s", warmupModeList)
+	}
+	m, ok := mode(modeNode)
+	if !ok {
+		return nil, bad(modeNode, "warmup.mode", "one of "+warmupModeList)
+	}
+	integer := func(n *yaml.Node, key string, lo, hi int) (int, error) {
+		i, err := strconv.ParseInt(n.Value, 10, 64)
+		if n.Kind != yaml.ScalarNode || err != nil || i < int64(lo) || i > int64(hi) {
+			return 0, bad(n, key, fmt.Sprintf("an integer from %d to %d", lo, hi))
+		}
+		return int(i), nil
+	}
+	fraction := func(n *yaml.Node, key string, hi float64, hiIncluded bool) (float64, error) {
+		f, err := strconv.ParseFloat(n.Value, 64)
+		ok := n.Kind == yaml.ScalarNode && err == nil && f > 0 && (f < hi || hiIncluded && f == hi)
+		if !ok {
+			want := fmt.Sprintf("a number greater than 0 and less than %g", hi)
+			if hiIncluded {
+				want = fmt.Sprintf("a number greater than 0 and at most %g", hi)
+			}
+			return 0, bad(n, key, want)
+		}
+		return f, nil
+	}
+	next := *w
+	next.Mode = m
+	var diags []Diagnostic
+	hasCount := false
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		k, val := v.Content[j], v.Content[j+1]
+		key := "warmup." + k.Value
+		var usedBy string
+		var err error
+		switch k.Value {
+		case "mode":
+			continue
+		case "alpha":
+			usedBy = WarmupChangePoint
+			next.Alpha, err = fraction(val, key, MaxWarmupAlpha, true)
+		case "min_slowdown":
+			usedBy = WarmupChangePoint
+			f, perr := strconv.ParseFloat(val.Value, 64)
+			if val.Kind != yaml.ScalarNode || perr != nil || !(f >= 0 && f <= 1) {
+				err = bad(val, key, "a number from 0 to 1")
+			}
+			next.MinSlowdown = f
+		case "window":
+			usedBy = WarmupStabilisation
+			next.Window, err = integer(val, key, 2, MaxWarmupCount)
+		case "tolerance":
+			usedBy = WarmupStabilisation
+			next.Tolerance, err = fraction(val, key, 1, false)
+		case "consecutive":
+			usedBy = WarmupStabilisation
+			next.Consecutive, err = integer(val, key, 1, MaxWarmupCount)
+		case "count":
+			usedBy = WarmupFixed
+			next.Count, err = integer(val, key, 0, MaxWarmupCount)
+			hasCount = true
+		default:
+			diags = append(diags, unknownKey(file, k, "warmup"))
+			continue
+		}
+		if err != nil {
+			return diags, err
+		}
+		if usedBy != m {
+			diags = append(diags, Diagnostic{Severity: Warning, File: file, Line: k.Line, Column: k.Column, ColumnName: key,
+				Reason: "unused setting", Message: fmt.Sprintf("%s applies to mode %q and is ignored with mode %q", key, usedBy, m)})
+		}
+	}
+	if m == WarmupFixed && !hasCount {
+		return diags, fileErrorf(file, v.Line, v.Column, "warmup", "bad value",
+			"warmup: mode \"fixed\" needs a count (an integer from 0 to %d)", MaxWarmupCount)
+	}
+	*w = next
+	return diags, nil
 }

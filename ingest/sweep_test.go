@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +156,7 @@ func TestLoadRunProblems(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
-	if r := byDir["nolevel"]; !r.Failed || !strings.Contains(diag("nolevel"), `cannot tell the concurrency of run directory "nolevel"`) {
+	if r := byDir["nolevel"]; !r.Failed || !strings.Contains(diag("nolevel"), `cannot tell the load level of run directory "nolevel"`) {
 		t.Errorf("nolevel: failed %v, diagnostics %s", r.Failed, diag("nolevel"))
 	}
 	if r := byDir["c2/both"]; !r.Failed || !strings.Contains(diag("c2/both"), "both requests.csv and requests.parquet") {
@@ -183,7 +184,7 @@ func TestParseSweepConfigErrors(t *testing.T) {
 		{"mad: 3\n", `sweep.yaml:1:6: error: mad: expected "raw" or "scaled", got "3"`},
 		{"slo:\n  ttft_ms: fast\n", `sweep.yaml:2:12: error: slo.ttft_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got "fast"`},
 		{"metrics:\n  throughput: [x]\n", `sweep.yaml:2:3: error: metrics: unknown role "throughput"`},
-		{"warmup: sometimes\n", `sweep.yaml:1:9: error: warmup: expected "none", "stabilisation" or a mapping, got "sometimes"`},
+		{"warmup: sometimes\n", `sweep.yaml:1:9: error: warmup: expected "changepoint", "mser5", "stabilisation", "fixed" or "none" or a mapping, got "sometimes"`},
 		{"title: [unclosed\n", `sweep.yaml:1: error: not valid YAML: yaml: line 1:`},
 	}
 	for _, tt := range tests {
@@ -228,4 +229,114 @@ func TestParseSweepConfigErrorRateThreshold(t *testing.T) {
 			t.Errorf("%q: threshold = %v, err = %v; want %v", tt.yaml, cfg.ErrorRateThreshold, err, tt.want)
 		}
 	}
+}
+
+// TestParseSweepConfigWarmup checks every warm-up setting: the modes, the
+// parameters each takes, and the range of each, with file:line:column and
+// the allowed range in the message (issue 7: settings are range-checked).
+func TestParseSweepConfigWarmup(t *testing.T) {
+	def := DefaultConfig().Warmup
+	if def != (WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}) {
+		t.Errorf("default warm-up = %+v", def)
+	}
+	good := []struct {
+		yaml  string
+		want  WarmupConfig
+		diags []string
+	}{
+		{"warmup: none\n", WarmupConfig{Mode: "none", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: stabilization\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: mser5\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, min_slowdown: 0}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.01, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, min_slowdown: 1}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.01, MinSlowdown: 1, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: changepoint, alpha: 0.05}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.05, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {alpha: 0.5, mode: changepoint}\n", WarmupConfig{Mode: "changepoint", Alpha: 0.5, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3}, nil},
+		{"warmup: {mode: stabilisation, window: 25, tolerance: 0.10, consecutive: 2}\n", WarmupConfig{Mode: "stabilisation", Alpha: 0.01, MinSlowdown: 0.02, Window: 25, Tolerance: 0.1, Consecutive: 2}, nil},
+		{"warmup: {mode: fixed, count: 0}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 0}, nil},
+		{"warmup: {mode: fixed, count: 1000000}\n", WarmupConfig{Mode: "fixed", Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3, Count: 1000000}, nil},
+		{"warmup:\n  mode: mser5\n  window: 20\n  colour: red\n", WarmupConfig{Mode: "mser5", Alpha: 0.01, MinSlowdown: 0.02, Window: 20, Tolerance: 0.02, Consecutive: 3}, []string{
+			`sweep.yaml:3:3: warning: warmup.window applies to mode "stabilisation" and is ignored with mode "mser5"`,
+			`sweep.yaml:4:3: warning: unknown setting "warmup.colour" is ignored`,
+		}},
+	}
+	for _, tt := range good {
+		cfg, diags, err := ParseSweepConfig([]byte(tt.yaml), "sweep.yaml")
+		if err != nil {
+			t.Errorf("%q: %v", tt.yaml, err)
+			continue
+		}
+		if cfg.Warmup != tt.want {
+			t.Errorf("%q: warm-up = %+v, want %+v", tt.yaml, cfg.Warmup, tt.want)
+		}
+		var got []string
+		for _, d := range diags {
+			got = append(got, d.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.diags, "\n") {
+			t.Errorf("%q: diagnostics\n%s\nwant\n%s", tt.yaml, strings.Join(got, "\n"), strings.Join(tt.diags, "\n"))
+		}
+	}
+	bad := []struct{ yaml, want string }{
+		{"warmup: fixed\n", `sweep.yaml:1:9: error: warmup: mode "fixed" needs a count: write warmup: {mode: fixed, count: N}`},
+		{"warmup: [a]\n", `sweep.yaml:1:9: error: warmup: expected "changepoint", "mser5", "stabilisation", "fixed" or "none" or a mapping, got ""`},
+		{"warmup: {window: 20}\n", `sweep.yaml:1:9: error: warmup: a mapping needs a mode, one of "changepoint", "mser5", "stabilisation", "fixed" or "none"`},
+		{"warmup: {mode: pettitt}\n", `sweep.yaml:1:16: error: warmup.mode: expected one of "changepoint", "mser5", "stabilisation", "fixed" or "none", got "pettitt"`},
+		{"warmup: {mode: fixed}\n", `sweep.yaml:1:9: error: warmup: mode "fixed" needs a count (an integer from 0 to 1000000)`},
+		{"warmup: {mode: fixed, count: -1}\n", `sweep.yaml:1:30: error: warmup.count: expected an integer from 0 to 1000000, got "-1"`},
+		{"warmup: {mode: fixed, count: 1000001}\n", `sweep.yaml:1:30: error: warmup.count: expected an integer from 0 to 1000000, got "1000001"`},
+		{"warmup: {mode: fixed, count: 40.0}\n", `sweep.yaml:1:30: error: warmup.count: expected an integer from 0 to 1000000, got "40.0"`},
+		{"warmup: {mode: stabilisation, window: 1e10}\n", `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "1e10"`},
+		{"warmup: {mode: stabilisation, window: 3e8}\n", `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "3e8"`},
+		{"warmup: {mode: stabilisation, window: 1e300}\n", `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "1e300"`},
+		{"warmup: {mode: stabilisation, window: 2.7}\n", `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "2.7"`},
+		{"warmup: {mode: stabilisation, window: 1}\n", `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "1"`},
+		{"warmup: {mode: stabilisation, consecutive: 0}\n", `sweep.yaml:1:44: error: warmup.consecutive: expected an integer from 1 to 1000000, got "0"`},
+		{"warmup: {mode: stabilisation, consecutive: 2.5}\n", `sweep.yaml:1:44: error: warmup.consecutive: expected an integer from 1 to 1000000, got "2.5"`},
+		{"warmup: {mode: stabilisation, tolerance: 1}\n", `sweep.yaml:1:42: error: warmup.tolerance: expected a number greater than 0 and less than 1, got "1"`},
+		{"warmup: {mode: stabilisation, tolerance: 0}\n", `sweep.yaml:1:42: error: warmup.tolerance: expected a number greater than 0 and less than 1, got "0"`},
+		{"warmup: {mode: stabilisation, tolerance: .nan}\n", `sweep.yaml:1:42: error: warmup.tolerance: expected a number greater than 0 and less than 1, got ".nan"`},
+		{"warmup: {mode: changepoint, alpha: 0}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "0"`},
+		{"warmup: {mode: changepoint, alpha: 0.51}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "0.51"`},
+		{"warmup: {mode: changepoint, min_slowdown: -0.1}\n", `sweep.yaml:1:43: error: warmup.min_slowdown: expected a number from 0 to 1, got "-0.1"`},
+		{"warmup: {mode: changepoint, min_slowdown: 5%}\n", `sweep.yaml:1:43: error: warmup.min_slowdown: expected a number from 0 to 1, got "5%"`},
+		{"warmup: {mode: changepoint, alpha: NaN}\n", `sweep.yaml:1:36: error: warmup.alpha: expected a number greater than 0 and at most 0.5, got "NaN"`},
+		// A bad value is an error even for a parameter the mode ignores.
+		{"warmup: {mode: changepoint, window: 2.7}\n", `sweep.yaml:1:37: error: warmup.window: expected an integer from 2 to 1000000, got "2.7"`},
+	}
+	for _, tt := range bad {
+		_, _, err := ParseSweepConfig([]byte(tt.yaml), "sweep.yaml")
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: error = %v\nwant %s", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+// FuzzParseSweepConfigWarmup: whatever follows "warmup:", parsing never
+// panics, and a setting it accepts is inside every documented range.
+//
+//	go test ./ingest -run '^$' -fuzz FuzzParseSweepConfigWarmup -fuzztime 60s
+func FuzzParseSweepConfigWarmup(f *testing.F) {
+	for _, seed := range []string{
+		"none", "changepoint", "mser5", "stabilization", "{mode: fixed, count: 40}",
+		"{mode: changepoint, alpha: 0.01, min_slowdown: 0.02}", "{mode: stabilisation, window: 1e10}",
+		"{mode: stabilisation, window: 25, tolerance: 0.1, consecutive: 2}", "[1, 2]", "{mode: fixed, count: 2.5}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		var cfg Config
+		var err error
+		withinBudget(t, "ParseSweepConfig", len(value), func() { cfg, _, err = ParseSweepConfig([]byte("warmup: "+value+"\n"), "sweep.yaml") })
+		if err != nil {
+			return
+		}
+		w := cfg.Warmup
+		ok := slices.Contains(WarmupModes, w.Mode) &&
+			w.Alpha > 0 && w.Alpha <= MaxWarmupAlpha && w.MinSlowdown >= 0 && w.MinSlowdown <= 1 &&
+			w.Window >= 2 && w.Window <= MaxWarmupCount && w.Tolerance > 0 && w.Tolerance < 1 &&
+			w.Consecutive >= 1 && w.Consecutive <= MaxWarmupCount && w.Count >= 0 && w.Count <= MaxWarmupCount
+		if !ok {
+			t.Errorf("warmup: %q accepted as %+v, outside the documented ranges", value, w)
+		}
+	})
 }

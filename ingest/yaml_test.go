@@ -221,7 +221,9 @@ func FuzzParseSweepConfig(f *testing.F) {
 	})
 }
 
-func FuzzParseRunConfig(f *testing.F) {
+// FuzzRunConfigRanges checks that whatever run.yaml gives is in range and
+// that no input is slow (FuzzParseRunConfig checks the import keys).
+func FuzzRunConfigRanges(f *testing.F) {
 	for _, s := range []string{
 		"concurrency: 8\nrepeat: 2\nwindow:\n  start: 2026-11-02T10:00:00Z\n  end: 1793613720.5\nmax_tokens: 256\nnotes: free text\n",
 		"concurrency: 2.7\n", "window: {start: 0, end: 1e300}\n", "repeat: &n 1\nconcurrency: *n\n",

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // cellContext evaluates cells against one Summary and its rendered plots.
@@ -35,13 +36,13 @@ func (c *cellContext) block(args []string, tgt target) (string, error) {
 			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
 		}
 		return c.plot(args[1], tgt)
-	case "exclusions", "findings", "alerts", "environment", "method", "notes":
+	case "exclusions", "findings", "alerts", "environment", "method", "notes", "imports":
 		if len(args) != 1 {
 			return "", fmt.Errorf("%s takes no arguments", args[0])
 		}
 		return map[string]func(*analyze.Summary) string{
 			"exclusions": exclusionsCell, "findings": findingsCell, "alerts": alertsCell, "environment": environmentCell,
-			"method": methodCell, "notes": notesCell,
+			"method": methodCell, "notes": notesCell, "imports": importsCell,
 		}[args[0]](c.s), nil
 	}
 	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
@@ -78,11 +79,14 @@ func (c *cellContext) inline(args []string) (string, error) {
 	case "runs":
 		return strconv.Itoa(len(c.s.Runs)), nil
 	case "levels":
+		v := viewOf(c.s)
 		var ls []string
 		for _, l := range c.s.Levels {
-			ls = append(ls, strconv.Itoa(l.Concurrency))
+			ls = append(ls, v.cell(l.Load()))
 		}
 		return strings.Join(ls, ", "), nil
+	case "load":
+		return viewOf(c.s).noun(), nil
 	case "value":
 		return c.value(args[1:])
 	case "pooled":
@@ -93,50 +97,110 @@ func (c *cellContext) inline(args []string) (string, error) {
 	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
 }
 
-// level picks a level by a c=N, c=min or c=max argument (default max).
+// isLevelArg reports whether a cell argument selects a level.
+func isLevelArg(a string) bool {
+	return strings.HasPrefix(a, "c=") || strings.HasPrefix(a, "rate=") || strings.HasPrefix(a, "level=")
+}
+
+// level picks a level: c=N, rate=R or rate=inf, or min and max among the
+// concurrency levels (c=min), the rate levels (rate=max) or all levels
+// (level=min, level=max, and the default: level=max). min and max prefer
+// the levels with at least one usable run.
 func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 	var rest []string
-	sel := "max"
+	sel := "level=max"
 	for _, a := range args {
-		if strings.HasPrefix(a, "c=") {
-			sel = strings.TrimPrefix(a, "c=")
+		if isLevelArg(a) {
+			sel = a
 			continue
 		}
 		rest = append(rest, a)
 	}
 	if len(c.s.Levels) == 0 {
-		return analyze.Level{}, nil, errors.New("the sweep has no concurrency level")
+		return analyze.Level{}, nil, errors.New("the sweep has no load level")
 	}
-	// min and max pick among the levels with at least one usable run.
-	var usable []analyze.Level
-	for _, l := range c.s.Levels {
-		if len(l.Runs) > 0 {
-			usable = append(usable, l)
+	v := viewOf(c.s)
+	kind, val, _ := strings.Cut(sel, "=")
+	candidates := c.s.Levels
+	switch kind {
+	case "c", "rate":
+		mode := ingest.ModeConcurrency
+		if kind == "rate" {
+			mode = ingest.ModeRate
+		}
+		candidates = nil
+		for _, l := range c.s.Levels {
+			if l.Load().Mode == mode {
+				candidates = append(candidates, l)
+			}
 		}
 	}
-	if len(usable) == 0 {
-		usable = c.s.Levels
-	}
-	switch sel {
-	case "max":
-		return usable[len(usable)-1], rest, nil
-	case "min":
+	if val == "min" || val == "max" {
+		if len(candidates) == 0 {
+			return analyze.Level{}, nil, fmt.Errorf("%s: the sweep has no %s level (its levels: %s); use level=%s", sel, map[string]string{"c": "concurrency", "rate": "rate"}[kind], c.levelNames(v), val)
+		}
+		var usable []analyze.Level
+		for _, l := range candidates {
+			if len(l.Runs) > 0 {
+				usable = append(usable, l)
+			}
+		}
+		if len(usable) == 0 {
+			usable = candidates
+		}
+		if val == "max" {
+			return usable[len(usable)-1], rest, nil
+		}
 		return usable[0], rest, nil
 	}
-	n, err := strconv.Atoi(sel)
-	if err != nil {
-		return analyze.Level{}, nil, fmt.Errorf("c=%s: expected a concurrency level, min or max", sel)
+	if kind == "level" {
+		return analyze.Level{}, nil, fmt.Errorf("%s: expected level=min or level=max", sel)
 	}
-	for _, l := range c.s.Levels {
-		if l.Concurrency == n {
-			return l, rest, nil
+	arrival := ""
+	if k, a, ok := strings.Cut(sel, ":"); ok && kind == "rate" {
+		sel, arrival = k, a
+	}
+	want, err := ingest.ParseLoadKey(sel)
+	if err != nil {
+		if kind == "c" {
+			return analyze.Level{}, nil, fmt.Errorf("%s: expected a concurrency level, min or max", sel)
+		}
+		return analyze.Level{}, nil, fmt.Errorf("%s: expected a request rate, inf, min or max", sel)
+	}
+	var found []analyze.Level
+	for _, l := range candidates {
+		if l.Load().Key() == want.Key() && (arrival == "" || l.Load().Arrival == arrival) {
+			found = append(found, l)
 		}
 	}
+	switch len(found) {
+	case 1:
+		return found[0], rest, nil
+	case 0:
+	default:
+		var names []string
+		for _, l := range found {
+			names = append(names, l.Load().Describe())
+		}
+		return analyze.Level{}, nil, fmt.Errorf("%s matches %d levels (%s): add the arrival process, e.g. %s:%s", sel, len(found), strings.Join(names, "; "), sel, found[0].Load().Arrival)
+	}
+	if kind == "c" && v.concurrencyOnly() {
+		var have []string
+		for _, l := range c.s.Levels {
+			have = append(have, strconv.Itoa(l.Concurrency))
+		}
+		return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)", want.Concurrency, strings.Join(have, ", "))
+	}
+	return analyze.Level{}, nil, fmt.Errorf("no level %s in the sweep (have %s)", want.Label(), c.levelNames(v))
+}
+
+// levelNames lists the sweep's levels by name.
+func (c *cellContext) levelNames(v levelView) string {
 	var have []string
 	for _, l := range c.s.Levels {
-		have = append(have, strconv.Itoa(l.Concurrency))
+		have = append(have, v.name(l.Load()))
 	}
-	return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)", n, strings.Join(have, ", "))
+	return strings.Join(have, ", ")
 }
 
 func (c *cellContext) value(args []string) (string, error) {
@@ -156,7 +220,7 @@ func (c *cellContext) value(args []string) (string, error) {
 		return "", fmt.Errorf("unknown metric %q (known: %s)", rest[0], strings.Join(keys, ", "))
 	}
 	if ar.Runs == 0 || !ar.Median.Valid() {
-		return fmt.Sprintf("n/a (%s %s not available at concurrency %d)", ar.Statistic, ar.Metric, lv.Concurrency), nil
+		return fmt.Sprintf("n/a (%s %s not available at %s)", ar.Statistic, ar.Metric, viewOf(c.s).name(lv.Load())), nil
 	}
 	what := ar.Metric
 	if isPercentile(ar.Statistic) || ar.Statistic == "mean" {
@@ -166,9 +230,9 @@ func (c *cellContext) value(args []string) (string, error) {
 	if m := statMethod(ar, c.s.Method.Percentile); m != "" {
 		labels = append(labels, m)
 	}
-	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s; %s; %d %s at concurrency %d)",
+	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s; %s; %d %s at %s)",
 		fmtNum(ar.Median), fmtNum(ar.MAD), ar.Unit, c.s.Method.MAD, what, strings.Join(labels, "; "),
-		ar.Runs, plural(ar.Runs, "run", "runs"), lv.Concurrency)
+		ar.Runs, plural(ar.Runs, "run", "runs"), viewOf(c.s).name(lv.Load()))
 	if ar.FewRuns {
 		s += " " + fewRunsMark
 	}
@@ -224,7 +288,7 @@ func (c *cellContext) pooled(args []string) (string, error) {
 	}
 	v := d.Value(stat)
 	if !v.Valid() {
-		return fmt.Sprintf("n/a (pooled %s %s not available at concurrency %d)", stat, d.Metric, lv.Concurrency), nil
+		return fmt.Sprintf("n/a (pooled %s %s not available at %s)", stat, d.Metric, viewOf(c.s).name(lv.Load())), nil
 	}
 	how := c.s.Method.Percentile + " percentile"
 	if stat == "mean" {
@@ -232,8 +296,8 @@ func (c *cellContext) pooled(args []string) (string, error) {
 	} else if stat == "max" {
 		how = "maximum"
 	}
-	return fmt.Sprintf("%s %s (%s %s, %s over %s values from %d %s at concurrency %d)",
-		fmtNum(v), d.Unit, stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), lv.Concurrency), nil
+	return fmt.Sprintf("%s %s (%s %s, %s over %s values from %d %s at %s)",
+		fmtNum(v), d.Unit, stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), viewOf(c.s).name(lv.Load())), nil
 }
 
 func (c *cellContext) count(args []string) (string, error) {
@@ -241,7 +305,7 @@ func (c *cellContext) count(args []string) (string, error) {
 	rest := args
 	hasLevel := false
 	for _, a := range args {
-		hasLevel = hasLevel || strings.HasPrefix(a, "c=")
+		hasLevel = hasLevel || isLevelArg(a)
 	}
 	if hasLevel {
 		lv, r, err := c.level(args)
@@ -253,7 +317,7 @@ func (c *cellContext) count(args []string) (string, error) {
 		counts = c.s.Accounting.Requests
 	}
 	fields := map[string]int{
-		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp,
+		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp, "cool_down": counts.CoolDown,
 		"measured": counts.Measured, "errors": counts.Errors, "zero_token": counts.ZeroToken, "one_token": counts.OneToken, "multi_token": counts.MultiToken,
 	}
 	if len(rest) != 1 {

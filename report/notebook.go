@@ -45,10 +45,17 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
 	line := 0
 	fence := ""
+	swallowBlank := false
 	for sc.Scan() {
 		line++
 		text := sc.Text()
 		trimmed := strings.TrimSpace(text)
+		if swallowBlank {
+			swallowBlank = false
+			if trimmed == "" {
+				continue
+			}
+		}
 		if f := fenceMarker(trimmed); f != "" {
 			switch {
 			case fence == "":
@@ -69,6 +76,13 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 				md, err := ctx.block(args, tgt)
 				if err != nil {
 					return nil, &cellError{name, line, err.Error()}
+				}
+				if md == "" {
+					// A cell with nothing to show (no import in the
+					// sweep) leaves no trace: its line and the blank
+					// line after it go.
+					swallowBlank = true
+					continue
 				}
 				out.WriteString(md)
 				if !strings.HasSuffix(md, "\n") {
@@ -119,15 +133,17 @@ var blockCells = map[string]string{
 	"environment": "the environment's canonical fields, sources and differences between runs",
 	"method":      "the percentile, MAD, warm-up and SLO settings",
 	"notes":       "the fixed statements about what is never joined or combined",
+	"imports":     "where imported runs came from: recomputed, as reported, unavailable, token counts, definitions, the tools' own figures (nothing for a sweep with no import)",
 }
 
 // inlineCells are the cells that stand inside a sentence.
 var inlineCells = map[string]string{
-	"value":  "value KEY [c=N|min|max]: median ± MAD across runs, labelled",
-	"pooled": "pooled METRIC.STAT [c=N|min|max]: a pooled percentile, labelled",
-	"count":  "count FIELD [c=N|min|max]: a request count",
+	"value":  "value KEY [c=N|rate=R|level=min|level=max]: median ± MAD across runs, labelled",
+	"pooled": "pooled METRIC.STAT [c=N|rate=R|level=min|level=max]: a pooled percentile, labelled",
+	"count":  "count FIELD [c=N|rate=R|level=min|level=max]: a request count",
 	"title":  "the sweep title",
-	"levels": "the concurrency levels",
+	"levels": "the load levels (concurrency levels as numbers, rates as 16 req/s)",
+	"load":   "what the levels are: concurrency, request rate, or load when a sweep mixes both",
 	"runs":   "the number of runs",
 }
 

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // Plot is one rendered chart.
@@ -127,11 +128,11 @@ func chartStatSample(s *analyze.Summary, key string) string {
 	return ""
 }
 
-// chartLevels returns the concurrency of every level, ascending.
-func chartLevels(s *analyze.Summary) []int {
-	out := make([]int, 0, len(s.Levels))
+// chartLoads returns every level's load, in level order.
+func chartLoads(s *analyze.Summary) []ingest.LoadLevel {
+	out := make([]ingest.LoadLevel, 0, len(s.Levels))
 	for _, l := range s.Levels {
-		out = append(out, l.Concurrency)
+		out = append(out, l.Load())
 	}
 	return out
 }
@@ -140,11 +141,11 @@ func chartLevels(s *analyze.Summary) []int {
 // caption's run counts and few-runs warning.
 type chartUsed struct {
 	minRuns, maxRuns int
-	few              []int // levels with fewer runs than Method.MinRuns
+	few              []ingest.LoadLevel // levels with fewer runs than Method.MinRuns
 	missing          []string
 }
 
-func (u *chartUsed) add(level int, st analyze.AcrossRuns) {
+func (u *chartUsed) add(level ingest.LoadLevel, st analyze.AcrossRuns) {
 	if u.maxRuns == 0 || st.Runs < u.minRuns {
 		u.minRuns = st.Runs
 	}
@@ -172,8 +173,13 @@ func (u *chartUsed) runsPhrase() string {
 func (u *chartUsed) notes(s *analyze.Summary) string {
 	var b strings.Builder
 	if len(u.few) > 0 {
+		v := viewOf(s)
+		what := chartPlural(len(u.few), "Concurrency", "Concurrency levels")
+		if !v.concurrencyOnly() {
+			what = chartPlural(len(u.few), "Level", "Levels")
+		}
 		fmt.Fprintf(&b, " %s %s (fewer than %d runs): drawn all the same, read with care.",
-			chartPlural(len(u.few), "Concurrency", "Concurrency levels"), chartIntList(u.few), chartMinRuns(s))
+			what, v.list(u.few), chartMinRuns(s))
 	}
 	if len(u.missing) > 0 {
 		fmt.Fprintf(&b, " Not drawn (no value): %s.", strings.Join(u.missing, "; "))
@@ -213,8 +219,9 @@ func chartPercentilePhrase(s *analyze.Summary) string {
 // concurrency: medians across runs with ± MAD error bars.
 func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
+	v := viewOf(s)
 	p := chartNewPlot()
-	p.Title.Text = name + " percentiles vs concurrency"
+	p.Title.Text = name + " percentiles vs " + v.noun()
 	p.Y.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
 	legend := chartNewLegend(false)
 
@@ -223,46 +230,50 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	drawn := 0
 	lo, hi := math.Inf(1), math.Inf(-1) // extent of the error bars
 	for i, stat := range []string{"p50", "p95", "p99"} {
-		var xys plotter.XYs
-		var errs plotter.YErrors
-		var exys plotter.XYs
-		var vals []string
-		for _, l := range s.Levels {
-			st, ok := l.Stat(m.key + "." + stat)
-			if !ok || !st.Median.Valid() {
-				used.missing = append(used.missing, fmt.Sprintf("%s at concurrency %d", stat, l.Concurrency))
+		for k, ser := range v.series(s.Levels) {
+			var xys plotter.XYs
+			var errs plotter.YErrors
+			var exys plotter.XYs
+			var vals []string
+			for _, l := range ser.levels {
+				load := l.Load()
+				st, ok := l.Stat(m.key + "." + stat)
+				if !ok || !st.Median.Valid() {
+					used.missing = append(used.missing, fmt.Sprintf("%s at %s", stat, v.name(load)))
+					continue
+				}
+				used.add(load, st)
+				x := axisX(s, load)
+				xys = append(xys, plotter.XY{X: x, Y: float64(st.Median)})
+				vals = append(vals, fmt.Sprintf("%s: %s", v.number(load), chartNum(float64(st.Median))))
+				spread := 0.0
+				if st.MAD.Valid() {
+					spread = float64(st.MAD)
+					exys = append(exys, plotter.XY{X: x, Y: float64(st.Median)})
+					errs = append(errs, struct{ Low, High float64 }{spread, spread})
+				}
+				lo, hi = math.Min(lo, float64(st.Median)-spread), math.Max(hi, float64(st.Median)+spread)
+			}
+			if len(xys) == 0 {
 				continue
 			}
-			used.add(l.Concurrency, st)
-			xys = append(xys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
-			vals = append(vals, fmt.Sprintf("%d: %s", l.Concurrency, chartNum(float64(st.Median))))
-			spread := 0.0
-			if st.MAD.Valid() {
-				spread = float64(st.MAD)
-				exys = append(exys, plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)})
-				errs = append(errs, struct{ Low, High float64 }{spread, spread})
-			}
-			lo, hi = math.Min(lo, float64(st.Median)-spread), math.Max(hi, float64(st.Median)+spread)
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		drawn++
-		ls, gs := chartSeriesStyle(i)
-		if err := chartAddLinePoints(p, &legend, stat, xys, ls, gs); err != nil {
-			return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
-		}
-		if len(exys) > 0 {
-			if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+			drawn++
+			ls, gs := chartSeriesStyle(i + 3*k)
+			if err := chartAddLinePoints(p, &legend, stat+ser.suffix, xys, ls, gs); err != nil {
 				return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 			}
+			if len(exys) > 0 {
+				if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+					return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
+				}
+			}
+			alt = append(alt, fmt.Sprintf("%s%s (%s)", stat, ser.suffix, strings.Join(vals, ", ")))
 		}
-		alt = append(alt, fmt.Sprintf("%s (%s)", stat, strings.Join(vals, ", ")))
 	}
 	if drawn == 0 {
 		return nil, nil
 	}
-	chartConcurrencyAxis(p, chartLevels(s))
+	chartLevelAxis(p, s)
 	// A level that queues can sit orders of magnitude above the others:
 	// then a log axis keeps the lower levels readable.
 	logY := lo > 0 && hi >= chartLogSpan*lo
@@ -288,8 +299,8 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		Name:    "latency-" + m.key,
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt: fmt.Sprintf("Line chart of %s p50, p95 and p99 in %s against concurrency; medians across runs (concurrency: value) are %s.",
-			name, unit, strings.Join(alt, "; ")),
+		Alt: fmt.Sprintf("Line chart of %s p50, p95 and p99 in %s against %s; medians across runs (%s: value) are %s.",
+			name, unit, v.noun(), v.noun(), strings.Join(alt, "; ")),
 		SVG: svg,
 	}, nil
 }
@@ -298,70 +309,79 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 // per-run p95 of one latency metric, one point per level.
 func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
+	v := viewOf(s)
 	p := chartNewPlot()
 	p.Title.Text = "p95 " + name + " vs output throughput"
 	p.X.Label.Text = "output tokens/s (server counters)"
 	p.Y.Label.Text = fmt.Sprintf("p95 %s (%s)", name, unit)
 
 	var used chartUsed
-	var xys, exys, eyys plotter.XYs
-	var xerrs plotter.XErrors
-	var yerrs plotter.YErrors
-	var labels []string
 	var alt []string
-	for _, l := range s.Levels {
-		rate, okR := l.Stat(chartOutputRate)
-		lat, okL := l.Stat(m.key + ".p95")
-		if !okR || !okL || !rate.Median.Valid() || !lat.Median.Valid() {
-			used.missing = append(used.missing, fmt.Sprintf("concurrency %d", l.Concurrency))
+	name2 := "throughput-" + m.key
+	drawn := 0
+	for k, ser := range v.series(s.Levels) {
+		var xys, exys, eyys plotter.XYs
+		var xerrs plotter.XErrors
+		var yerrs plotter.YErrors
+		var labels []string
+		for _, l := range ser.levels {
+			load := l.Load()
+			rate, okR := l.Stat(chartOutputRate)
+			lat, okL := l.Stat(m.key + ".p95")
+			if !okR || !okL || !rate.Median.Valid() || !lat.Median.Valid() {
+				used.missing = append(used.missing, v.name(load))
+				continue
+			}
+			used.add(load, rate)
+			used.add(load, lat)
+			pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
+			xys = append(xys, pt)
+			labels = append(labels, v.short(load))
+			alt = append(alt, fmt.Sprintf("%s: %s tokens/s, %s %s", v.name(load), chartNum(pt.X), chartNum(pt.Y), unit))
+			if rate.MAD.Valid() {
+				exys = append(exys, pt)
+				xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
+			}
+			if lat.MAD.Valid() {
+				eyys = append(eyys, pt)
+				yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
+			}
+		}
+		if len(xys) == 0 {
 			continue
 		}
-		used.add(l.Concurrency, rate)
-		used.add(l.Concurrency, lat)
-		pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
-		xys = append(xys, pt)
-		labels = append(labels, fmt.Sprintf("c=%d", l.Concurrency))
-		alt = append(alt, fmt.Sprintf("concurrency %d: %s tokens/s, %s %s", l.Concurrency, chartNum(pt.X), chartNum(pt.Y), unit))
-		if rate.MAD.Valid() {
-			exys = append(exys, pt)
-			xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
+		drawn++
+		ls, gs := chartSeriesStyle(k)
+		if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
+			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
-		if lat.MAD.Valid() {
-			eyys = append(eyys, pt)
-			yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
+		if len(exys) > 0 {
+			eb, err := plotter.NewXErrorBars(struct {
+				plotter.XYs
+				plotter.XErrors
+			}{exys, xerrs})
+			if err != nil {
+				return nil, fmt.Errorf("plot %s: %w", name2, err)
+			}
+			eb.LineStyle.Color = ls.Color
+			p.Add(eb)
 		}
-	}
-	if len(xys) == 0 {
-		return nil, nil
-	}
-	name2 := "throughput-" + m.key
-	ls, gs := chartSeriesStyle(0)
-	if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
-		return nil, fmt.Errorf("plot %s: %w", name2, err)
-	}
-	if len(exys) > 0 {
-		eb, err := plotter.NewXErrorBars(struct {
-			plotter.XYs
-			plotter.XErrors
-		}{exys, xerrs})
+		if len(eyys) > 0 {
+			if err := chartAddYErrors(p, eyys, yerrs, ls.Color); err != nil {
+				return nil, fmt.Errorf("plot %s: %w", name2, err)
+			}
+		}
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
-		eb.LineStyle.Color = ls.Color
-		p.Add(eb)
+		// Below and to the right of the point: clear of a curve that rises.
+		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
+		p.Add(lb)
 	}
-	if len(eyys) > 0 {
-		if err := chartAddYErrors(p, eyys, yerrs, ls.Color); err != nil {
-			return nil, fmt.Errorf("plot %s: %w", name2, err)
-		}
+	if drawn == 0 {
+		return nil, nil
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return nil, fmt.Errorf("plot %s: %w", name2, err)
-	}
-	// Below and to the right of the point: clear of a curve that rises.
-	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
-	p.Add(lb)
 	chartFromZero(&p.X)
 	chartFromZero(&p.Y)
 	// Leave room right of the last point for its label ("c=16"), which
@@ -372,13 +392,20 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
-	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); one point per concurrency level (c=…), joined in concurrency order, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
-		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	points := "one point per concurrency level (c=…), joined in concurrency order"
+	switch {
+	case v.mixed:
+		points = "one point per load level, concurrency levels and request rates joined as separate series in level order"
+	case !v.concurrencyOnly():
+		points = "one point per request rate, joined in rate order"
+	}
+	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
+		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
 	return &Plot{
 		Name:    name2,
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per concurrency level: %s.", name, unit, strings.Join(alt, "; ")),
+		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per %s: %s.", name, unit, v.perLevel(), strings.Join(alt, "; ")),
 		SVG:     svg,
 	}, nil
 }
@@ -394,7 +421,8 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	}
 	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", ""})
 
-	levels := chartLevels(s)
+	v := viewOf(s)
+	levels := chartLoads(s)
 	dotStyle := draw.GlyphStyle{Color: chartOkabeIto[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
@@ -412,7 +440,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		var ticks []plot.Tick
 		drew := false
 		for i, l := range s.Levels {
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: strconv.Itoa(l.Concurrency)})
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: v.number(l.Load())})
 			st, ok := l.Stat(pn.key)
 			if !ok {
 				continue
@@ -432,7 +460,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 				drew = true
 			}
 			if st.Median.Valid() {
-				used.add(l.Concurrency, st)
+				used.add(l.Load(), st)
 				med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
 				if err != nil {
 					return nil, fmt.Errorf("plot runs-spread: %w", err)
@@ -450,7 +478,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		}
 		sc.GlyphStyle = dotStyle
 		p.Add(sc)
-		p.X.Label.Text = "concurrency (requests in flight)"
+		p.X.Label.Text = v.axisLabel()
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
 		plots = append(plots, p)
@@ -469,7 +497,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot runs-spread: %w", err)
 	}
-	caption := fmt.Sprintf("Each run's own value of %s at each concurrency level: one dot per run (spread sideways in repeat order so equal values stay visible; runs without a value are not drawn), black bar = median across runs. Latency percentiles are per-run %s of the %s sample",
+	caption := fmt.Sprintf("Each run's own value of %s at each "+v.perLevel()+": one dot per run (spread sideways in repeat order so equal values stay visible; runs without a value are not drawn), black bar = median across runs. Latency percentiles are per-run %s of the %s sample",
 		chartJoinAnd(names), chartPercentilePhrase(s), chartStatSample(s, "ttft.p95"))
 	if slices.Contains(names, panels[len(panels)-1].name) {
 		caption += fmt.Sprintf("; output tokens/s is from server counters (%s)", chartStatSample(s, chartOutputRate))
@@ -479,7 +507,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		Name:    "runs-spread",
 		Title:   title,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per concurrency level (%s) with the median across runs marked.", chartJoinAnd(names), chartIntList(levels)),
+		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per %s (%s) with the median across runs marked.", chartJoinAnd(names), v.perLevel(), v.list(levels)),
 		SVG:     svg,
 	}, nil
 }
@@ -495,7 +523,8 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 
 	var sample, method string
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var drawnLevels, missing []int
+	v := viewOf(s)
+	var drawnLevels, missing []ingest.LoadLevel
 	for i, l := range s.Levels {
 		pts, dist := m.cdf(l)
 		var xys plotter.XYs
@@ -507,7 +536,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			lo, hi = math.Min(lo, float64(pt.Value)), math.Max(hi, float64(pt.Value))
 		}
 		if len(xys) == 0 {
-			missing = append(missing, l.Concurrency)
+			missing = append(missing, l.Load())
 			continue
 		}
 		if sample == "" {
@@ -520,8 +549,8 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		line.StepStyle = plotter.PostStep
 		line.LineStyle, _ = chartSeriesStyle(i)
 		p.Add(line)
-		legend.Add(fmt.Sprintf("c=%d (n=%d)", l.Concurrency, dist.N), line)
-		drawnLevels = append(drawnLevels, l.Concurrency)
+		legend.Add(fmt.Sprintf("%s (n=%d)", v.short(l.Load()), dist.N), line)
+		drawnLevels = append(drawnLevels, l.Load())
 	}
 	if len(drawnLevels) == 0 {
 		return nil, nil
@@ -548,19 +577,23 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// The summary samples every CDF at nearest-rank quantiles, whatever
 	// percentile method the tables use.
 	method = analyze.NearestRank
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per concurrency level, n = requests pooled.",
-		name, sample, method)
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled.",
+		name, sample, method, v.perLevel())
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
 	}
 	if len(missing) > 0 {
-		caption += fmt.Sprintf(" Not drawn (no requests): concurrency %s.", chartIntList(missing))
+		if v.concurrencyOnly() {
+			caption += fmt.Sprintf(" Not drawn (no requests): concurrency %s.", v.list(missing))
+		} else {
+			caption += fmt.Sprintf(" Not drawn (no requests): %s.", v.list(missing))
+		}
 	}
 	return &Plot{
 		Name:    "cdf-" + m.key,
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per concurrency level (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, chartIntList(drawnLevels)),
+		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per %s (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, v.perLevel(), v.list(drawnLevels)),
 		SVG:     svg,
 	}, nil
 }
@@ -587,7 +620,8 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	}
 	var plots []*plot.Plot
 	var names []string
-	var drawnLevels []int
+	var drawnLevels []ingest.LoadLevel
+	v := viewOf(s)
 	legend := chartNewLegend(true)
 	for _, sd := range sides {
 		p := chartNewPlot()
@@ -608,10 +642,10 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 			line.LineStyle, _ = chartSeriesStyle(i)
 			p.Add(line)
 			drawn++
-			if !chartHasInt(drawnLevels, l.Concurrency) {
+			if !slices.Contains(drawnLevels, l.Load()) {
 				// Both panels give level i the same style.
-				drawnLevels = append(drawnLevels, l.Concurrency)
-				legend.Add(fmt.Sprintf("c=%d", l.Concurrency), line)
+				drawnLevels = append(drawnLevels, l.Load())
+				legend.Add(v.short(l.Load()), line)
 			}
 		}
 		if drawn == 0 {
@@ -630,13 +664,13 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot lengths: %w", err)
 	}
-	caption := fmt.Sprintf("Histograms of %s of the measured requests, pooled over each level's runs: one outline per concurrency level, each drawn over that level's own equal-width bins. Bins differ between levels, so counts are not summed across levels; heights are requests per bin of that level.",
-		chartJoinAnd(names))
+	caption := fmt.Sprintf("Histograms of %s of the measured requests, pooled over each level's runs: one outline per %s, each drawn over that level's own equal-width bins. Bins differ between levels, so counts are not summed across levels; heights are requests per bin of that level.",
+		chartJoinAnd(names), v.perLevel())
 	return &Plot{
 		Name:    "lengths",
 		Title:   title,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Histogram outlines of %s in tokens, one outline per concurrency level (%s).", chartJoinAnd(names), chartIntList(drawnLevels)),
+		Alt:     fmt.Sprintf("Histogram outlines of %s in tokens, one outline per %s (%s).", chartJoinAnd(names), v.perLevel(), v.list(drawnLevels)),
 		SVG:     svg,
 	}, nil
 }
@@ -668,45 +702,64 @@ func chartStepOutline(bins []analyze.HistogramBin) plotter.XYs {
 	return out
 }
 
-// warmupChart draws the warm-up traces: one panel per level, one colour
-// per repeat.
+// warmupChart draws the warm-up traces, one row per level, one colour per
+// repeat: on the left each run's TTFT in send order with the cut; on the
+// right, when the rule has one, the statistic it decided by (TTFT in the
+// repeat's colour, TPOT faint), so a reader sees why the cut is where it is.
 func warmupChart(s *analyze.Summary) (*Plot, error) {
 	type group struct {
-		concurrency int
-		runs        []analyze.RunSummary
+		level analyze.LevelKey
+		runs  []analyze.RunSummary
 	}
+	v := viewOf(s)
 	var groups []group
-	var notCut []string
-	failed, shown, anyCut := 0, 0, false
+	var notCut, unavailable []string
+	failed, shown, anyCut, anyStat, clamped := 0, 0, false, false, false
 	for _, r := range s.Runs {
 		if r.Failed {
 			failed++
 			continue
 		}
+		if r.Warmup.Outcome == analyze.WarmupUnavailable {
+			unavailable = append(unavailable, r.Dir)
+			continue
+		}
 		valid := false
 		for _, pt := range r.Warmup.Trace {
-			if pt.TTFTms.Valid() || pt.BlockMedian.Valid() {
+			if pt.TTFTms.Valid() || pt.BlockMedian.Valid() || pt.TTFTStat.Valid() || pt.TPOTStat.Valid() {
 				valid = true
-				break
 			}
+			anyStat = anyStat || pt.TTFTStat.Valid() || pt.TPOTStat.Valid()
 		}
 		if !valid {
 			continue
 		}
-		if len(groups) == 0 || groups[len(groups)-1].concurrency != r.Concurrency {
-			groups = append(groups, group{concurrency: r.Concurrency})
+		if len(groups) == 0 || groups[len(groups)-1].level != r.LevelKey {
+			groups = append(groups, group{level: r.LevelKey})
 		}
 		g := &groups[len(groups)-1]
 		g.runs = append(g.runs, r)
 		shown++
 		anyCut = anyCut || r.Warmup.Discarded > 0
-		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
+		if r.Warmup.Outcome == analyze.WarmupNotStabilised {
 			notCut = append(notCut, r.Dir)
 		}
 	}
 	if len(groups) == 0 {
 		return nil, nil
 	}
+	mode := s.Method.Warmup
+	threshold := mode == "changepoint" || mode == "stabilisation"
+	statLabel := map[string]string{
+		"changepoint":   "U_t ÷ critical value",
+		"mser5":         "MSER(d) ÷ MSER(0)",
+		"stabilisation": "median change ÷ tolerance",
+	}[mode]
+	if statLabel == "" {
+		statLabel = "statistic"
+	}
+	// The statistic is drawn up to warmupStatMax.
+	const warmupStatMax = 10.0
 	// One style per repeat number, the same in every panel.
 	var repeats []int
 	for _, g := range groups {
@@ -726,39 +779,83 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	cutStyle := func(c color.Color) draw.LineStyle {
 		return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
 	}
+	// TPOT's statistic is drawn in the repeat's line style, faint.
+	tpotStyle := func(ls draw.LineStyle) draw.LineStyle {
+		ls.Color = chartFaint(ls.Color)
+		return ls
+	}
+	thresholdStyle := draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 	legend := chartNewLegend(true)
 	for _, rp := range repeats {
 		ls, faint := styles(rp)
 		legend.Add(fmt.Sprintf("repeat %d", rp), &plotter.Scatter{GlyphStyle: faint}, &plotter.Line{LineStyle: ls})
 	}
+	if anyStat {
+		black := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+		legend.Add("TTFT statistic", &plotter.Line{LineStyle: black})
+		legend.Add("TPOT statistic", &plotter.Line{LineStyle: tpotStyle(black)})
+		if threshold {
+			legend.Add("threshold (1)", &plotter.Line{LineStyle: thresholdStyle})
+		}
+	}
 	if anyCut {
 		legend.Add("warm-up cut", &chartVLine{LineStyle: cutStyle(color.Black)})
 	}
-	var plots []*plot.Plot
+	// lines turns the valid points of a trace into line segments, split
+	// where the value is missing; a statistic is drawn up to warmupStatMax.
+	lines := func(pts []analyze.WarmupPoint, get func(analyze.WarmupPoint) analyze.Num, statistic bool) []plotter.XYs {
+		var out []plotter.XYs
+		var seg plotter.XYs
+		for _, pt := range pts {
+			if v := get(pt); v.Valid() {
+				y := float64(v)
+				if statistic && y > warmupStatMax {
+					y, clamped = warmupStatMax, true
+				}
+				seg = append(seg, plotter.XY{X: float64(pt.Index), Y: y})
+			} else if len(seg) > 0 {
+				out = append(out, seg)
+				seg = nil
+			}
+		}
+		if len(seg) > 0 {
+			out = append(out, seg)
+		}
+		return out
+	}
+	addLines := func(p *plot.Plot, segs []plotter.XYs, ls draw.LineStyle) error {
+		for _, sg := range segs {
+			line, err := plotter.NewLine(sg)
+			if err != nil {
+				return fmt.Errorf("plot warmup: %w", err)
+			}
+			line.LineStyle = ls
+			p.Add(line)
+		}
+		return nil
+	}
+	var grid [][]*plot.Plot
 	for _, g := range groups {
-		p := chartNewPlot()
-		chartSmallText(p)
-		p.Title.Text = fmt.Sprintf("concurrency %d", g.concurrency)
-		p.X.Label.Text = "request index (send order)"
-		p.Y.Label.Text = "TTFT (ms)"
+		left := chartNewPlot()
+		chartSmallText(left)
+		left.Title.Text = v.name(g.level.Load())
+		left.X.Label.Text = "request index (send order)"
+		left.Y.Label.Text = "TTFT (ms)"
+		var right *plot.Plot
+		if anyStat {
+			right = chartNewPlot()
+			chartSmallText(right)
+			right.Title.Text = v.name(g.level.Load()) + ": the rule's statistic"
+			right.X.Label.Text = "request index (send order)"
+			right.Y.Label.Text = statLabel
+		}
 		for _, r := range g.runs {
 			ls, faint := styles(r.Repeat)
 			var dots plotter.XYs
-			var segments []plotter.XYs
-			var seg plotter.XYs
 			for _, pt := range r.Warmup.Trace {
 				if pt.TTFTms.Valid() {
 					dots = append(dots, plotter.XY{X: float64(pt.Index), Y: float64(pt.TTFTms)})
 				}
-				if pt.BlockMedian.Valid() {
-					seg = append(seg, plotter.XY{X: float64(pt.Index), Y: float64(pt.BlockMedian)})
-				} else if len(seg) > 0 {
-					segments = append(segments, seg)
-					seg = nil
-				}
-			}
-			if len(seg) > 0 {
-				segments = append(segments, seg)
 			}
 			if len(dots) > 0 {
 				sc, err := plotter.NewScatter(dots)
@@ -766,106 +863,179 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 					return nil, fmt.Errorf("plot warmup: %w", err)
 				}
 				sc.GlyphStyle = faint
-				p.Add(sc)
+				left.Add(sc)
 			}
-			for _, sg := range segments {
-				line, err := plotter.NewLine(sg)
-				if err != nil {
-					return nil, fmt.Errorf("plot warmup: %w", err)
+			if err := addLines(left, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.BlockMedian }, false), ls); err != nil {
+				return nil, err
+			}
+			if right != nil {
+				if err := addLines(right, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.TTFTStat }, true), ls); err != nil {
+					return nil, err
 				}
-				line.LineStyle = ls
-				p.Add(line)
+				if err := addLines(right, lines(r.Warmup.Trace, func(pt analyze.WarmupPoint) analyze.Num { return pt.TPOTStat }, true), tpotStyle(ls)); err != nil {
+					return nil, err
+				}
 			}
 			if r.Warmup.Discarded > 0 {
 				// Trace indices count from 1: the cut falls after
 				// request number Discarded.
-				p.Add(&chartVLine{X: float64(r.Warmup.Discarded) + 0.5, LineStyle: cutStyle(ls.Color)})
+				x := float64(r.Warmup.Discarded) + 0.5
+				left.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+				if right != nil {
+					right.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+				}
 			}
 		}
-		chartFromZero(&p.Y)
-		plots = append(plots, p)
+		chartFromZero(&left.Y)
+		row := []*plot.Plot{left}
+		if right != nil {
+			if threshold {
+				one := plotter.NewFunction(func(float64) float64 { return 1 })
+				one.Samples = 2
+				one.LineStyle = thresholdStyle
+				right.Add(one)
+				right.Y.Max = math.Max(right.Y.Max, 1.1)
+			}
+			chartFromZero(&right.Y)
+			// Both panels of a level share their request axis.
+			lo, hi := math.Min(left.X.Min, right.X.Min), math.Max(left.X.Max, right.X.Max)
+			left.X.Min, left.X.Max, right.X.Min, right.X.Max = lo, hi, lo, hi
+			row = append(row, right)
+		}
+		grid = append(grid, row)
 	}
-	cols := 1
-	switch {
-	case len(plots) > 4:
-		cols = 3
-	case len(plots) > 1:
-		cols = 2
+	if !anyStat {
+		// Without a statistic, lay the levels out side by side.
+		var plots []*plot.Plot
+		for _, row := range grid {
+			plots = append(plots, row[0])
+		}
+		cols := 1
+		switch {
+		case len(plots) > 4:
+			cols = 3
+		case len(plots) > 1:
+			cols = 2
+		}
+		grid = chartGrid(plots, cols)
 	}
-	grid := chartGrid(plots, cols)
-	rows := len(grid)
 	title := "Warm-up traces"
-	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(rows)}.render()
+	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(len(grid))}.render()
 	if err != nil {
 		return nil, fmt.Errorf("plot warmup: %w", err)
 	}
-	var levels []int
+	var levels []ingest.LoadLevel
 	for _, g := range groups {
-		levels = append(levels, g.concurrency)
+		levels = append(levels, g.level.Load())
 	}
-	mode := s.Method.Warmup
-	if mode == "" {
-		mode = "not recorded"
+	modeText := warmupModeName(mode)
+	caption := "The TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn)"
+	if anyStat {
+		caption = "Left: t" + caption[1:]
 	}
-	caption := fmt.Sprintf("TTFT of the first requests of each run in send order (faint dots; requests without a TTFT are not drawn), the median of each block of requests the warm-up rule compares (step line; none for an incomplete block) and the warm-up cut (dashed vertical line after the last discarded request), one panel per concurrency level, one colour per repeat. Warm-up mode: %s.", mode)
+	if mode == "stabilisation" {
+		caption += " and the median of each block of requests the rule compares (step line; none for an incomplete block)"
+	}
+	if anyCut {
+		caption += ", with the warm-up cut (dashed vertical line after the last discarded request)"
+	}
+	caption += "."
+	if anyStat {
+		caption += fmt.Sprintf(" Right: the statistic the rule decided by, for a cut right after each request, on TTFT (the repeat's colour) and on TPOT (the same, faint): %s.", s.Method.WarmupStatistic)
+		switch mode {
+		case "changepoint":
+			caption += " The cut is located on the first 2τ requests, so it can sit a request or two before the curve's peak; the curve covers the prefix the test was decided on."
+		case "mser5":
+			caption += " The cut is at the curve's minimum."
+		}
+		if clamped {
+			caption += fmt.Sprintf(" Values above %g are drawn at %g.", warmupStatMax, warmupStatMax)
+		}
+	}
+	layout := "One panel"
+	if anyStat {
+		layout = "One row"
+	}
+	caption += fmt.Sprintf(" %s per %s, one colour per repeat. Warm-up mode: %s.", layout, v.perLevel(), modeText)
 	switch {
 	case len(notCut) > 0 && len(notCut) == shown:
 		caption += " The rule never held for any run, so nothing was cut."
 	case len(notCut) > 0:
 		caption += fmt.Sprintf(" The rule never held, so nothing was cut, for: %s.", strings.Join(notCut, ", "))
 	}
+	if len(unavailable) > 0 {
+		caption += fmt.Sprintf(" Not shown, their send order being unknown (warm-up detection unavailable): %s.", strings.Join(unavailable, ", "))
+	}
 	if failed > 0 {
 		caption += fmt.Sprintf(" Failed runs (%d) are not shown.", failed)
+	}
+	alt := fmt.Sprintf("Small multiples, one per %s (%s): each run's TTFT per request in send order and a vertical line where the warm-up was cut", v.perLevel(), v.list(levels))
+	if anyStat {
+		alt += ", beside the warm-up rule's statistic per request"
 	}
 	return &Plot{
 		Name:    "warmup",
 		Title:   title,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Small multiples, one per concurrency level (%s): each run's TTFT per request in send order with the warm-up rule's block medians and a vertical line where the warm-up was cut.", chartIntList(levels)),
+		Alt:     alt + ".",
 		SVG:     svg,
 	}, nil
 }
 
 // goodputChart draws the goodput percentage against concurrency.
 func goodputChart(s *analyze.Summary) (*Plot, error) {
+	v := viewOf(s)
 	p := chartNewPlot()
-	p.Title.Text = "Goodput vs concurrency"
+	p.Title.Text = "Goodput vs " + v.noun()
 	p.Y.Label.Text = "goodput (% of measured requests)"
 	var used chartUsed
-	var xys, exys plotter.XYs
-	var errs plotter.YErrors
 	var alt []string
-	for _, l := range s.Levels {
-		st, ok := l.Stat(chartGoodput)
-		if !ok || !st.Median.Valid() {
-			used.missing = append(used.missing, fmt.Sprintf("concurrency %d", l.Concurrency))
+	var legend *plot.Legend
+	if v.mixed {
+		l := chartNewLegend(false)
+		legend = &l
+	}
+	drawn := 0
+	for k, ser := range v.series(s.Levels) {
+		var xys, exys plotter.XYs
+		var errs plotter.YErrors
+		for _, l := range ser.levels {
+			load := l.Load()
+			st, ok := l.Stat(chartGoodput)
+			if !ok || !st.Median.Valid() {
+				used.missing = append(used.missing, v.name(load))
+				continue
+			}
+			used.add(load, st)
+			pt := plotter.XY{X: axisX(s, load), Y: float64(st.Median)}
+			xys = append(xys, pt)
+			alt = append(alt, fmt.Sprintf("%s: %s%%", v.number(load), chartNum(pt.Y)))
+			if st.MAD.Valid() {
+				exys = append(exys, pt)
+				errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
+			}
+		}
+		if len(xys) == 0 {
 			continue
 		}
-		used.add(l.Concurrency, st)
-		pt := plotter.XY{X: float64(l.Concurrency), Y: float64(st.Median)}
-		xys = append(xys, pt)
-		alt = append(alt, fmt.Sprintf("%d: %s%%", l.Concurrency, chartNum(pt.Y)))
-		if st.MAD.Valid() {
-			exys = append(exys, pt)
-			errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
-		}
-	}
-	if len(xys) == 0 {
-		return nil, nil
-	}
-	ls, gs := chartSeriesStyle(0)
-	if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
-		return nil, fmt.Errorf("plot goodput: %w", err)
-	}
-	if len(exys) > 0 {
-		if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+		drawn++
+		ls, gs := chartSeriesStyle(k)
+		if err := chartAddLinePoints(p, legend, strings.TrimSpace(strings.Trim(ser.suffix, " ()")), xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot goodput: %w", err)
 		}
+		if len(exys) > 0 {
+			if err := chartAddYErrors(p, exys, errs, ls.Color); err != nil {
+				return nil, fmt.Errorf("plot goodput: %w", err)
+			}
+		}
 	}
-	chartConcurrencyAxis(p, chartLevels(s))
+	if drawn == 0 {
+		return nil, nil
+	}
+	chartLevelAxis(p, s)
 	p.Y.Min, p.Y.Max = 0, 100
 
-	svg, err := chartSingle(p, nil).render()
+	svg, err := chartSingle(p, legend).render()
 	if err != nil {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
@@ -875,7 +1045,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 		Name:    "goodput",
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Line chart of goodput in percent (0 to 100) against concurrency; medians across runs (concurrency: value) are %s.", strings.Join(alt, ", ")),
+		Alt:     fmt.Sprintf("Line chart of goodput in percent (0 to 100) against %s; medians across runs (%s: value) are %s.", v.noun(), v.noun(), strings.Join(alt, ", ")),
 		SVG:     svg,
 	}, nil
 }
@@ -1028,6 +1198,50 @@ func chartAddYErrors(p *plot.Plot, xys plotter.XYs, errs plotter.YErrors, c colo
 	eb.LineStyle.Color = c
 	p.Add(eb)
 	return nil
+}
+
+// chartLevelAxis sets up a chart's level axis: the concurrency axis for a
+// sweep of concurrency levels; otherwise an axis of request rates (rate
+// inf drawn at twice the highest finite level, ticked "inf"), or of both
+// when a sweep mixes them, labelled with what it shows.
+func chartLevelAxis(p *plot.Plot, s *analyze.Summary) {
+	v := viewOf(s)
+	if v.concurrencyOnly() {
+		var levels []int
+		for _, l := range s.Levels {
+			levels = append(levels, l.Concurrency)
+		}
+		chartConcurrencyAxis(p, levels)
+		return
+	}
+	p.X.Label.Text = v.axisLabel()
+	if len(s.Levels) == 0 {
+		return
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var ticks []plot.Tick
+	seen := map[float64]bool{}
+	for _, l := range s.Levels {
+		load := l.Load()
+		x := axisX(s, load)
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		label := ingest.FormatRate(load.Value())
+		ticks = append(ticks, plot.Tick{Value: x, Label: label})
+	}
+	if lo > 0 && hi >= 8*lo {
+		p.X.Scale = plot.LogScale{}
+	}
+	p.X.Min = math.Min(p.X.Min, lo)
+	p.X.Max = math.Max(p.X.Max, hi)
+	if len(ticks) <= 12 {
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	} else if lo > 0 && hi >= 8*lo {
+		p.X.Tick.Marker = chartLogTicks{}
+	}
 }
 
 // chartConcurrencyAxis sets up the concurrency axis: a log scale when the
@@ -1269,14 +1483,6 @@ func chartNum(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-}
-
-func chartIntList(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func chartJoinAnd(xs []string) string {

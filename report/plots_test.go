@@ -51,7 +51,9 @@ func plotBins(width float64, scale int) []analyze.HistogramBin {
 }
 
 // plotTrace returns a 40-request warm-up trace: slow first requests, a
-// request without TTFT at index 7 and no block median until index 5.
+// request without TTFT at index 7, no block median until index 5, and the
+// stabilisation statistic (block change ÷ tolerance) from index 11, above
+// 10 at first, with the TPOT one missing at index 20.
 func plotTrace(base float64, repeat int) []analyze.WarmupPoint {
 	var pts []analyze.WarmupPoint
 	base += 15 * float64(repeat)
@@ -64,7 +66,15 @@ func plotTrace(base float64, repeat int) []analyze.WarmupPoint {
 		if i >= 5 {
 			med = analyze.Num(base + 400/float64(i-2))
 		}
-		pts = append(pts, analyze.WarmupPoint{Index: i, TTFTms: ttft, BlockMedian: med})
+		stat, tpotStat := analyze.NaN, analyze.NaN
+		if i > 10 {
+			stat = analyze.Num(60 / float64(i-8+repeat))
+			tpotStat = analyze.Num(30 / float64(i-8))
+		}
+		if i == 20 {
+			tpotStat = analyze.NaN
+		}
+		pts = append(pts, analyze.WarmupPoint{Index: i, TTFTms: ttft, BlockMedian: med, TTFTStat: stat, TPOTStat: tpotStat})
 	}
 	return pts
 }
@@ -77,12 +87,13 @@ func testSummary() *analyze.Summary {
 		Title:  "test sweep",
 		Method: analyze.Method{
 			Percentile: "nearest-rank", MAD: "raw", Warmup: "stabilisation", MinRuns: 3,
-			SLO: analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
+			WarmupStatistic: "relative change of the block median from the previous block ÷ tolerance (below 1 counts as stable)",
+			SLO:             analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
 		},
 	}
 	for li, c := range []int{1, 4, 16} {
 		f := float64(li + 1)
-		lv := analyze.Level{Concurrency: c}
+		lv := analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}}
 		for ri := 1; ri <= 3; ri++ {
 			lv.Runs = append(lv.Runs, fmt.Sprintf("c%d-r%d", c, ri))
 		}
@@ -112,11 +123,11 @@ func testSummary() *analyze.Summary {
 		s.Levels = append(s.Levels, lv)
 		for ri := 1; ri <= 3; ri++ {
 			r := analyze.RunSummary{
-				Dir: fmt.Sprintf("c%d-r%d", c, ri), Concurrency: c, Repeat: ri,
-				Warmup: analyze.WarmupResult{Mode: "stabilisation", Discarded: 6 + 2*ri, Stabilised: true, Trace: plotTrace(30*f, ri)},
+				Dir: fmt.Sprintf("c%d-r%d", c, ri), LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}, Repeat: ri,
+				Warmup: analyze.WarmupResult{Mode: "stabilisation", Outcome: analyze.WarmupCut, Discarded: 6 + 2*ri, Stabilised: true, Trace: plotTrace(30*f, ri)},
 			}
 			if c == 4 && ri == 2 {
-				r.Warmup.Discarded, r.Warmup.Stabilised = 0, false
+				r.Warmup.Outcome, r.Warmup.Discarded, r.Warmup.Stabilised = analyze.WarmupNotStabilised, 0, false
 			}
 			s.Runs = append(s.Runs, r)
 		}
@@ -239,7 +250,7 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests"},
 		"cdf-e2e":         {"E2E latency (ms, log scale)", "cumulative fraction of requests"},
 		"lengths":         {"prompt length (tokens)", "output length (tokens)", "requests per bin"},
-		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1", "repeat 3", "warm-up cut"},
+		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1", "repeat 3", "warm-up cut", "median change ÷ tolerance", "concurrency 16: the rule's statistic", "TTFT statistic", "TPOT statistic", "threshold (1)"},
 		"goodput":         {"goodput (% of measured requests)", "concurrency (requests in flight)"},
 	}
 	byName := plotsByName(t, ps)
@@ -279,7 +290,7 @@ func TestPlotsCaptions(t *testing.T) {
 		"cdf-tpot":        {"pooled over every measured request", "pooled per-request (all runs)"},
 		"cdf-ttft":        {"The TTFT axis is logarithmic."},
 		"lengths":         {"own equal-width bins", "not summed across levels"},
-		"warmup":          {"nothing was cut, for: c4-r2", "Warm-up mode: stabilisation"},
+		"warmup":          {"nothing was cut, for: c4-r2", "Warm-up mode: stabilisation", "on TTFT (the repeat's colour) and on TPOT (the same, faint): relative change of the block median", "Values above 10 are drawn at 10."},
 		"goodput":         {"SLO: TTFT ≤ 200 ms, TPOT ≤ 50 ms", "n = 3 runs per level"},
 	} {
 		for _, w := range want {
@@ -389,7 +400,7 @@ func TestPlotsEmpty(t *testing.T) {
 		t.Errorf("empty summary gave plots %q", plotNamesOf(ps))
 	}
 	// Levels without any value: nothing to draw, still no error.
-	s := &analyze.Summary{Levels: []analyze.Level{{Concurrency: 1}, {Concurrency: 2}}}
+	s := &analyze.Summary{Levels: []analyze.Level{{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 1}}, {LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 2}}}}
 	ps, err = Plots(s)
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,8 @@ var tables = map[string]func(*analyze.Summary) string{
 	"workload":   workloadTable,
 	"runs":       runsTable,
 	"headline":   headlineTable,
+	"warmup":     warmupTable,
+	"reported":   reportedTable,
 }
 
 func tableNames() []string {
@@ -57,10 +59,10 @@ func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string
 			title, unit, def, s.Method.Percentile, s.Method.MAD)
 		var rows [][]string
 		for _, l := range s.Levels {
-			rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
 				stat(l, prefix+".p50"), stat(l, prefix+".p95"), stat(l, prefix+".p99"), stat(l, prefix+".mean")})
 		}
-		b.WriteString(table([]string{"concurrency", "runs", "samples (requests)",
+		b.WriteString(table([]string{viewOf(s).column(), "runs", "samples (requests)",
 			"p50 (" + unit + ")", "p95 (" + unit + ")", "p99 (" + unit + ")", "mean, request-weighted (" + unit + ")"}, rows))
 		return b.String()
 	}
@@ -80,10 +82,10 @@ func itlTable(s *analyze.Summary) string {
 	fmt.Fprintf(&b, "**Inter-token latency (ms)**. The gap-weighted mean is Σ(E2E − TTFT) / Σ(n − 1) over each run's requests with n ≥ 2, weighting every gap equally (unlike mean TPOT, which weights every request equally). Per-gap percentiles come from the chunk arrival times and only when every chunk carried exactly one token; otherwise they are n/a. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
 	var rows [][]string
 	for _, l := range s.Levels {
-		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "itl.gap_weighted_mean"),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "itl.gap_weighted_mean"),
 			stat(l, "itl.p50"), stat(l, "itl.p95"), stat(l, "itl.p99")})
 	}
-	b.WriteString(table([]string{"concurrency", "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
 	var unknown []string
 	for _, r := range s.Runs {
 		if r.Failed || r.GapDistributionKnown {
@@ -111,11 +113,11 @@ func pooledTable(s *analyze.Summary) string {
 			if d.N == 0 {
 				continue
 			}
-			rows = append(rows, []string{strconv.Itoa(l.Concurrency), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
 				fmtNum(d.P50), fmtNum(d.P95), fmtNum(d.P99), fmtNum(d.Max)})
 		}
 	}
-	b.WriteString(table([]string{"concurrency", "metric", "sample", "n", "p50 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "metric", "sample", "n", "p50 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}, rows))
 	return b.String()
 }
 
@@ -124,11 +126,11 @@ func throughputTable(s *analyze.Summary) string {
 	fmt.Fprintf(&b, "**Throughput**. Server rates are counter deltas (end scrape − start scrape) divided by each run's declared window; output and prompt tokens are separate rates and are never added. Requests/s counts successful requests completing inside the window. Client output tokens/s is Σ completion_tokens / (T_last − T_first) over the measured requests, a different denominator. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
 	var rows [][]string
 	for _, l := range s.Levels {
-		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l),
 			stat(l, "throughput.output_tokens_per_s"), stat(l, "throughput.prompt_tokens_per_s"),
 			stat(l, "throughput.requests_per_s"), stat(l, "throughput.client_output_tokens_per_s")})
 	}
-	b.WriteString(table([]string{"concurrency", "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
 		"requests/s (client, in window)", "output tokens/s (client, T_last − T_first)"}, rows))
 	b.WriteString("\nWindows and counter checks per run:\n\n")
 	var wrows [][]string
@@ -173,9 +175,9 @@ func serverTable(s *analyze.Summary) string {
 					obs = rc.Count
 				}
 			}
-			row := []string{strconv.Itoa(l.Concurrency), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
+			row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
 			for _, q := range []string{"p50", "p95", "p99"} {
-				row = append(row, stat(l, "server."+role+"."+q)+coarseBucket(s, l.Concurrency, role, q))
+				row = append(row, stat(l, "server."+role+"."+q)+coarseBucket(s, l.LevelKey, role, q))
 			}
 			rows = append(rows, row)
 		}
@@ -183,7 +185,7 @@ func serverTable(s *analyze.Summary) string {
 	if len(rows) == 0 {
 		b.WriteString("No server histogram was available.\n")
 	} else {
-		b.WriteString(table([]string{"concurrency", "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
+		b.WriteString(table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
 	}
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
@@ -225,9 +227,9 @@ func serverTable(s *analyze.Summary) string {
 
 // coarseBucket names the bucket a server quantile was interpolated in when
 // the buckets cannot resolve it in any run of the level, else "".
-func coarseBucket(s *analyze.Summary, conc int, role, quantile string) string {
+func coarseBucket(s *analyze.Summary, level analyze.LevelKey, role, quantile string) string {
 	for _, r := range s.Runs {
-		if r.Concurrency != conc || r.Failed {
+		if r.LevelKey != level || r.Failed {
 			continue
 		}
 		for _, h := range r.Server {
@@ -273,10 +275,10 @@ func goodputTable(s *analyze.Summary) string {
 		if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
 			passedCell = na
 		}
-		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "goodput.percent"), stat(l, "goodput.requests_per_s"),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "goodput.percent"), stat(l, "goodput.requests_per_s"),
 			passedCell, strings.Join(fs, "; ")})
 	}
-	b.WriteString(table([]string{"concurrency", "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
 	return b.String()
 }
 
@@ -303,12 +305,12 @@ func workloadTable(s *analyze.Summary) string {
 	var rows [][]string
 	for _, l := range s.Levels {
 		w := l.Workload
-		rows = append(rows, []string{strconv.Itoa(l.Concurrency), fmtInt(int64(w.PromptTokens.N)),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), fmtInt(int64(w.PromptTokens.N)),
 			fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
 			fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
 			pct(w.EarlyStopPercent), stat(l, "workload.inter_arrival.p50"), stat(l, "workload.achieved_concurrency")})
 	}
-	b.WriteString(table([]string{"concurrency", "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
 	return b.String()
 }
 
@@ -325,18 +327,15 @@ func runsTable(s *analyze.Summary) string {
 	var rows [][]string
 	for _, r := range s.Runs {
 		if r.Failed {
-			rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
+			rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
 			continue
 		}
-		warm := fmtInt(int64(r.Warmup.Discarded))
-		if r.Warmup.Mode != "none" && !r.Warmup.Stabilised {
-			warm = "never stabilised"
-		}
-		rows = append(rows, []string{strconv.Itoa(r.Concurrency), strconv.Itoa(r.Repeat), code(r.Dir),
+		warm := warmupCell(r.Warmup)
+		rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir),
 			fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
 			fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
 	}
-	b.WriteString(table([]string{"concurrency", "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows))
 	return b.String()
 }
 
@@ -345,11 +344,20 @@ func headlineTable(s *analyze.Summary) string {
 	fmt.Fprintf(&b, "Per level: median ± %s MAD across runs of per-run %s p95 (per-request samples), server output tokens/s and goodput %%.\n\n", s.Method.MAD, s.Method.Percentile)
 	var rows [][]string
 	for _, l := range s.Levels {
-		rows = append(rows, []string{strconv.Itoa(l.Concurrency), runsCell(l), stat(l, "ttft.p95"), stat(l, "tpot.p95"), stat(l, "e2e.p95"),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "ttft.p95"), stat(l, "tpot.p95"), stat(l, "e2e.p95"),
 			stat(l, "throughput.output_tokens_per_s"), stat(l, "goodput.percent")})
 	}
-	b.WriteString(table([]string{"concurrency", "runs", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s (server)", "goodput (%)"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s (server)", "goodput (%)"}, rows))
 	return b.String()
+}
+
+// markedWarmup counts the requests source tools marked as warm-up.
+func markedWarmup(s *analyze.Summary) int {
+	n := 0
+	for _, r := range s.Runs {
+		n += r.Warmup.MarkedWarmup
+	}
+	return n
 }
 
 func exclusionsCell(s *analyze.Summary) string {
@@ -361,15 +369,22 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"rows of failed runs (excluded)", fmtInt(int64(a.FailedRunRows)), "the run could not be used; see the run exclusions"},
 		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
-		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded by the warm-up rule"},
+		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
+	}
+	if a.CoolDown > 0 || markedWarmup(s) > 0 {
+		rows[3][2] = "= warm-up + cool-down + measured"
+		rows[4][2] = fmt.Sprintf("discarded as warm-up (see Method), or marked as warm-up by the source tool (%s)", fmtInt(int64(markedWarmup(s))))
+		rows = append(rows, []string{"cool-down (excluded)", fmtInt(int64(a.CoolDown)), "marked by the source tool: counted after its measurement"})
+	}
+	rows = append(rows, [][]string{
 		{"measured", fmtInt(int64(a.Measured)), "= errors + n = 0 + n = 1 + n ≥ 2"},
 		{"errors (not latency samples)", fmtInt(int64(a.Errors)), "status ≠ ok"},
 		{"n = 0 (not latency samples)", fmtInt(int64(a.ZeroToken)), "no output token"},
 		{"n = 1 (TTFT and E2E only)", fmtInt(int64(a.OneToken)), "TPOT undefined"},
 		{"n ≥ 2 (every metric)", fmtInt(int64(a.MultiToken)), ""},
-	}
+	}...)
 	b.WriteString(table([]string{"requests", "count", "note"}, rows))
-	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
+	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.CoolDown+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
 	if ok {
 		b.WriteString("\nThe counts add up.\n")
 	} else {
@@ -481,7 +496,7 @@ func methodCell(s *analyze.Summary) string {
 	rows := [][]string{
 		{"percentiles", m.Percentile, mdEscape(m.PercentileRule)},
 		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
-		{"warm-up", m.Warmup, mdEscape(m.WarmupRule)},
+		{"warm-up", mdEscape(warmupModeName(m.Warmup)), mdEscape(m.WarmupRule)},
 		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
 		{"error-rate threshold", fmtNum(analyze.Num(100*m.ErrorRateThreshold)) + " %", "a run or level with a larger share of failed measured requests is an error finding"},
@@ -504,5 +519,77 @@ func notesCell(s *analyze.Summary) string {
 	for _, n := range s.Notes {
 		b.WriteString("- " + mdEscape(n) + "\n")
 	}
+	return b.String()
+}
+
+// warmupModeName names a warm-up mode in words (plain text).
+func warmupModeName(mode string) string {
+	switch mode {
+	case "changepoint":
+		return "change point (Pettitt 1979)"
+	case "mser5":
+		return "MSER-5 (White 1997)"
+	case "stabilisation":
+		return "stabilisation (the protocol's illustrative heuristic)"
+	case "fixed":
+		return "fixed count, an explicit override the measurement rules discourage"
+	case "none":
+		return "none (nothing discarded)"
+	case "":
+		return "not recorded"
+	}
+	return mode
+}
+
+// warmupCell says what the warm-up rule did to one run.
+func warmupCell(w analyze.WarmupResult) string {
+	n := fmtInt(int64(w.Discarded))
+	switch w.Outcome {
+	case analyze.WarmupCut:
+		if w.DecidedBy != "" {
+			return n + " (by " + w.DecidedBy + ")"
+		}
+		return n
+	case analyze.WarmupNotDetected:
+		return "0 (no warm-up detected)"
+	case analyze.WarmupNotStabilised:
+		return "0 (never stabilised)"
+	case analyze.WarmupUnavailable:
+		return "0 (unavailable: send order unknown)"
+	case analyze.WarmupFixedCount:
+		return n + " (fixed override)"
+	case analyze.WarmupDisabled:
+		return "0 (warm-up handling off)"
+	}
+	return n
+}
+
+// warmupTable lists, per level, the warm-up cut of each usable run:
+// median and range, the requests discarded and what the rule decided.
+func warmupTable(s *analyze.Summary) string {
+	var b strings.Builder
+	intro := "**Warm-up per level.** Each usable run's cut is the number of requests discarded from its start, in send order, by the rule in the Method table"
+	switch s.Method.Warmup {
+	case "fixed":
+		intro = "**Warm-up per level: a fixed override.** Each run's first requests were discarded by count, not found from the data; the measurement rules discourage this"
+	case "none":
+		intro = "**Warm-up per level: handling is off** (`warmup: none`); nothing was discarded"
+	}
+	fmt.Fprintf(&b, "%s. The table shows the median and the range of the cuts across the level's runs, the requests discarded in all, and how many runs had each outcome.\n\n", intro)
+	var rows [][]string
+	for _, l := range s.Levels {
+		w := l.Warmup
+		cutRange := na
+		if w.Runs > 0 {
+			cutRange = fmtInt(int64(w.CutMin)) + " – " + fmtInt(int64(w.CutMax))
+		}
+		var outcomes []string
+		for _, o := range w.Outcomes {
+			outcomes = append(outcomes, fmt.Sprintf("%s: %d", o.Reason, o.Count))
+		}
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), strconv.Itoa(w.Runs), fmtNum(w.CutMedian), cutRange,
+			fmtInt(int64(w.Discarded)), mdEscape(strings.Join(outcomes, "; "))})
+	}
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "cut, median (requests)", "cut, range (requests)", "requests discarded", "runs by outcome"}, rows))
 	return b.String()
 }

@@ -1504,14 +1504,11 @@ func sweepYAML(cfg *Config) []byte {
 	fmt.Fprintf(&b, "title: %s\n", strconv.Quote(cfg.Title))
 	b.WriteString("slo: {ttft_ms: 1000, tpot_ms: 150, e2e_ms: 5000}\n")
 	b.WriteString("percentile: nearest-rank\n")
-	// The measurement protocol's illustrative rule (blocks of 10 within 2 %,
-	// 3 times) never holds on this workload: prompt lengths vary, so the
-	// median TTFT of 10 requests moves by more than 2 % from block to block
-	// even in steady state. Wider blocks and a 10 % tolerance cut close to
-	// the simulated warm-up; docs/simulator.md says so.
-	b.WriteString("# The protocol's illustrative rule (window 10, 2 %, 3 times) never holds on this\n")
-	b.WriteString("# workload's varied prompt lengths; these parameters cut close to the simulated warm-up.\n")
-	b.WriteString("warmup: {mode: stabilisation, window: 25, tolerance: 0.10, consecutive: 2}\n")
+	// benchnote's default warm-up rule, written out so the example shows
+	// where the rule is named; docs/simulator.md compares it with the
+	// protocol's illustrative stabilisation heuristic on this workload.
+	b.WriteString("# Warm-up by Pettitt's change-point test (benchnote's default), written out.\n")
+	b.WriteString("warmup: {mode: changepoint, alpha: 0.01}\n")
 	return []byte(b.String())
 }
 

@@ -73,6 +73,7 @@ func commands() []*command {
 	return []*command{
 		validateCommand(),
 		reportCommand(),
+		importCommand(),
 		helpCommand(),
 		versionCommand(),
 	}
@@ -288,6 +289,9 @@ func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 			}
 		}
 	}
+	for _, r := range sw.Reported {
+		v.diags = append(v.diags, r.Diagnostics...)
+	}
 	for _, f := range sw.IgnoredFiles {
 		v.diags = append(v.diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
 	}
@@ -351,15 +355,30 @@ func (v validation) verdictLine(sw *ingest.Sweep) string {
 // finding and the verdict line, and returns the exit code of the worst of
 // them.
 func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
-	levels := map[int]bool{}
+	levels := map[ingest.LoadLevel]bool{}
+	rates := false
 	for _, r := range sw.Runs {
-		levels[r.Concurrency] = true
+		levels[r.Load] = true
+		rates = rates || r.Load.Mode == ingest.ModeRate
 	}
-	fmt.Fprintf(w, "sweep %s: %s at %s\n", sw.Root, plural(len(sw.Runs), "run", "runs"), plural(len(levels), "concurrency level", "concurrency levels"))
+	// A sweep of concurrency levels keeps its plain CONC column; one with
+	// request rates names every level.
+	levelNoun, levelHead := "concurrency level", "CONC"
+	levelCell := func(r *ingest.Run) string { return fmt.Sprint(r.Concurrency) }
+	if rates {
+		levelNoun, levelHead = "load level", "LEVEL"
+		levelCell = func(r *ingest.Run) string {
+			if !r.Load.Valid() {
+				return "-"
+			}
+			return r.Load.Describe()
+		}
+	}
+	fmt.Fprintf(w, "sweep %s: %s at %s\n", sw.Root, plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"))
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONC\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
+	fmt.Fprintln(tw, levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
 	for _, r := range sw.Runs {
 		format, rows, excluded := "-", "-", "-"
 		if r.Requests != nil {
@@ -395,7 +414,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		if r.Failed {
 			status = "FAILED"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Concurrency, r.Repeat, r.Dir, format, rows, excluded,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", levelCell(r), r.Repeat, r.Dir, format, rows, excluded,
 			strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status)
 	}
 	tw.Flush()
@@ -408,6 +427,16 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
+	}
+	if len(sw.Reported) > 0 {
+		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", plural(len(sw.Reported), "run", "runs"))
+		for _, r := range sw.Reported {
+			tool := "?"
+			if r.Provenance != nil {
+				tool = r.Provenance.Tool
+			}
+			fmt.Fprintf(w, "  %s (%s)\n", r.Dir, tool)
+		}
 	}
 	v := check(sw, s)
 	if len(v.diags) > 0 {

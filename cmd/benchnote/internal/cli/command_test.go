@@ -97,7 +97,7 @@ func TestCommandLine(t *testing.T) {
 
 		// Verdicts: -q prints the verdict line only, with the exit code of the full output.
 		{"validate -q with an error finding", []string{"validate", "-q", exampleSweep}, ExitErrors, exampleSweep + ": errors (9 runs; 1 error, 1 warning)\n", ""},
-		{"validate --quiet with warnings only", []string{"validate", "testdata/onerun", "--quiet"}, ExitWarnings, "testdata/onerun: warnings (1 run; 4 warnings)\n", ""},
+		{"validate --quiet with warnings only", []string{"validate", "testdata/onerun", "--quiet"}, ExitWarnings, "testdata/onerun: warnings (1 run; 3 warnings)\n", ""},
 		{"validate -q with errors", []string{"validate", "-q", "testdata/badsweep"}, ExitErrors, "testdata/badsweep: errors (6 runs; 8 errors, 14 warnings)\n", ""},
 		{"validate with warnings only: singulars", []string{"validate", "testdata/onerun"}, ExitWarnings, "golden:validate-onerun.txt", ""},
 		{"validate --json with an error finding", []string{"validate", "--json", exampleSweep}, ExitErrors, "golden:validate-example.json", ""},

@@ -33,11 +33,11 @@ type validateDoc struct {
 // validateCounts counts errors and warnings over diagnostics and findings
 // together, as the verdict does.
 type validateCounts struct {
-	Runs              int `json:"runs"`
-	FailedRuns        int `json:"failed_runs"`
-	ConcurrencyLevels int `json:"concurrency_levels"`
-	Errors            int `json:"errors"`
-	Warnings          int `json:"warnings"`
+	Runs       int `json:"runs"`
+	FailedRuns int `json:"failed_runs"`
+	Levels     int `json:"levels"`
+	Errors     int `json:"errors"`
+	Warnings   int `json:"warnings"`
 }
 
 type validateMethod struct {
@@ -47,8 +47,12 @@ type validateMethod struct {
 }
 
 type validateRun struct {
-	Dir          string           `json:"dir"`
-	Concurrency  int              `json:"concurrency"`
+	Dir string `json:"dir"`
+	// Level names the run's load level ("concurrency 16", "16 req/s"),
+	// empty when it could not be told; Concurrency is set for concurrency
+	// levels only.
+	Level        string           `json:"level"`
+	Concurrency  int              `json:"concurrency,omitempty"`
 	Repeat       int              `json:"repeat"`
 	Status       string           `json:"status"`
 	Format       string           `json:"format"`
@@ -114,15 +118,15 @@ func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation) error {
 		Diagnostics: []validateDiag{},
 		Findings:    []validateFinding{},
 	}
-	levels := map[int]bool{}
+	levels := map[ingest.LoadLevel]bool{}
 	for _, r := range sw.Runs {
-		levels[r.Concurrency] = true
+		levels[r.Load] = true
 		doc.Runs = append(doc.Runs, jsonRun(r))
 		if r.Failed {
 			doc.Counts.FailedRuns++
 		}
 	}
-	doc.Counts.Runs, doc.Counts.ConcurrencyLevels = len(sw.Runs), len(levels)
+	doc.Counts.Runs, doc.Counts.Levels = len(sw.Runs), len(levels)
 	doc.Counts.Errors, doc.Counts.Warnings = v.errors, v.warnings
 	for _, d := range v.diags {
 		doc.Diagnostics = append(doc.Diagnostics, validateDiag{Severity: d.Severity.String(), File: d.File, Line: d.Line, Column: d.Column,
@@ -143,6 +147,9 @@ func jsonRun(r *ingest.Run) validateRun {
 		Dir: r.Dir, Concurrency: r.Concurrency, Repeat: r.Repeat, Status: "ok",
 		Excluded: []validateReason{}, ExtraColumns: []string{}, Environment: []validateEnv{},
 		Scrapes: validateScrapes{Start: r.ScrapeStart != nil, End: r.ScrapeEnd != nil},
+	}
+	if r.Load.Valid() {
+		jr.Level = r.Load.Describe()
 	}
 	if r.Failed {
 		jr.Status = "failed"

@@ -1,0 +1,67 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// Runs are grouped by load level, concurrency levels first, then rates
+// (by arrival process within a rate, rate inf last); summary.json keys each
+// level by mode and value.
+func TestLoadLevels(t *testing.T) {
+	mk := func(dir string, load ingest.LoadLevel, repeat int) *ingest.Run {
+		r := makeRun(dir, 0, repeat, []req{{id: "a", n: 3, ttft: 100, e2e: 140}})
+		r.Load = load
+		return r
+	}
+	runs := []*ingest.Run{
+		mk("rate-inf/run-1", ingest.RateLoad(math.Inf(1), ""), 1),
+		mk("rate16-poisson/run-1", ingest.RateLoad(16, ingest.ArrivalPoisson), 1),
+		mk("rate16-poisson/run-2", ingest.RateLoad(16, ingest.ArrivalPoisson), 2),
+		mk("rate16-constant/run-1", ingest.RateLoad(16, ingest.ArrivalConstant), 1),
+		mk("c4/run-1", ingest.ConcurrencyLoad(4), 1),
+	}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: runs})
+	var got []string
+	for _, l := range s.Levels {
+		got = append(got, l.Load().Describe()+" "+strings.Join(l.Runs, ","))
+	}
+	want := []string{
+		"concurrency 4 c4/run-1",
+		"16 req/s, constant arrivals rate16-constant/run-1",
+		"16 req/s, poisson arrivals rate16-poisson/run-1,rate16-poisson/run-2",
+		"rate inf rate-inf/run-1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("levels\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var keys []string
+	for _, l := range s.Levels {
+		js, err := json.Marshal(l.LevelKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, string(js))
+	}
+	wantKeys := `{"mode":"concurrency","concurrency":4} {"mode":"rate","rate":16,"arrival":"constant"} {"mode":"rate","rate":16,"arrival":"poisson"} {"mode":"rate","rate":"inf"}`
+	if strings.Join(keys, " ") != wantKeys {
+		t.Errorf("level keys %s\nwant %s", strings.Join(keys, " "), wantKeys)
+	}
+	var back LevelKey
+	if err := json.Unmarshal([]byte(`{"mode":"rate","rate":"inf"}`), &back); err != nil || !back.Load().Unbounded() {
+		t.Errorf("rate inf reads back as %+v, %v", back, err)
+	}
+	var few []string
+	for _, f := range s.Findings {
+		if f.Rule == "fewer-than-3-runs" {
+			few = append(few, f.Message)
+		}
+	}
+	if len(few) != 4 || !strings.HasPrefix(few[2], "16 req/s, poisson arrivals has 2 usable run(s)") || !strings.HasPrefix(few[3], "rate inf has 1 usable run(s)") {
+		t.Errorf("fewer-than-3-runs findings %q", few)
+	}
+}

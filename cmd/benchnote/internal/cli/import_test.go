@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// importerData is the importer's test data: hand-written fixtures and
+// copies of real results (ingest/importer/testdata/real/README.md).
+const importerData = "../../../../ingest/importer/testdata"
+
+// runImportCmd runs benchnote import and returns stdout with the output
+// directory replaced by OUT.
+func runImportCmd(t *testing.T, out string, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Run(append(append([]string{"import"}, args...), "-o", out), &stdout, &stderr)
+	return strings.ReplaceAll(stdout.String(), out, "OUT"), strings.ReplaceAll(stderr.String(), out, "OUT"), code
+}
+
+// An LLMPerf result imports as one run at the concurrency of its summary,
+// validates, and reports where it came from and what it cannot support.
+func TestImportLLMPerfReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	stdout, stderr, code := runImportCmd(t, out,
+		filepath.Join(importerData, "real", "llmperf-leaderboard-bedrock_70b_individual_responses.json"),
+		filepath.Join(importerData, "real", "llmperf-leaderboard-bedrock_70b_summary.json"))
+	if code != ExitClean {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	golden(t, "import-llmperf.txt", []byte(strings.ReplaceAll(stdout, importerData, "TESTDATA")))
+	var vout, verr bytes.Buffer
+	// 49 of 150 requests failed LLMPerf's own "too few tokens" check: an
+	// error rate far above the 1 % threshold, so validate exits 2.
+	if code := Run([]string{"validate", out}, &vout, &verr); code != ExitErrors || !strings.Contains(vout.String(), "error: error-rate: concurrency 5: 49 of 150 measured requests failed (32.67%)") {
+		t.Errorf("validate exit %d, want 2 with the error-rate finding:\n%s", code, vout.String())
+	}
+	files := reportFiles(t, out)
+	golden(t, "import-llmperf/report.md", files["report.md"])
+	for _, want := range []string{"## Where these results came from", "client: too few tokens", "rows are not in send order"} {
+		if !bytes.Contains(files["report.md"], []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+func TestImportUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "notes.json")
+	os.WriteFile(notJSON, []byte("hello"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "-o", filepath.Join(dir, "x")}, "expected at least 1 argument (FILE|DIR...), got none"},
+		{[]string{"import", notJSON}, "-o SWEEP is required"},
+		{[]string{"import", "--format", "csv", notJSON, "-o", filepath.Join(dir, "x")}, `unknown format "csv"`},
+		{[]string{"import", "--level", "c=zero", notJSON, "-o", filepath.Join(dir, "x")}, `level "c=zero": expected a positive integer concurrency`},
+		{[]string{"import", notJSON, "-o", filepath.Join(dir, "x")}, "notes.json: not a result file benchnote can import: not JSON (or empty)"},
+		{[]string{"import", filepath.Join(importerData, "fixtures", "aiperf"), "-o", dir}, "is not empty and was not written by benchnote import"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := Run(tt.args, &stdout, &stderr); code != ExitErrors || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("Run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// The vLLM 0.6.3 dstack result (16 req/s) imports as a rate level; with
+// warm-up handling off, the median TTFT over its 621 requests with output
+// is 956 ms (vLLM said 403 ms, counting 379 zero-token streams as TTFT 0).
+// SGLang's aggregate-only lines are shown as reported, in no level.
+func TestImportVLLMRateSweep(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	stdout, stderr, code := runImportCmd(t, out,
+		filepath.Join(importerData, "real", "dstack-vllm0.6.3-8xh100-llama405b-fp8-16qps-per-request.json"),
+		filepath.Join(importerData, "real", "sglang-bench_serving-h200-llama-3.3-70b-online.jsonl"))
+	if code != ExitClean {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	golden(t, "import-vllm.txt", []byte(strings.ReplaceAll(stdout, importerData, "TESTDATA")))
+	if err := os.WriteFile(filepath.Join(out, "sweep.yaml"), []byte("title: vLLM 0.6.3 on 8x H100, dstack\nwarmup: none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var vout, verr bytes.Buffer
+	Run([]string{"validate", out}, &vout, &verr)
+	golden(t, "import-vllm-validate.txt", []byte(strings.ReplaceAll(vout.String(), out, "OUT")))
+
+	files := reportFiles(t, out)
+	golden(t, "import-vllm/report.md", files["report.md"])
+	var sum struct {
+		Schema string `json:"schema"`
+		Levels []struct {
+			Mode    string   `json:"mode"`
+			Rate    any      `json:"rate"`
+			Arrival string   `json:"arrival"`
+			Runs    []string `json:"runs"`
+			Stats   []struct {
+				Key    string  `json:"key"`
+				Median float64 `json:"median"`
+			} `json:"stats"`
+		} `json:"levels"`
+		Reported []json.RawMessage `json:"reported"`
+	}
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Schema != "benchnote.summary/v2" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
+		t.Fatalf("schema %s, %d levels, %d reported runs; want v2, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
+	}
+	lv := sum.Levels[0]
+	if lv.Mode != "rate" || lv.Rate != 16.0 || lv.Arrival != "poisson" || len(lv.Runs) != 1 {
+		t.Errorf("level %+v, want rate 16 poisson with one run", lv)
+	}
+	for _, st := range lv.Stats {
+		if st.Key == "ttft.p50" && math.Abs(st.Median-956.39) > 1 {
+			t.Errorf("median TTFT %v ms, want 956 ± 1", st.Median)
+		}
+	}
+	md := string(files["report.md"])
+	for _, want := range []string{
+		"| median TTFT | 403.3 ms | 956.4 | p50, nearest-rank, per-request, 621 requests | vLLM counted the 379 streams that ended without text as successes with TTFT 0",
+		"| request rate | runs | TTFT p95 (ms)",
+		"| 16 req/s |",
+		"**Figures reported by the tools, not recomputed.**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,553 @@
+package importer
+
+// AIPerf per-request records (profile_export.jsonl) and the aggregate
+// exports of AIPerf and GenAI-Perf (profile_export_aiperf.json,
+// profile_export_genai_perf.json), followed from ai-dynamo/aiperf @
+// db4f6397: docs/tutorials/working-with-profile-exports.md,
+// aiperf/common/models/record_models.py (MetricRecordMetadata: x_request_id,
+// request_start_ns, request_end_ns, benchmark_phase "warmup"/"profiling",
+// was_cancelled), aiperf/metrics/types/*.py (time_to_first_token = first
+// response − request start, inter_chunk_latency = gaps between responses,
+// request_latency = last response − request start, output_token_count from
+// the client tokenizer, aiperf/parsers/inference_result_parser.py) and
+// aiperf/common/models/export_models.py (JsonExportData, the GenAI-Perf-
+// compatible summary: metric → {unit, avg, p50, …}, input_config). Every
+// metric is {"value": v, "unit": "ms" | "ns" | "tokens" | …}.
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// durationScale converts a duration in unit to milliseconds.
+func durationScale(unit string) (float64, bool) {
+	switch unit {
+	case "ns":
+		return 1e-6, true
+	case "us", "µs":
+		return 1e-3, true
+	case "ms", "":
+		return 1, true
+	case "s", "sec":
+		return 1000, true
+	}
+	return 0, false
+}
+
+// aiperfRecord is one record of profile_export.jsonl.
+type aiperfRecord struct {
+	id                string
+	startNs           int64
+	warmup, cancelled bool
+	ttft, latency     float64 // ms
+	icl               []float64
+	prompt, output    int64
+	errType, errMsg   string
+	errCode           int64
+	hasError          bool
+}
+
+func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
+	j := newJSONIn(r, s.path)
+	var recs []aiperfRecord
+	for n := 1; ; n++ {
+		more, err := j.more()
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		j.record = n
+		if len(recs) >= opts.MaxRequests {
+			return nil, j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", opts.MaxRequests)
+		}
+		rec, err := readAIPerfRecord(j)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	j.record = 0
+	if len(recs) == 0 {
+		return nil, &SourceError{File: s.path, Msg: "empty file: expected one record per line"}
+	}
+	prov := &ingest.Provenance{Tool: "AIPerf", Version: "not recorded in the records", File: filepath.Base(s.path)}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	var sum *perfSummary
+	if len(companions) == 1 {
+		var err error
+		if sum, err = readPerfSummaryFile(companions[0]); err != nil {
+			return nil, err
+		}
+		run.Config.Load = sum.level
+		prov.Reported = sum.figures
+		run.Env = sum.env
+	}
+	if !run.Config.Load.Valid() {
+		run.Config.Load = opts.Level
+	}
+	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
+	var warm, failed, zero int
+	ids := map[string]bool{}
+	for i, rec := range recs {
+		row := newRow()
+		row.id = rec.id
+		if row.id == "" || ids[row.id] {
+			row.id = strconv.Itoa(i + 1)
+		}
+		ids[row.id] = true
+		row.sent = float64(rec.startNs) / 1e9
+		row.prompt = rec.prompt
+		if rec.warmup {
+			row.phase = ingest.PhaseWarmup
+			warm++
+		}
+		switch {
+		case rec.hasError || rec.cancelled:
+			failed++
+			row.status = aiperfStatus(rec)
+			row.completion = rec.output
+			if !math.IsNaN(rec.ttft) {
+				row.ttft = rec.ttft
+			}
+		case rec.output == 0 || math.IsNaN(rec.ttft):
+			zero++
+			row.completion, row.textChunks = 0, 0
+		default:
+			row.completion = rec.output
+			row.ttft = rec.ttft
+			at := rec.ttft
+			row.chunks = append(row.chunks, at)
+			for _, g := range rec.icl {
+				at += g
+				row.chunks = append(row.chunks, at)
+			}
+			row.e2e = at
+			if len(rec.icl) == 0 && !math.IsNaN(rec.latency) && rec.latency >= rec.ttft {
+				row.e2e = rec.latency
+			}
+			row.textChunks = int64(len(row.chunks))
+		}
+		if err := t.add(&row); err != nil {
+			return nil, err
+		}
+	}
+	run.Requests = t.q
+	prov.Recomputed = []string{
+		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
+		"t_request_sent from request_start_ns (wall clock)",
+		fmt.Sprintf("phase from benchmark_phase: %d warm-up requests", warm),
+		fmt.Sprintf("status from error and was_cancelled: %d failed or cancelled", failed),
+	}
+	if zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests", zero))
+	}
+	prov.AsReported = []string{"TTFT (time_to_first_token, AIPerf's first response)", "prompt and output token counts (input_sequence_length, output_token_count: AIPerf's client tokenizer)"}
+	prov.TokenCounts = "tokenizer"
+	if sum != nil && sum.tokenizer != "" {
+		prov.TokenCounts = "tokenizer:" + sum.tokenizer
+	}
+	prov.Unavailable = []string{ingest.UnavailableWindow}
+	if sum == nil {
+		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
+	}
+	prov.Definitions = []ingest.Definition{
+		{Metric: "completion tokens", Source: "output_token_count re-tokenizes the response text with the client tokenizer",
+			Benchnote: "the server's usage.completion_tokens; here the client count, as the records hold no usage"},
+		{Metric: "ITL", Source: "(request latency − TTFT) / (output sequence length − 1) per request, averaged over requests",
+			Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
+		{Metric: "warm-up", Source: "the requests of the warm-up phase (--warmup-request-count) are left out of every figure",
+			Benchnote: "they are marked warm-up and excluded; benchnote's stabilisation rule then applies to the rest"},
+	}
+	return []Run{run}, nil
+}
+
+func aiperfStatus(rec aiperfRecord) string {
+	switch {
+	case rec.hasError && rec.errType != "" && rec.errCode != 0:
+		return fmt.Sprintf("%s %d: %s", rec.errType, rec.errCode, lastLine(rec.errMsg))
+	case rec.hasError && rec.errType != "":
+		return rec.errType + ": " + lastLine(rec.errMsg)
+	case rec.hasError:
+		return "error: " + lastLine(rec.errMsg)
+	}
+	return "cancelled"
+}
+
+// readAIPerfRecord reads one line of profile_export.jsonl.
+func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
+	nan := math.NaN()
+	rec := aiperfRecord{ttft: nan, latency: nan, prompt: -1, output: -1}
+	metric := func(name string) error {
+		var value []float64
+		unit := ""
+		isList := false
+		err := j.object(func(field string) error {
+			switch field {
+			case "unit":
+				u, err := j.str()
+				unit = u
+				return err
+			case "value":
+				if j.peek() == '[' {
+					isList = true
+					return j.array(func(int) error {
+						v, err := j.finite(0)
+						value = append(value, v)
+						return err
+					})
+				}
+				v, err := j.optNumber()
+				value = append(value, v)
+				return err
+			}
+			return j.skip()
+		})
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "time_to_first_token", "request_latency", "inter_chunk_latency":
+			scale, ok := durationScale(unit)
+			if !ok {
+				return j.errorf("%s: expected a time unit (ns, us, ms or s), got %q", name, unit)
+			}
+			for k := range value {
+				value[k] *= scale
+			}
+		}
+		first := nan
+		if len(value) > 0 && !isList {
+			first = value[0]
+		}
+		count := func() int64 {
+			if math.IsNaN(first) || first < 0 || first != math.Trunc(first) {
+				return -1
+			}
+			return int64(first)
+		}
+		switch name {
+		case "time_to_first_token":
+			rec.ttft = first
+		case "request_latency":
+			rec.latency = first
+		case "inter_chunk_latency":
+			rec.icl = value
+		case "output_token_count":
+			rec.output = count()
+		case "output_sequence_length":
+			if rec.output < 0 {
+				rec.output = count()
+			}
+		case "input_sequence_length", "error_isl":
+			rec.prompt = count()
+		}
+		return nil
+	}
+	err := j.object(func(name string) error {
+		switch name {
+		case "metadata":
+			return j.object(func(name string) error {
+				switch name {
+				case "x_request_id":
+					v, err := j.scalarText()
+					rec.id = v
+					return err
+				case "request_start_ns":
+					v, err := j.bigCount()
+					rec.startNs = v
+					return err
+				case "benchmark_phase":
+					v, err := j.str()
+					rec.warmup = v == "warmup"
+					return err
+				case "was_cancelled":
+					v, err := j.boolean()
+					rec.cancelled = v
+					return err
+				}
+				return j.skip()
+			})
+		case "metrics":
+			if j.peek() == 'n' {
+				return j.skip()
+			}
+			return j.object(metric)
+		case "error":
+			if j.peek() == 'n' {
+				return j.skip()
+			}
+			rec.hasError = true
+			return j.object(func(name string) error {
+				switch name {
+				case "code":
+					v, err := j.optNumber()
+					if !math.IsNaN(v) {
+						rec.errCode = int64(v)
+					}
+					return err
+				case "type":
+					v, err := j.scalarText()
+					rec.errType = v
+					return err
+				case "message":
+					v, err := j.scalarText()
+					rec.errMsg = v
+					return err
+				}
+				return j.skip()
+			})
+		}
+		return j.skip()
+	})
+	return rec, err
+}
+
+// perfSummary is what benchnote reads of a GenAI-Perf or AIPerf aggregate
+// export.
+type perfSummary struct {
+	tool      string
+	level     ingest.LoadLevel
+	tokenizer string
+	figures   []ingest.ReportedFigure
+	env       []ingest.KV
+}
+
+// perfMetrics maps the summary's metric names to benchnote statistic keys.
+var perfMetrics = []struct {
+	name, key, label, note string
+	duration               bool
+}{
+	{"time_to_first_token", "ttft", "TTFT", "", true},
+	{"inter_token_latency", "tpot", "ITL", "per request (latency − TTFT) / (n − 1) with the client tokenizer's n: benchnote's TPOT", true},
+	{"request_latency", "e2e", "request latency", "to the last response received", true},
+	{"output_token_throughput_per_request", "user_tps", "output token throughput per request", "", false},
+	{"output_token_throughput_per_user", "user_tps", "output token throughput per user", "", false},
+	{"output_sequence_length", "output_tokens", "output sequence length", "client tokenizer", false},
+	{"input_sequence_length", "prompt_tokens", "input sequence length", "client tokenizer", false},
+	{"request_throughput", "throughput.requests_per_s", "request throughput", "", false},
+	{"output_token_throughput", "throughput.client_output_tokens_per_s", "output token throughput", "client tokenizer's tokens / benchmark duration", false},
+}
+
+func readPerfSummaryFile(s *source) (*perfSummary, error) {
+	f, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readPerfSummary(newJSONIn(f, s.path))
+}
+
+func readPerfSummary(j *jsonIn) (*perfSummary, error) {
+	sum := &perfSummary{tool: "GenAI-Perf"}
+	stats := map[string]map[string]float64{}
+	units := map[string]string{}
+	var concurrency, rate float64
+	var rateMode string
+	err := j.object(func(name string) error {
+		if name == "input_config" {
+			return j.object(func(name string) error {
+				switch name {
+				case "loadgen":
+					sum.tool = "AIPerf"
+					return j.object(func(name string) error {
+						switch name {
+						case "concurrency":
+							v, err := j.optNumber()
+							concurrency = v
+							return err
+						case "request_rate":
+							v, err := j.optNumber()
+							rate = v
+							return err
+						case "request_rate_mode":
+							v, err := j.scalarText()
+							rateMode = v
+							return err
+						}
+						return j.skip()
+					})
+				case "tokenizer":
+					if j.peek() == '{' {
+						return j.object(func(name string) error {
+							if name == "name" {
+								v, err := j.scalarText()
+								sum.tokenizer = v
+								return err
+							}
+							return j.skip()
+						})
+					}
+					v, err := j.scalarText()
+					sum.tokenizer = v
+					return err
+				case "concurrency":
+					v, err := j.optNumber()
+					concurrency = v
+					return err
+				case "request_rate":
+					v, err := j.optNumber()
+					rate = v
+					return err
+				case "model", "endpoint", "backend", "service_kind":
+					if j.peek() == '[' {
+						return j.array(func(int) error {
+							v, err := j.scalarText()
+							if err == nil && v != "" {
+								sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+							}
+							return err
+						})
+					}
+					if j.peek() == '{' {
+						return j.skip()
+					}
+					v, err := j.scalarText()
+					if err == nil && v != "" {
+						sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+					}
+					return err
+				}
+				return j.skip()
+			})
+		}
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		st := map[string]float64{}
+		err := j.object(func(field string) error {
+			if field == "unit" {
+				u, err := j.scalarText()
+				units[name] = u
+				return err
+			}
+			if j.peek() != '0' {
+				return j.skip()
+			}
+			v, err := j.number()
+			st[field] = v
+			return err
+		})
+		stats[name] = st
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rate > 0 && !math.IsNaN(rate):
+		arrival := ""
+		switch rateMode {
+		case "constant", "poisson":
+			arrival = rateMode
+		}
+		sum.level = ingest.RateLoad(rate, arrival)
+	case concurrency >= 1 && concurrency == math.Trunc(concurrency):
+		sum.level = ingest.ConcurrencyLoad(int(concurrency))
+	}
+	for _, m := range perfMetrics {
+		st, ok := stats[m.name]
+		if !ok {
+			continue
+		}
+		scale := 1.0
+		unit := units[m.name]
+		if m.duration {
+			sc, ok := durationScale(unit)
+			if !ok {
+				return nil, &SourceError{File: j.file, Path: "$." + m.name + ".unit", Msg: fmt.Sprintf("expected a time unit, got %q", unit)}
+			}
+			scale, unit = sc, "ms"
+		}
+		var names []string
+		for k := range st {
+			names = append(names, k)
+		}
+		sort.Slice(names, func(a, b int) bool { return statRank(names[a]) < statRank(names[b]) })
+		for _, k := range names {
+			if statRank(k) >= statHidden {
+				continue
+			}
+			v := st[k]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			stat := k
+			if k == "avg" {
+				stat = "mean"
+			}
+			key := m.key + "." + stat
+			if m.key == "throughput.requests_per_s" || m.key == "throughput.client_output_tokens_per_s" {
+				if k != "avg" {
+					continue
+				}
+				key = m.key
+			}
+			sum.figures = append(sum.figures, ingest.ReportedFigure{Key: key, Label: k + " " + m.label, Value: v * scale, Unit: unit, Note: m.note})
+		}
+	}
+	return sum, nil
+}
+
+// statRank orders summary statistics; statHidden and above are not shown.
+func statRank(k string) int {
+	switch k {
+	case "avg":
+		return 0
+	case "min":
+		return 10
+	case "p50":
+		return 500
+	case "p90":
+		return 900
+	case "p95":
+		return 950
+	case "p99":
+		return 990
+	case "max":
+		return 995
+	}
+	return statHidden
+}
+
+const statHidden = 10000
+
+// importPerfSummary imports an aggregate export on its own: the tool's
+// figures, nothing recomputed.
+func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
+	sum, err := readPerfSummary(newJSONIn(r, s.path))
+	if err != nil {
+		return nil, err
+	}
+	prov := &ingest.Provenance{Tool: sum.tool, Version: "not recorded in the file", File: filepath.Base(s.path), Reported: sum.figures}
+	prov.AsReported = []string{"every figure: the file holds aggregates only; nothing can be recomputed"}
+	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+	prov.TokenCounts = "tokenizer"
+	if sum.tokenizer != "" {
+		prov.TokenCounts = "tokenizer:" + sum.tokenizer
+	}
+	prov.Definitions = perfSummaryDefinitions
+	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env}
+	if !run.Config.Load.Valid() {
+		run.Config.Load = opts.Level
+	}
+	return []Run{run}, nil
+}
+
+// perfSummaryDefinitions are how GenAI-Perf and AIPerf define the figures
+// of their aggregate exports.
+var perfSummaryDefinitions = []ingest.Definition{
+	{Metric: "ITL", Source: "inter_token_latency is (request latency − TTFT) / (output sequence length − 1) per request, averaged over requests",
+		Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
+	{Metric: "completion tokens", Source: "output sequence length counts the response text with the client tokenizer",
+		Benchnote: "the server's usage.completion_tokens"},
+	{Metric: "E2E", Source: "request latency ends at the last response received",
+		Benchnote: "E2E ends at the last text-bearing chunk"},
+}

@@ -1,0 +1,128 @@
+package importer
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkImportVLLMReal imports the 3 MB per-request vLLM 0.6.3 result
+// (1,000 requests) and lays out its sweep (Parquet included).
+func BenchmarkImportVLLMReal(b *testing.B) {
+	f := filepath.Join("testdata", "real", "dstack-vllm0.6.3-8xh100-llama405b-fp8-16qps-per-request.json")
+	st, err := os.Stat(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		imp, err := ImportFiles([]string{f}, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Layout(imp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// writeVLLMResult writes a vLLM result with n requests, each with 8
+// inter-token latencies and a short generated text, as benchmark_serving
+// writes it.
+func writeVLLMResult(tb testing.TB, path string, n int) int64 {
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, `{"date": "20260301-000000", "backend": "vllm", "model_id": "m", "tokenizer_id": "m", "num_prompts": %d, "request_rate": 16.0, "duration": 100.0, "completed": %d`, n, n)
+	list := func(name string, each func(i int)) {
+		fmt.Fprintf(w, `, %q: [`, name)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			each(i)
+		}
+		w.WriteString("]")
+	}
+	list("input_lens", func(i int) { w.WriteString(strconv.Itoa(100 + i%900)) })
+	list("output_lens", func(i int) { w.WriteString(strconv.Itoa(9 + i%3)) })
+	list("ttfts", func(i int) { w.WriteString(strconv.FormatFloat(0.05+float64(i%1000)*0.0001237, 'g', -1, 64)) })
+	list("itls", func(i int) {
+		w.WriteString("[")
+		for k := 0; k < 8; k++ {
+			if k > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(strconv.FormatFloat(0.02+float64((i+k)%97)*0.000113, 'g', -1, 64))
+		}
+		w.WriteString("]")
+	})
+	list("generated_texts", func(i int) { w.WriteString(`"The quick brown fox jumps over the lazy dog."`) })
+	list("errors", func(i int) { w.WriteString(`""`) })
+	w.WriteString(`, "mean_ttft_ms": 100.0, "median_ttft_ms": 100.0}`)
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	return st.Size()
+}
+
+// BenchmarkImportVLLMGenerated imports generated vLLM results of 100k and
+// 1M requests: time and memory should grow linearly with the input.
+func BenchmarkImportVLLMGenerated(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run("requests="+strconv.Itoa(n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "result.json")
+			size := writeVLLMResult(b, path, n)
+			b.SetBytes(size)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				imp, err := ImportFiles([]string{path}, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if imp.Runs[0].Requests.N != n {
+					b.Fatalf("%d requests", imp.Runs[0].Requests.N)
+				}
+				if _, err := Layout(imp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzImport feeds arbitrary bytes to every importer: malformed input
+// must give an error, never a panic. (Parquet writing is left out: under
+// the fuzzer's coverage instrumentation Arrow's writer is too slow to
+// explore anything.)
+func FuzzImport(f *testing.F) {
+	for _, seed := range []string{
+		`{"backend": "vllm", "model_id": "m", "request_rate": 1, "input_lens": [1], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""]}`,
+		`{"backend": "sglang", "dataset_name": "x", "request_rate": Infinity}`,
+		`[{"error_code": -100, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_output_tokens": 3}]`,
+		`{"metadata": {"version": 1}, "args": {}, "benchmarks": [{"requests": {"successful": [{"request_id": "a"}]}}]}`,
+		`{"metadata": {"request_start_ns": 1}, "metrics": {"time_to_first_token": {"value": 1, "unit": "ms"}}, "error": null}`,
+		`{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [{"timestamp": 1, "response_timestamps": [2], "response_outputs": [{"response": "data: {}"}]}]}]}`,
+		`[{"start_time": 1, "end_time": 2, "info": {"response_metrics": {"chunk_times": [1.5]}}, "error": null}]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "in.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range append([]Format{""}, Formats...) {
+			ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+		}
+	})
+}

@@ -1,0 +1,401 @@
+package importer
+
+// GenAI-Perf's raw profile export (profile_export.json, written by
+// perf_analyzer for genai-perf; followed from the real 2.48.0 file in
+// FernandoDorado/sizing-llm-inference-nvidia @ fa550f95e8058e84e8225eb2f9498c621a707ead):
+//
+//	{"experiments": [{"experiment": {"mode": "concurrency", "value": 1},
+//	                  "requests": [{"timestamp": <epoch ns>,
+//	                                "request_inputs": {"payload": "<JSON text>"},
+//	                                "response_timestamps": [<epoch ns>, ...],
+//	                                "response_outputs": [{"response": "data: {...}\n\n"}, ...]}],
+//	                  "window_boundaries": [<epoch ns>, ...]}],
+//	 "version": "2.48.0", "service_kind": "openai", "endpoint": "v1/chat/completions"}
+//
+// Each response is the raw SSE text of one chunk (a role-only chunk first,
+// then text chunks, the usage, "data: [DONE]").
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// sseChunk is what benchnote reads of one streamed chunk.
+type sseChunk struct {
+	ID      string `json:"id"`
+	Choices []struct {
+		Text  *string `json:"text"`
+		Delta *struct {
+			Content *string `json:"content"`
+		} `json:"delta"`
+		Message *struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     *int64 `json:"prompt_tokens"`
+		CompletionTokens *int64 `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// text returns the text the chunk carries.
+func (c *sseChunk) text() string {
+	var b strings.Builder
+	for _, ch := range c.Choices {
+		switch {
+		case ch.Text != nil:
+			b.WriteString(*ch.Text)
+		case ch.Delta != nil && ch.Delta.Content != nil:
+			b.WriteString(*ch.Delta.Content)
+		case ch.Message != nil && ch.Message.Content != nil:
+			b.WriteString(*ch.Message.Content)
+		}
+	}
+	return b.String()
+}
+
+// parseSSE reads the events of one raw response: SSE "data:" lines, or a
+// plain JSON body (a response that was not streamed). done reports a
+// "[DONE]" event.
+func parseSSE(raw string) (chunks []sseChunk, done bool, err error) {
+	t := strings.TrimSpace(raw)
+	if t == "" {
+		return nil, false, nil
+	}
+	if !strings.HasPrefix(t, "data:") && !strings.HasPrefix(t, ":") && !strings.HasPrefix(t, "event:") {
+		var c sseChunk
+		if err := json.Unmarshal([]byte(t), &c); err != nil {
+			return nil, false, fmt.Errorf("expected SSE \"data:\" lines or a JSON body, got %s", quoteShort(t))
+		}
+		return []sseChunk{c}, false, nil
+	}
+	for _, line := range strings.Split(t, "\n") {
+		line = strings.TrimSpace(line)
+		data, ok := strings.CutPrefix(line, "data:")
+		if !ok {
+			continue
+		}
+		data = strings.TrimSpace(data)
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var c sseChunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return nil, done, fmt.Errorf("SSE data is not a JSON chunk: %s", quoteShort(data))
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks, done, nil
+}
+
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// genaiRequest is one request of the export, reduced as it is read.
+type genaiRequest struct {
+	sentNs      int64
+	chunkNs     []int64 // text-bearing chunks
+	id          string
+	prompt, gen int64 // usage; -1 when absent
+	maxTokens   int64
+	responses   int
+}
+
+func importGenAIPerf(r io.Reader, s *source, opts Options) ([]Run, error) {
+	j := newJSONIn(r, s.path)
+	var version, serviceKind, endpoint string
+	type experiment struct {
+		mode     string
+		value    float64
+		requests []genaiRequest
+		window   []int64
+	}
+	var exps []experiment
+	total := 0
+	err := j.object(func(name string) error {
+		var err error
+		switch name {
+		case "version":
+			version, err = j.scalarText()
+		case "service_kind":
+			serviceKind, err = j.scalarText()
+		case "endpoint":
+			endpoint, err = j.scalarText()
+		case "experiments":
+			err = j.array(func(int) error {
+				var e experiment
+				err := j.object(func(name string) error {
+					switch name {
+					case "experiment":
+						return j.object(func(name string) error {
+							switch name {
+							case "mode":
+								m, err := j.str()
+								e.mode = m
+								return err
+							case "value":
+								v, err := j.number()
+								e.value = v
+								return err
+							}
+							return j.skip()
+						})
+					case "window_boundaries":
+						return j.array(func(int) error {
+							v, err := j.bigCount()
+							e.window = append(e.window, v)
+							return err
+						})
+					case "requests":
+						return j.array(func(int) error {
+							if total >= opts.MaxRequests {
+								return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", opts.MaxRequests)
+							}
+							total++
+							q, err := readGenAIRequest(j)
+							e.requests = append(e.requests, q)
+							return err
+						})
+					}
+					return j.skip()
+				})
+				exps = append(exps, e)
+				return err
+			})
+		default:
+			err = j.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(exps) == 0 {
+		return nil, &SourceError{File: s.path, Path: "$.experiments", Msg: "expected at least one experiment"}
+	}
+	var runs []Run
+	for k, e := range exps {
+		run, err := genaiRun(e.mode, e.value, e.requests, e.window, s, k, version, serviceKind, endpoint, opts)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// readGenAIRequest reads one request and its responses.
+func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
+	q := genaiRequest{prompt: -1, gen: -1, maxTokens: -1}
+	var stamps []int64
+	var texts []bool
+	err := j.object(func(name string) error {
+		switch name {
+		case "timestamp":
+			v, err := j.bigCount()
+			q.sentNs = v
+			return err
+		case "response_timestamps":
+			return j.array(func(int) error {
+				v, err := j.bigCount()
+				stamps = append(stamps, v)
+				return err
+			})
+		case "request_inputs":
+			return j.object(func(name string) error {
+				if name != "payload" {
+					return j.skip()
+				}
+				p, err := j.str()
+				if err != nil {
+					return err
+				}
+				var payload struct {
+					MaxTokens           *int64 `json:"max_tokens"`
+					MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+				}
+				if json.Unmarshal([]byte(p), &payload) == nil {
+					switch {
+					case payload.MaxTokens != nil:
+						q.maxTokens = *payload.MaxTokens
+					case payload.MaxCompletionTokens != nil:
+						q.maxTokens = *payload.MaxCompletionTokens
+					}
+				}
+				return nil
+			})
+		case "response_outputs":
+			return j.array(func(int) error {
+				var text bool
+				err := j.object(func(name string) error {
+					if name != "response" {
+						return j.skip()
+					}
+					raw, err := j.str()
+					if err != nil {
+						return err
+					}
+					chunks, _, perr := parseSSE(raw)
+					if perr != nil {
+						return j.errorf("%v", perr)
+					}
+					for _, c := range chunks {
+						if c.ID != "" && q.id == "" {
+							q.id = c.ID
+						}
+						if c.text() != "" {
+							text = true
+						}
+						if c.Usage != nil {
+							if c.Usage.CompletionTokens != nil {
+								q.gen = *c.Usage.CompletionTokens
+							}
+							if c.Usage.PromptTokens != nil {
+								q.prompt = *c.Usage.PromptTokens
+							}
+						}
+					}
+					return nil
+				})
+				texts = append(texts, text)
+				q.responses++
+				return err
+			})
+		}
+		return j.skip()
+	})
+	if err != nil {
+		return q, err
+	}
+	if len(stamps) != len(texts) {
+		return q, j.errorf("%d response_timestamps for %d response_outputs; expected one per response", len(stamps), len(texts))
+	}
+	for k, t := range texts {
+		if t {
+			q.chunkNs = append(q.chunkNs, stamps[k])
+		}
+	}
+	return q, nil
+}
+
+func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s *source, k int, version, serviceKind, endpoint string, opts Options) (Run, error) {
+	prov := &ingest.Provenance{Tool: "GenAI-Perf", Version: version, File: filepath.Base(s.path)}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	switch mode {
+	case "concurrency":
+		if value >= 1 && value == math.Trunc(value) {
+			run.Config.Load = ingest.ConcurrencyLoad(int(value))
+		}
+	case "request_rate":
+		if value > 0 {
+			run.Config.Load = ingest.RateLoad(value, "")
+		}
+	}
+	if !run.Config.Load.Valid() {
+		run.Config.Load = opts.Level
+	}
+	for _, kv := range [][2]string{{"service_kind", serviceKind}, {"endpoint", endpoint}} {
+		if kv[1] != "" {
+			run.Env = append(run.Env, ingest.KV{Key: kv[0], Value: kv[1]})
+		}
+	}
+	if len(window) >= 2 && window[len(window)-1] > window[0] {
+		w := ingest.Window{Start: unixNs(window[0]), End: unixNs(window[len(window)-1]), Source: "run.yaml"}
+		run.Config.Window = &w
+	}
+	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, chunks: true}, len(reqs), opts.MaxRequests, s.path)
+	var withUsage, noPrompt, noResponse, zero int
+	ids := map[string]int{}
+	for i, q := range reqs {
+		row := newRow()
+		row.id = q.id
+		if row.id == "" || ids[row.id] > 0 {
+			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
+		}
+		ids[row.id]++
+		row.sent = float64(q.sentNs) / 1e9
+		row.prompt, row.maxTokens = q.prompt, q.maxTokens
+		if q.prompt < 0 {
+			noPrompt++
+		}
+		if q.gen >= 0 {
+			withUsage++
+			row.completion = q.gen
+		} else {
+			row.completion = q.maxTokens
+		}
+		switch {
+		case q.responses == 0:
+			noResponse++
+			row.status = "no response"
+			row.completion = -1
+		case len(q.chunkNs) == 0:
+			zero++
+			row.completion, row.textChunks = 0, 0
+		default:
+			row.ttft = float64(q.chunkNs[0]-q.sentNs) / 1e6
+			row.e2e = float64(q.chunkNs[len(q.chunkNs)-1]-q.sentNs) / 1e6
+			row.first = float64(q.chunkNs[0]) / 1e9
+			row.last = float64(q.chunkNs[len(q.chunkNs)-1]) / 1e9
+			for _, c := range q.chunkNs {
+				row.chunks = append(row.chunks, float64(c-q.sentNs)/1e6)
+			}
+			row.textChunks = int64(len(q.chunkNs))
+			if row.ttft < 0 {
+				return Run{}, &SourceError{File: s.path, Path: fmt.Sprintf("$.experiments[%d].requests[%d]", k, i), Msg: "a response arrived before the request was sent"}
+			}
+		}
+		if err := t.add(&row); err != nil {
+			return Run{}, err
+		}
+	}
+	run.Requests = t.q
+	prov.Recomputed = []string{
+		"TTFT from the request timestamp to the first chunk carrying text (role-only chunks skipped)",
+		"E2E to the last chunk carrying text (the usage chunk and data: [DONE] are not tokens)",
+		"chunk arrival times, t_request_sent, t_first_text and t_last_text from the nanosecond timestamps",
+	}
+	if zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests whose stream carried no text are zero-token requests", zero))
+	}
+	if noResponse > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without any response are failed (status \"no response\")", noResponse))
+	}
+	prov.AsReported = []string{"prompt and completion tokens from the stream's usage chunk", "max_tokens from the request payload"}
+	prov.TokenCounts = "usage"
+	if withUsage < len(reqs) {
+		prov.TokenCounts = "requested"
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("completion tokens: the stream's usage in %d of %d requests; the requested max_tokens in the others (no usage chunk)", withUsage, len(reqs)))
+	}
+	if noPrompt > 0 {
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count: they are written without one and excluded as bad rows", noPrompt))
+	}
+	if reqs != nil && reqs[0].id == "" {
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableRequestIDs)
+	}
+	if run.Config.Window == nil {
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWindow)
+	} else {
+		prov.AsReported = append(prov.AsReported, "the measurement window: perf_analyzer's window_boundaries, first to last")
+	}
+	prov.Definitions = []ingest.Definition{
+		{Metric: "completion tokens", Source: "output_sequence_length counts the response text with the client tokenizer named in --tokenizer (another model's, unless set)",
+			Benchnote: "the server's usage.completion_tokens, read from the stream"},
+		{Metric: "ITL", Source: "(request latency − TTFT) / (output_sequence_length − 1), with the client tokenizer's count and the latency to the last response (usage chunk and [DONE] included)",
+			Benchnote: "mean ITL is Σ(E2E − TTFT) / Σ(n − 1) with E2E at the last text-bearing chunk and n from usage"},
+		{Metric: "E2E", Source: "request_latency ends at the last response received, [DONE] included",
+			Benchnote: "E2E ends at the last text-bearing chunk"},
+	}
+	return run, nil
+}

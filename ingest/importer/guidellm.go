@@ -1,0 +1,630 @@
+package importer
+
+// GuideLLM benchmarks.json, every schema generation, followed from
+// vllm-project/guidellm (tags v0.3.0, v0.4.0, v0.5.0 and HEAD ee7a7745):
+//   - ≤ 0.3 (src/guidellm/benchmark/benchmark.py @ v0.3.0): {"benchmarks": [...]};
+//     a benchmark has args.strategy, start_time, end_time, request_totals and
+//     requests.{successful, errored, incomplete} of flat records with
+//     start_time, end_time, first_token_time, last_token_time, prompt_tokens,
+//     output_tokens (and error for errored ones);
+//   - 0.4 (benchmark/schemas/generative/report.py @ v0.4.0): {"args", "benchmarks"};
+//     a benchmark has config.strategy, scheduler_metrics, metrics and
+//     requests.{successful, errored, incomplete} of GenerativeRequestStats:
+//     request_id, info.timings.{request_start, first_token_iteration,
+//     last_token_iteration, request_end, token_iterations}, info.error,
+//     input_metrics, output_metrics, prompt_tokens, output_tokens;
+//   - 0.5–0.6: the same with "metadata": {"version": 1, "guidellm_version"};
+//   - ≥ 0.7 (benchmark/schemas/report.py @ HEAD): "metadata" version 2 and a
+//     top-level "config" in place of "args".
+// A request counts in GuideLLM's figures when it overlaps the benchmark's
+// [start_time, end_time]; the others are its warm-up and cool-down.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// guidellmRecord is one request of a benchmark.
+type guidellmRecord struct {
+	id                  string
+	status              string // "", or the failure
+	start, first, last  float64
+	end                 float64
+	prompt, output      int64
+	iterations          int64
+	maxTokens           int64
+	outputFromIteration bool
+}
+
+// guidellmBenchmark is what is kept of one benchmark.
+type guidellmBenchmark struct {
+	strategy   map[string]string
+	start, end float64
+	records    []guidellmRecord
+	totals     map[string]float64 // request_totals
+	// stats holds the successful requests' statistics of each metric
+	// benchnote compares with, by metric name, in file order.
+	stats  map[string]map[string]float64
+	metric []string
+}
+
+func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
+	j := newJSONIn(r, s.path)
+	var (
+		schemaVersion = -1 // metadata.version; -1 when there is no metadata
+		toolVersion   string
+		hasArgs       bool
+		hasConfig     bool
+		benchmarks    []*guidellmBenchmark
+		preferUsage   = true
+		total         int
+	)
+	err := j.object(func(name string) error {
+		switch name {
+		case "metadata":
+			return j.object(func(name string) error {
+				switch name {
+				case "version":
+					v, err := j.count()
+					schemaVersion = int(v)
+					if err == nil && v > 2 {
+						return &SourceError{File: s.path, Path: "$.metadata.version",
+							Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", v)}
+					}
+					return err
+				case "guidellm_version":
+					v, err := j.scalarText()
+					toolVersion = v
+					return err
+				}
+				return j.skip()
+			})
+		case "args", "config":
+			hasArgs = hasArgs || name == "args"
+			hasConfig = hasConfig || name == "config"
+			return j.object(func(name string) error {
+				if name == "prefer_response_metrics" {
+					b, err := j.boolean()
+					preferUsage = b
+					return err
+				}
+				return j.skip()
+			})
+		case "benchmarks":
+			return j.array(func(int) error {
+				b, err := readGuideLLMBenchmark(j, &total, opts.MaxRequests)
+				benchmarks = append(benchmarks, b)
+				return err
+			})
+		}
+		return j.skip()
+	})
+	if err != nil {
+		return nil, err
+	}
+	generation := ""
+	switch {
+	case schemaVersion == 2:
+		generation = "benchmarks.json metadata version 2 (GuideLLM ≥ 0.7)"
+	case schemaVersion == 1:
+		generation = "benchmarks.json metadata version 1 (GuideLLM 0.5–0.6)"
+	case schemaVersion >= 0:
+		return nil, &SourceError{File: s.path, Path: "$.metadata.version",
+			Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", schemaVersion)}
+	case hasArgs || hasConfig:
+		generation = "GuideLLM 0.4 layout: no metadata"
+	default:
+		generation = "GuideLLM ≤ 0.3 layout: no metadata, no args"
+	}
+	if len(benchmarks) == 0 {
+		return nil, &SourceError{File: s.path, Path: "$.benchmarks", Msg: "expected at least one benchmark"}
+	}
+	version := toolVersion + ", " + generation
+	if toolVersion == "" {
+		version = "not recorded in the file, " + generation
+	}
+	old := schemaVersion < 0 && !hasArgs && !hasConfig
+	var runs []Run
+	for k, b := range benchmarks {
+		run, err := guidellmRun(b, k, s, version, old, preferUsage, opts)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// readGuideLLMBenchmark reads one element of benchmarks.
+func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBenchmark, error) {
+	b := &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
+		start: math.NaN(), end: math.NaN()}
+	strategy := func() error {
+		return j.object(func(name string) error {
+			if name != "strategy" {
+				return j.skip()
+			}
+			return j.object(func(name string) error {
+				if j.peek() == '{' || j.peek() == '[' {
+					return j.skip()
+				}
+				v, err := j.scalarText()
+				b.strategy[name] = v
+				return err
+			})
+		})
+	}
+	err := j.object(func(name string) error {
+		switch name {
+		case "args", "config":
+			return strategy()
+		case "start_time":
+			v, err := j.number()
+			b.start = v
+			return err
+		case "end_time":
+			v, err := j.number()
+			b.end = v
+			return err
+		case "request_totals":
+			return readTotals(j, b.totals)
+		case "metrics":
+			return j.object(func(metric string) error {
+				if metric == "request_totals" {
+					return readTotals(j, b.totals)
+				}
+				return readGuideLLMMetric(j, metric, b)
+			})
+		case "requests":
+			return j.object(func(status string) error {
+				if status != "successful" && status != "errored" && status != "incomplete" {
+					return j.skip()
+				}
+				if j.peek() == 'n' {
+					return j.skip()
+				}
+				return j.array(func(int) error {
+					if *total >= maxRequests {
+						return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
+					}
+					*total++
+					rec, err := readGuideLLMRecord(j, status)
+					b.records = append(b.records, rec)
+					return err
+				})
+			})
+		}
+		return j.skip()
+	})
+	return b, err
+}
+
+func readTotals(j *jsonIn, into map[string]float64) error {
+	return j.object(func(name string) error {
+		v, err := j.optNumber()
+		into[name] = v
+		return err
+	})
+}
+
+// guidellmMetrics maps GuideLLM's metric names to benchnote statistic keys,
+// units and notes on how GuideLLM defines them.
+var guidellmMetrics = map[string]struct {
+	key, label, unit string
+	scale            float64
+	note             string
+}{
+	"time_to_first_token_ms":   {"ttft", "TTFT", "ms", 1, "first token iteration − request start"},
+	"inter_token_latency_ms":   {"tpot", "ITL", "ms", 1, "GuideLLM's ITL is (last − first token) / (n − 1) per request: benchnote's TPOT"},
+	"time_per_output_token_ms": {"tpot", "TPOT", "ms", 1, "GuideLLM's TPOT divides by n, not n − 1 (and from 0.4 includes TTFT): not benchnote's TPOT"},
+	"request_latency":          {"e2e", "request latency", "ms", 1000, "request end, after the stream closed, not the last token"},
+}
+
+// readGuideLLMMetric keeps the successful requests' statistics of the
+// metrics benchnote compares with.
+func readGuideLLMMetric(j *jsonIn, metric string, b *guidellmBenchmark) error {
+	if _, ok := guidellmMetrics[metric]; !ok {
+		return j.skip()
+	}
+	return j.object(func(status string) error {
+		if status != "successful" || j.peek() == 'n' {
+			return j.skip()
+		}
+		stats := map[string]float64{}
+		b.stats[metric] = stats
+		b.metric = append(b.metric, metric)
+		return j.object(func(name string) error {
+			switch name {
+			case "mean", "median", "max", "min", "count", "total_sum":
+				v, err := j.optNumber()
+				stats[name] = v
+				return err
+			case "percentiles":
+				return j.object(func(p string) error {
+					switch p {
+					case "p50", "p90", "p95", "p99":
+						v, err := j.optNumber()
+						stats[p] = v
+						return err
+					}
+					return j.skip()
+				})
+			}
+			return j.skip()
+		})
+	})
+}
+
+// figures lists GuideLLM's own figures for the successful requests.
+// GuideLLM ≥ 0.4 weights its TPOT and ITL distributions by output token:
+// their count is a number of tokens, not of requests, and is left out.
+func (b *guidellmBenchmark) figures() []ingest.ReportedFigure {
+	successful := 0
+	for _, r := range b.records {
+		if r.status == "" {
+			successful++
+		}
+	}
+	if v, ok := b.totals["successful"]; ok && v > float64(successful) {
+		successful = int(v)
+	}
+	var out []ingest.ReportedFigure
+	for _, metric := range b.metric {
+		m, stats := guidellmMetrics[metric], b.stats[metric]
+		note, perToken := m.note, stats["count"] > float64(successful)
+		if perToken {
+			note += fmt.Sprintf("; GuideLLM's distribution is over %s output tokens, not requests", strconv.FormatFloat(stats["count"], 'f', -1, 64))
+		}
+		for _, st := range []struct{ name, stat, label string }{
+			{"count", "n", "count"}, {"mean", "mean", "mean"}, {"median", "p50", "median"}, {"p95", "p95", "p95"},
+			{"p99", "p99", "p99"}, {"max", "max", "max"}, {"total_sum", "sum", "sum"},
+		} {
+			v, ok := stats[st.name]
+			if !ok || math.IsNaN(v) || math.IsInf(v, 0) || perToken && (st.name == "count" || st.name == "total_sum") {
+				continue
+			}
+			unit, scale := m.unit, m.scale
+			if st.name == "count" {
+				unit, scale = "requests", 1
+			}
+			out = append(out, ingest.ReportedFigure{Key: m.key + "." + st.stat, Label: st.label + " " + m.label,
+				Value: v * scale, Unit: unit, Note: note})
+		}
+	}
+	return out
+}
+
+// readGuideLLMRecord reads one request record of either layout.
+func readGuideLLMRecord(j *jsonIn, status string) (guidellmRecord, error) {
+	nan := math.NaN()
+	rec := guidellmRecord{start: nan, first: nan, last: nan, end: nan, prompt: -1, output: -1, iterations: -1, maxTokens: -1}
+	var errText string
+	var statusInfo string
+	timings := func() error {
+		return j.object(func(name string) error {
+			switch name {
+			case "request_start", "first_token_iteration", "last_token_iteration", "request_end", "resolve_start", "resolve_end":
+				v, err := j.optNumber()
+				switch name {
+				case "request_start":
+					rec.start = v
+				case "first_token_iteration":
+					rec.first = v
+				case "last_token_iteration":
+					rec.last = v
+				case "request_end":
+					rec.end = v
+				case "resolve_start":
+					if math.IsNaN(rec.start) {
+						rec.start = v
+					}
+				case "resolve_end":
+					if math.IsNaN(rec.end) {
+						rec.end = v
+					}
+				}
+				return err
+			case "token_iterations":
+				v, err := j.optCount()
+				rec.iterations = v
+				return err
+			}
+			return j.skip()
+		})
+	}
+	usage := func(into *int64) error {
+		return j.object(func(name string) error {
+			if name == "total_tokens" || name == "text_tokens" && *into < 0 {
+				v, err := j.optCount()
+				if v >= 0 {
+					*into = v
+				}
+				return err
+			}
+			return j.skip()
+		})
+	}
+	var prompt, output, metricsIn, metricsOut int64 = -1, -1, -1, -1
+	err := j.object(func(name string) error {
+		switch name {
+		case "request_id":
+			v, err := j.scalarText()
+			rec.id = v
+			return err
+		case "info":
+			return j.object(func(name string) error {
+				switch name {
+				case "timings":
+					return timings()
+				case "error":
+					v, err := j.scalarText()
+					errText = v
+					return err
+				case "status":
+					v, err := j.scalarText()
+					statusInfo = v
+					return err
+				}
+				return j.skip()
+			})
+		case "scheduler_info":
+			return j.object(func(name string) error {
+				if name == "request_start" {
+					v, err := j.optNumber()
+					if math.IsNaN(rec.start) {
+						rec.start = v
+					}
+					return err
+				}
+				return j.skip()
+			})
+		case "start_time":
+			v, err := j.optNumber()
+			rec.start = v
+			return err
+		case "end_time":
+			v, err := j.optNumber()
+			rec.end = v
+			return err
+		case "first_token_time":
+			v, err := j.optNumber()
+			rec.first = v
+			return err
+		case "last_token_time":
+			v, err := j.optNumber()
+			rec.last = v
+			return err
+		case "prompt_tokens":
+			v, err := j.optCount()
+			prompt = v
+			return err
+		case "output_tokens":
+			v, err := j.optCount()
+			output = v
+			return err
+		case "input_metrics":
+			return usage(&metricsIn)
+		case "output_metrics":
+			return usage(&metricsOut)
+		case "error":
+			v, err := j.scalarText()
+			if v != "" {
+				errText = v
+			}
+			return err
+		case "request_args":
+			raw, err := j.scalarText()
+			if err == nil {
+				var args struct {
+					Body struct {
+						MaxTokens *int64 `json:"max_tokens"`
+					} `json:"body"`
+					MaxTokens *int64 `json:"max_tokens"`
+				}
+				if json.Unmarshal([]byte(raw), &args) == nil {
+					switch {
+					case args.Body.MaxTokens != nil:
+						rec.maxTokens = *args.Body.MaxTokens
+					case args.MaxTokens != nil:
+						rec.maxTokens = *args.MaxTokens
+					}
+				}
+			}
+			return err
+		}
+		return j.skip()
+	})
+	rec.prompt = prompt
+	if rec.prompt < 0 {
+		rec.prompt = metricsIn
+	}
+	rec.output = output
+	if rec.output < 0 {
+		rec.output = metricsOut
+	}
+	if rec.output < 0 && rec.iterations > 0 {
+		rec.output, rec.outputFromIteration = rec.iterations, true
+	}
+	switch status {
+	case "errored":
+		rec.status = "error"
+		if errText != "" {
+			rec.status = "error: " + lastLine(errText)
+		}
+	case "incomplete":
+		rec.status = "incomplete"
+		if statusInfo != "" && statusInfo != "completed" {
+			rec.status = "incomplete (" + statusInfo + ")"
+		}
+		if errText != "" {
+			rec.status += ": " + lastLine(errText)
+		}
+	}
+	return rec, err
+}
+
+// guidellmLevel reads a benchmark's strategy.
+func guidellmLevel(st map[string]string) ingest.LoadLevel {
+	num := func(k string) float64 {
+		v, err := strconv.ParseFloat(st[k], 64)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	switch st["type_"] {
+	case "synchronous":
+		return ingest.ConcurrencyLoad(1)
+	case "concurrent":
+		if n := num("streams"); n >= 1 {
+			return ingest.ConcurrencyLoad(int(n))
+		}
+	case "throughput":
+		if n := num("max_concurrency"); n >= 1 {
+			return ingest.ConcurrencyLoad(int(n))
+		}
+		return ingest.RateLoad(math.Inf(1), "")
+	case "constant":
+		if r := num("rate"); r > 0 {
+			return ingest.RateLoad(r, ingest.ArrivalConstant)
+		}
+	case "poisson":
+		if r := num("rate"); r > 0 {
+			return ingest.RateLoad(r, ingest.ArrivalPoisson)
+		}
+	}
+	return ingest.LoadLevel{}
+}
+
+func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, preferUsage bool, opts Options) (Run, error) {
+	prov := &ingest.Provenance{Tool: "GuideLLM", Version: version, File: filepath.Base(s.path)}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	run.Config.Load = guidellmLevel(b.strategy)
+	if !run.Config.Load.Valid() {
+		run.Config.Load = opts.Level
+	}
+	if st := b.strategy["type_"]; st != "" {
+		run.Config.Notes = "GuideLLM strategy " + st
+	}
+	windowKnown := !math.IsNaN(b.start) && !math.IsNaN(b.end) && b.end > b.start
+	if windowKnown {
+		w := ingest.Window{Start: unixSeconds(b.start), End: unixSeconds(b.end), Source: "run.yaml"}
+		run.Config.Window = &w
+	}
+	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, phase: true}, len(b.records), opts.MaxRequests, s.path)
+	var before, after, zero, fromIterations int
+	ids := map[string]bool{}
+	for i, rec := range b.records {
+		row := newRow()
+		row.id = rec.id
+		if row.id == "" || ids[row.id] {
+			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
+		}
+		ids[row.id] = true
+		row.sent, row.prompt, row.status, row.maxTokens = rec.start, rec.prompt, rec.status, rec.maxTokens
+		row.completion = rec.output
+		if rec.outputFromIteration {
+			fromIterations++
+		}
+		if rec.iterations >= 0 && !old {
+			row.textChunks = rec.iterations
+		}
+		if rec.status == "" {
+			switch {
+			case rec.output == 0 || math.IsNaN(rec.first):
+				zero++
+				row.completion = 0
+			case math.IsNaN(rec.start):
+				return Run{}, &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d]", k), Msg: fmt.Sprintf("request %s has no start time", row.id)}
+			default:
+				row.first, row.last = rec.first, rec.last
+				if math.IsNaN(row.last) {
+					row.last = rec.end
+				}
+				row.ttft = ms(rec.first - rec.start)
+				row.e2e = ms(row.last - rec.start)
+			}
+		} else if rec.output < 0 {
+			row.completion = -1
+		}
+		if windowKnown && !math.IsNaN(rec.start) {
+			end := rec.end
+			if math.IsNaN(end) {
+				end = rec.last
+			}
+			switch {
+			case !math.IsNaN(end) && end < b.start:
+				row.phase = ingest.PhaseWarmup
+				before++
+			case rec.start > b.end:
+				row.phase = ingest.PhaseCooldown
+				after++
+			}
+		}
+		if err := t.add(&row); err != nil {
+			return Run{}, err
+		}
+	}
+	run.Requests = t.q
+	prov.Recomputed = []string{
+		"TTFT = first token iteration − request start; E2E = last token iteration − request start",
+		"status from the successful, errored and incomplete lists",
+		fmt.Sprintf("phase from GuideLLM's own rule (a request counts when it overlaps the benchmark's [start_time, end_time]): %d before the window (warm-up), %d after it (cool-down)", before, after),
+	}
+	if zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d successful requests without a first token are zero-token requests", zero))
+	}
+	prov.AsReported = []string{"prompt and output token counts", "request start and token iteration times (wall clock)", "text_chunks: GuideLLM's token iterations"}
+	if windowKnown {
+		prov.AsReported = append(prov.AsReported, "the measurement window: the benchmark's start_time to end_time")
+	} else {
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWindow)
+	}
+	prov.Unavailable = append(prov.Unavailable, ingest.UnavailablePerGapITL)
+	switch {
+	case fromIterations > 0:
+		prov.TokenCounts = "requested"
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without a token count: GuideLLM's token iterations taken as the count", fromIterations))
+	case preferUsage || old:
+		prov.TokenCounts = "usage"
+	default:
+		prov.TokenCounts = "tokenizer"
+	}
+	if n := totalsCount(b.totals); n > len(b.records) {
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableAllRequests)
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the file keeps %d of the benchmark's %d requests (GuideLLM's request sampling)", len(b.records), n))
+	}
+	tpot := "(last token − first token) / n per request: divided by n, not n − 1"
+	if !old {
+		tpot = "(last token − request start) / n per request: TTFT included, divided by n"
+	}
+	prov.Definitions = []ingest.Definition{
+		{Metric: "TPOT", Source: tpot, Benchnote: "(E2E − TTFT) / (n − 1) per request with n ≥ 2"},
+		{Metric: "ITL", Source: "(last token − first token) / (n − 1) per request, averaged over requests", Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
+		{Metric: "E2E", Source: "request_latency ends at request end, after the stream closed", Benchnote: "E2E ends at the last token (text-bearing chunk)"},
+		{Metric: "measured requests", Source: "requests overlapping [start_time, end_time] of the benchmark (warm-up and cool-down by duration or count)", Benchnote: "the same requests: the others are marked warm-up or cool-down and excluded; benchnote's own warm-up rule then applies to the rest"},
+	}
+	prov.Reported = b.figures()
+	return run, nil
+}
+
+// totalsCount adds up GuideLLM's request_totals (successful, errored,
+// incomplete), or uses total when given.
+func totalsCount(t map[string]float64) int {
+	if v, ok := t["total"]; ok && !math.IsNaN(v) && v > 0 {
+		return int(v)
+	}
+	n := 0.0
+	for _, k := range []string{"successful", "errored", "incomplete"} {
+		if v, ok := t[k]; ok && !math.IsNaN(v) {
+			n += v
+		}
+	}
+	return int(n)
+}

@@ -1,0 +1,315 @@
+package importer
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// The hand-written fixtures under testdata/fixtures follow the structure
+// of each tool's output as its source writes it (see each importer's file
+// comment for the file and commit followed); the real files under
+// testdata/real are copies of published results (testdata/real/README.md).
+const fixtures = "testdata/fixtures"
+
+// dumpImport renders an import as text: each run's directory, run.yaml
+// and requests, one line per request, so a golden file shows exactly what
+// an importer made of its input.
+func dumpImport(t *testing.T, imp *Import) []byte {
+	t.Helper()
+	files, err := Layout(imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, f := range imp.Files {
+		fmt.Fprintf(&b, "source %s as %s", filepath.ToSlash(f.Path), f.Format)
+		if f.Note != "" {
+			fmt.Fprintf(&b, " (%s)", strings.ReplaceAll(f.Note, filepath.Dir(f.Path)+string(filepath.Separator), ""))
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range imp.Skipped {
+		fmt.Fprintf(&b, "skipped %s: %s\n", filepath.ToSlash(f.Path), f.Note)
+	}
+	runs := append([]Run(nil), imp.Runs...)
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Dir < runs[j].Dir })
+	for _, r := range runs {
+		name := ingest.RunConfigFile
+		if r.Requests == nil {
+			name = ingest.ReportedFile
+		}
+		fmt.Fprintf(&b, "\n== %s/%s\n%s", r.Dir, name, files[r.Dir+"/"+name])
+		if env, ok := files[r.Dir+"/env.json"]; ok {
+			fmt.Fprintf(&b, "-- env.json\n%s", env)
+		}
+		if r.Requests != nil {
+			b.WriteString("-- requests: id prompt completion TTFT_ms E2E_ms t_request_sent status text_chunks phase chunk_ms\n")
+			dumpRequests(&b, r.Requests)
+		}
+	}
+	return b.Bytes()
+}
+
+// dumpRequests writes one line per request; "-" is a missing value or
+// column. Long chunk lists are cut after eight values.
+func dumpRequests(b *bytes.Buffer, q *ingest.Requests) {
+	f := func(v float64) string {
+		if math.IsNaN(v) {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'g', 10, 64)
+	}
+	n := func(v int64) string {
+		if v < 0 {
+			return "-"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	for i := 0; i < q.N; i++ {
+		sent, status, chunks, phase := "-", "-", "-", "-"
+		if q.TRequestSent != nil {
+			sent = f(q.TRequestSent[i])
+		}
+		if q.Status != nil {
+			status = strconv.Quote(q.Status[i])
+		}
+		if q.TextChunks != nil {
+			chunks = n(q.TextChunks[i])
+		}
+		if q.Phase != nil {
+			phase = q.Phase[i].String()
+		}
+		var cs []string
+		for k, c := range q.Chunks(i) {
+			if k == 8 {
+				cs = append(cs, fmt.Sprintf("…(%d)", len(q.Chunks(i))))
+				break
+			}
+			cs = append(cs, f(c))
+		}
+		fmt.Fprintf(b, "%s %s %s %s %s %s %s %s %s [%s]\n", q.ID(i), n(q.PromptTokens[i]), n(q.CompletionTokens[i]),
+			f(q.TTFTms[i]), f(q.E2Ems[i]), sent, status, chunks, phase, strings.Join(cs, " "))
+	}
+}
+
+func TestImportGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		opts  Options
+	}{
+		{"vllm-recent", []string{"vllm/recent.json"}, Options{}},
+		{"vllm-append-jsonl", []string{"vllm/append.jsonl"}, Options{}},
+		{"vllm-sweep", []string{"vllm/sweep"}, Options{}},
+		{"sglang-native-details", []string{"sglang/details.jsonl"}, Options{}},
+		{"genai-perf", []string{"genai-perf/profile_export.json"}, Options{}},
+		{"aiperf", []string{"aiperf"}, Options{}},
+		{"guidellm-v0.4", []string{"guidellm/v0.4-benchmarks.json"}, Options{}},
+		{"guidellm-v0.7", []string{"guidellm/v0.7-benchmarks.json"}, Options{}},
+		{"inference-perf-stages", []string{"inference-perf"}, Options{}},
+		{"inference-perf-level", []string{"inference-perf/per_request_lifecycle_metrics.json"}, Options{Level: ingest.ConcurrencyLoad(3)}},
+		{"real-vllm-aggregates-only", []string{"../real/bsc-vllm0.5.2dev-openai-infqps-llama-2-13b-20250221-200856.json"}, Options{}},
+		{"real-sglang-infinity", []string{"../real/sglang-bench_serving-h200-llama-3.3-70b-offline-Infinity.jsonl"}, Options{}},
+		{"real-guidellm-v0.3", []string{"../real/guidellm-v0.3dev-benchmarks_stripped.json"}, Options{}},
+		{"real-llmperf-bedrock", []string{"../real/llmperf-leaderboard-bedrock_70b_individual_responses.json", "../real/llmperf-leaderboard-bedrock_70b_summary.json"}, Options{}},
+		{"real-llmperf-summary-only", []string{"../real/llmperf-leaderboard-anyscale_70b_summary.json"}, Options{}},
+		{"perf-summary-only", []string{"aiperf/profile_export_aiperf.json"}, Options{}},
+		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths []string
+			for _, f := range tt.files {
+				paths = append(paths, filepath.Join(fixtures, f))
+			}
+			imp, err := ImportFiles(paths, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name+".txt"), dumpImport(t, imp), *update)
+		})
+	}
+}
+
+// realData finds the team's collection of real result files, shared/realdata,
+// above the working directory; tests that need a file without a licence to
+// copy it skip when it is absent.
+func realData(t testing.TB, rel string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "realdata", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skipf("shared/realdata/%s not found above the working directory (the file has no licence to copy it into testdata)", rel)
+		}
+		dir = parent
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	vllm := func(ttfts string) string {
+		return `{"date": "x", "backend": "vllm", "model_id": "m", "request_rate": 4.0, "input_lens": [1,1,1,1,1,1,1,1,1,1,1,1,1],` +
+			`"output_lens": [2,2,2,2,2,2,2,2,2,2,2,2,2], "ttfts": ` + ttfts + `, "itls": [[],[],[],[],[],[],[],[],[],[],[],[],[]], "errors": ["","","","","","","","","","","","",""]}`
+	}
+	tests := []struct {
+		name, file, content string
+		opts                Options
+		want                string
+	}{
+		{"string where a number is expected", "result.json", vllm(`[0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,"abc"]`), Options{},
+			`result.json: $.ttfts[12]: expected a number, got "abc"`},
+		{"array lengths differ", "result.json", vllm(`[0.1,0.1]`), Options{},
+			`result.json: $.input_lens: expected 2 entries like $.ttfts, got 13`},
+		{"truncated", "result.json", vllm(`[0.1,0.1`)[:90], Options{}, `result.json: $.input_lens[`},
+		{"not JSON", "notes.json", "{hello", Options{}, "notes.json: not a result file benchnote can import: "},
+		{"no known tool", "other.json", `{"foo": 1, "bar": [1, 2]}`, Options{},
+			"other.json: not a result file benchnote can import: a JSON object with members bar, foo, which match no known tool's result"},
+		{"GuideLLM schema version 3", "benchmarks.json", `{"metadata": {"version": 3, "guidellm_version": "0.9.0"}, "config": {}, "benchmarks": []}`, Options{},
+			"benchmarks.json: $.metadata.version: GuideLLM benchmarks.json schema version 3 is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)"},
+		{"LLMPerf summary version", "x_summary.json", `{"version": "2024-01-01", "num_concurrent_requests": 2, "results_ttft_s_mean": 0.1}`, Options{},
+			`x_summary.json: $.version: LLMPerf summary version "2024-01-01" is not supported (benchnote reads version 2023-08-31)`},
+		{"too many requests", "result.json", vllm(`[0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1]`), Options{MaxRequests: 5},
+			"result.json: $.input_lens[5]: more than 5 requests; refusing to import (raise the limit with --max-requests if the file is genuine)"},
+		{"JSON Lines names the line", "r.jsonl", `{"backend": "vllm", "model_id": "m", "request_rate": 1}` + "\n" + `{"backend": "vllm", "model_id": "m", "request_rate": "often"}` + "\n", Options{},
+			`r.jsonl: line 2: $.request_rate: expected a request rate (a number or "inf"), got "often"`},
+		{"no level", "ip.json", `[{"start_time": 1.0, "end_time": 2.0, "info": {"input_tokens": 3, "response_metrics": {"output_tokens": 2, "chunk_times": [1.1, 1.2]}}, "error": null}]`, Options{},
+			"ip.json: the file does not record its load level: pass --level c=N, --level rate=R or --level rate=inf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := write(tt.file, tt.content)
+			imp, err := ImportFiles([]string{p}, tt.opts)
+			if err == nil {
+				_, err = Layout(imp)
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("error\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// The format comes from the content: a vLLM result named like a CSV is
+// still a vLLM result, and --format overrides detection.
+func TestDetectFromContent(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixtures, "vllm/recent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "requests.csv")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := ImportFiles([]string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Files[0].Format != FormatVLLM || imp.Runs[0].Requests.N != 4 {
+		t.Errorf("read as %s with %d requests, want vllm with 4", imp.Files[0].Format, imp.Runs[0].Requests.N)
+	}
+	if _, err := ImportFiles([]string{p}, Options{Format: FormatSGLang}); err != nil {
+		t.Errorf("forced sglang: %v", err)
+	}
+	_, err = ImportFiles([]string{p}, Options{Format: FormatGuideLLM})
+	if err == nil || !strings.Contains(err.Error(), "requests.csv: $.benchmarks: expected at least one benchmark") {
+		t.Errorf("forced guidellm: %v", err)
+	}
+	for _, tt := range []struct {
+		name   string
+		data   string
+		format Format
+	}{
+		{"vllm", `{"date": "x", "backend": "vllm", "model_id": "m", "request_rate": "inf"}`, FormatVLLM},
+		{"sglang", `{"backend": "sglang", "dataset_name": "random", "request_rate": Infinity}`, FormatSGLang},
+		{"genai-perf", `{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]}`, FormatGenAIPerf},
+		{"perf summary", `{"time_to_first_token": {"unit": "ms", "avg": 1}}`, FormatPerfSummary},
+		{"aiperf", `{"metadata": {"request_start_ns": 1, "benchmark_phase": "profiling"}, "metrics": {}}`, FormatAIPerf},
+		{"guidellm 0.3", `{"benchmarks": [{"type_": "generative_benchmark"}]}`, FormatGuideLLM},
+		{"llmperf", `[{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1}]`, FormatLLMPerf},
+		{"llmperf summary", `{"version": "2023-08-31", "num_concurrent_requests": 5, "results_ttft_s_mean": 0.1}`, FormatLLMPerfSummary},
+		{"inference-perf", `[{"start_time": 1, "end_time": 2, "info": {"input_tokens": 3}}]`, FormatInferencePerf},
+		{"inference-perf stage", `{"load_summary": {"count": 1}, "successes": {}}`, FormatInferenceStage},
+		{"vllm sweep summary", `[{"backend": "vllm", "run_number": 0, "request_rate": "inf"}]`, FormatVLLMSweepIndex},
+	} {
+		got, why := detect(scanShape([]byte(tt.data)))
+		if got != tt.format {
+			t.Errorf("%s: detected %q (%s), want %s", tt.name, got, why, tt.format)
+		}
+	}
+}
+
+func TestPyJSON(t *testing.T) {
+	in := `{"a": NaN, "b": [Infinity, -Infinity, 1.5e3], "c": "NaN Infinity \"x\\ Infinity", "d": -1}`
+	var out bytes.Buffer
+	p := newPyJSON(strings.NewReader(in))
+	buf := make([]byte, 3) // small reads: literals split across them
+	for {
+		n, err := p.Read(buf)
+		out.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	want := `{"a": "\u0000py:NaN", "b": ["\u0000py:Infinity", "\u0000py:-Infinity", 1.5e3], "c": "NaN Infinity \"x\\ Infinity", "d": -1}`
+	if out.String() != want {
+		t.Errorf("got  %s\nwant %s", out.String(), want)
+	}
+	long := `["` + strings.Repeat("x", 100) + `"]`
+	p = newPyJSON(strings.NewReader(long))
+	p.maxString = 64
+	_, err := readAllErr(p)
+	if err == nil || err.Error() != "byte 2: a string longer than 64 bytes; refusing to buffer it" {
+		t.Errorf("long string: %v", err)
+	}
+	p = newPyJSON(strings.NewReader("[" + strings.Repeat("9", 600) + "]"))
+	if _, err := readAllErr(p); err == nil || !strings.Contains(err.Error(), "a number or literal longer than 512 bytes") {
+		t.Errorf("long number: %v", err)
+	}
+}
+
+func readAllErr(p *pyJSON) ([]byte, error) {
+	var out bytes.Buffer
+	buf := make([]byte, 7)
+	for {
+		n, err := p.Read(buf)
+		out.Write(buf[:n])
+		if err != nil {
+			if err.Error() == "EOF" {
+				return out.Bytes(), nil
+			}
+			return out.Bytes(), err
+		}
+	}
+}

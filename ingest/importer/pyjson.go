@@ -1,0 +1,146 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Bounds that keep a hostile file from taking unbounded memory: the JSON
+// decoder buffers one token at a time, so no token may be longer than this.
+const (
+	// maxStringBytes is the longest string accepted (a generated text, a
+	// traceback).
+	maxStringBytes = 64 << 20
+	// maxLiteralBytes is the longest number or literal accepted.
+	maxLiteralBytes = 512
+)
+
+// pyLiteral marks a string that stood for one of Python's non-standard JSON
+// literals; a real string never starts with a NUL byte.
+const pyLiteral = "\x00py:"
+
+// pyJSON reads JSON as Python's json.dumps writes it: the bare literals
+// NaN, Infinity and -Infinity (which strict JSON, and Go's decoders, reject)
+// are turned into the strings "\u0000py:NaN" and so on, which the number
+// readers accept. It also refuses strings longer than maxStringBytes and
+// numbers or literals longer than maxLiteralBytes, so that a hostile file
+// fails instead of growing the decoder's buffer without bound.
+type pyJSON struct {
+	r   io.Reader
+	buf []byte // read buffer
+	out []byte // converted bytes; out[pos:] not yet returned
+	pos int
+	err error // the reader's error, returned once out is drained
+
+	inString bool
+	escape   bool
+	strLen   int
+	lit      []byte // a number or literal being collected, outside strings
+	offset   int64  // input bytes consumed, for messages
+	// maxString is the longest string accepted (maxStringBytes).
+	maxString int
+}
+
+func newPyJSON(r io.Reader) *pyJSON {
+	return &pyJSON{r: r, buf: make([]byte, 256<<10), maxString: maxStringBytes}
+}
+
+// Read implements io.Reader.
+func (p *pyJSON) Read(dst []byte) (int, error) {
+	for p.pos == len(p.out) {
+		if p.err != nil {
+			return 0, p.err
+		}
+		n, err := p.r.Read(p.buf)
+		p.out, p.pos = p.out[:0], 0
+		if n > 0 {
+			if cerr := p.convert(p.buf[:n]); cerr != nil {
+				p.out, p.err = p.out[:0], cerr
+				continue
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				p.flushLiteral()
+			}
+			p.err = err
+		}
+	}
+	n := copy(dst, p.out[p.pos:])
+	p.pos += n
+	return n, nil
+}
+
+// convert appends in to p.out, rewriting Python literals.
+func (p *pyJSON) convert(in []byte) error {
+	for i := 0; i < len(in); {
+		if p.inString {
+			if p.escape {
+				p.escape = false
+				p.out = append(p.out, in[i])
+				p.strLen++
+				i++
+				continue
+			}
+			j := bytes.IndexAny(in[i:], "\"\\")
+			if j < 0 {
+				j = len(in) - i
+			}
+			p.strLen += j
+			if p.strLen > p.maxString {
+				return fmt.Errorf("byte %d: a string longer than %d bytes; refusing to buffer it", p.offset+int64(i), p.maxString)
+			}
+			p.out = append(p.out, in[i:i+j]...)
+			i += j
+			if i == len(in) {
+				break
+			}
+			c := in[i]
+			p.out = append(p.out, c)
+			i++
+			if c == '\\' {
+				p.escape = true
+			} else {
+				p.inString = false
+			}
+			continue
+		}
+		c := in[i]
+		switch {
+		case c == '"':
+			p.flushLiteral()
+			p.inString, p.strLen = true, 0
+			p.out = append(p.out, c)
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.':
+			p.lit = append(p.lit, c)
+			if len(p.lit) > maxLiteralBytes {
+				return fmt.Errorf("byte %d: a number or literal longer than %d bytes", p.offset+int64(i), maxLiteralBytes)
+			}
+		default:
+			p.flushLiteral()
+			p.out = append(p.out, c)
+		}
+		i++
+	}
+	p.offset += int64(len(in))
+	return nil
+}
+
+// flushLiteral writes the collected literal, rewritten when it is one of
+// Python's.
+func (p *pyJSON) flushLiteral() {
+	if len(p.lit) == 0 {
+		return
+	}
+	switch string(p.lit) {
+	case "NaN", "Infinity", "-Infinity":
+		p.out = append(p.out, '"')
+		p.out = append(p.out, `\u0000py:`...)
+		p.out = append(p.out, p.lit...)
+		p.out = append(p.out, '"')
+	default:
+		p.out = append(p.out, p.lit...)
+	}
+	p.lit = p.lit[:0]
+}

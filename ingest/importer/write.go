@@ -1,0 +1,324 @@
+package importer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// Layout names the files Write produces (and sets each run's Dir), relative to the sweep directory,
+// with their contents. Levels become directories named after them (c16,
+// rate16-poisson, rate-inf); runs become run-N below them (reported-N for
+// a file holding aggregates only), N the repeat.
+func Layout(imp *Import) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	type key struct {
+		series string
+		level  ingest.LoadLevel
+	}
+	used := map[key]map[int]bool{}
+	usedReported := map[key]int{}
+	// Repeats the files record (a sweep's run=N.json) first, then the
+	// others take the next free numbers in input order.
+	for _, r := range imp.Runs {
+		if r.Requests == nil || r.Config.Repeat == 0 {
+			continue
+		}
+		k := key{r.Series, r.Config.Load}
+		if used[k] == nil {
+			used[k] = map[int]bool{}
+		}
+		if used[k][r.Config.Repeat] {
+			return nil, fmt.Errorf("%s: repeat %d at %s is given twice", r.Source, r.Config.Repeat, r.Config.Load.Label())
+		}
+		used[k][r.Config.Repeat] = true
+	}
+	for i := range imp.Runs {
+		r := &imp.Runs[i]
+		if r.Requests != nil && !r.Config.Load.Valid() {
+			return nil, &SourceError{File: r.Source, Msg: "the file does not record its load level: pass --level c=N, --level rate=R or --level rate=inf"}
+		}
+		k := key{r.Series, r.Config.Load}
+		levelDir := "level-unknown"
+		if r.Config.Load.Valid() {
+			levelDir = r.Config.Load.DirName()
+		}
+		dir := levelDir
+		if r.Series != "" {
+			dir = path.Join(safeSegment(r.Series), levelDir)
+		}
+		if r.Requests == nil {
+			usedReported[k]++
+			n := usedReported[k]
+			cfg := r.Config
+			cfg.Repeat = n
+			data, err := ingest.FormatRunConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			r.Dir = path.Join(dir, "reported-"+strconv.Itoa(n))
+			files[path.Join(r.Dir, ingest.ReportedFile)] = data
+			continue
+		}
+		if used[k] == nil {
+			used[k] = map[int]bool{}
+		}
+		if r.Config.Repeat == 0 {
+			n := 1
+			for used[k][n] {
+				n++
+			}
+			r.Config.Repeat = n
+			used[k][n] = true
+		}
+		runDir := path.Join(dir, "run-"+strconv.Itoa(r.Config.Repeat))
+		r.Dir = runDir
+		var pq bytes.Buffer
+		if err := ingest.WriteRequestsParquet(&pq, r.Requests); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Source, err)
+		}
+		files[path.Join(runDir, ingest.RequestsParquet)] = pq.Bytes()
+		data, err := ingest.FormatRunConfig(r.Config)
+		if err != nil {
+			return nil, err
+		}
+		files[path.Join(runDir, ingest.RunConfigFile)] = data
+		if len(r.Env) > 0 {
+			env, err := envJSON(r.Env)
+			if err != nil {
+				return nil, err
+			}
+			files[path.Join(runDir, "env.json")] = env
+		}
+	}
+	record, err := importRecord(imp, files)
+	if err != nil {
+		return nil, err
+	}
+	files[ingest.ImportRecordFile] = record
+	return files, nil
+}
+
+// safeSegment makes a series name usable as one path segment.
+func safeSegment(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+	if s == "" || s == "." || s == ".." || strings.HasPrefix(s, ".") {
+		s = "_" + s
+	}
+	return s
+}
+
+// envJSON writes environment keys as a JSON object in their order.
+func envJSON(kvs []ingest.KV) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	seen := map[string]bool{}
+	first := true
+	for _, kv := range kvs {
+		if seen[kv.Key] {
+			continue
+		}
+		seen[kv.Key] = true
+		k, err := json.Marshal(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			b.WriteString(",\n")
+		}
+		first = false
+		fmt.Fprintf(&b, "  %s: %s", k, v)
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// record is benchnote-import.yaml: what was read and every file written,
+// with its SHA-256, so a later import can tell its own files from the
+// user's.
+type record struct {
+	Comment string       `yaml:"written_by"`
+	Sources []FileFormat `yaml:"sources"`
+	Skipped []FileFormat `yaml:"skipped,omitempty"`
+	Files   []fileHash   `yaml:"files"`
+}
+
+type fileHash struct {
+	Path   string `yaml:"path"`
+	SHA256 string `yaml:"sha256"`
+}
+
+func importRecord(imp *Import, files map[string][]byte) ([]byte, error) {
+	rec := record{Comment: "benchnote import", Sources: imp.Files, Skipped: imp.Skipped}
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sum := sha256.Sum256(files[n])
+		rec.Files = append(rec.Files, fileHash{n, hex.EncodeToString(sum[:])})
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(rec); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Write writes files into dir atomically: into a new sibling directory
+// first, which then takes dir's place. An existing dir is replaced only
+// when it is empty or a previous import whose every file is one this
+// import record lists, unchanged; anything else there (a scrape or an
+// environment log the user added, an edited file) makes Write refuse, so
+// nothing benchnote did not write is ever deleted.
+func Write(dir string, files map[string][]byte) error {
+	dir = filepath.Clean(dir)
+	if err := replaceable(dir); err != nil {
+		return err
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".import-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !fs.ValidPath(n) {
+			return fmt.Errorf("refusing to write %q outside %s", n, dir)
+		}
+		p := filepath.Join(tmp, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("replace %s: %w", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return fmt.Errorf("replace %s: %w", dir, err)
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// replaceable checks that dir does not exist, is empty, or holds exactly
+// a previous import's files, unchanged.
+func replaceable(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory; choose another -o", dir)
+	}
+	var found []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			found = append(found, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ingest.ImportRecordFile))
+	if err != nil {
+		return fmt.Errorf("%s is not empty and was not written by benchnote import (no %s); choose another -o", dir, ingest.ImportRecordFile)
+	}
+	var rec record
+	if err := yaml.Unmarshal(data, &rec); err != nil || rec.Comment != "benchnote import" {
+		return fmt.Errorf("%s: %s is not an import record; choose another -o", dir, ingest.ImportRecordFile)
+	}
+	listed := map[string]string{ingest.ImportRecordFile: ""}
+	for _, f := range rec.Files {
+		listed[f.Path] = f.SHA256
+	}
+	var foreign []string
+	for _, f := range found {
+		want, ok := listed[f]
+		if !ok {
+			foreign = append(foreign, f+" (not written by benchnote import)")
+			continue
+		}
+		if want == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != want {
+			foreign = append(foreign, f+" (changed since the import)")
+		}
+	}
+	if len(foreign) > 0 {
+		if len(foreign) > 5 {
+			foreign = append(foreign[:5], fmt.Sprintf("and %d more", len(foreign)-5))
+		}
+		return fmt.Errorf("%s holds a previous import and files benchnote did not write: %s; move them or choose another -o", dir, strings.Join(foreign, ", "))
+	}
+	return nil
+}
