@@ -105,10 +105,13 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	method := cfg.Percentile
 
 	rs.Counts.RowsRead = rf.RowsRead
-	rs.Counts.BadRows = len(rf.Excluded)
+	rs.Counts.BadRows = rf.ExcludedRows()
 	rs.Counts.Accepted = req.N
 	for _, d := range rf.Excluded {
 		led.add(ScopeRequest, "bad row: "+d.Reason, 1, d.String())
+	}
+	for _, u := range rf.Unlisted {
+		led.add(ScopeRequest, "bad row: "+u.Reason, u.Rows, u.Diagnostic(rf.Path).String())
 	}
 	for _, col := range req.ExtraColumns {
 		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)

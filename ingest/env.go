@@ -58,8 +58,11 @@ const (
 //  5. nvidia-smi: the plain `nvidia-smi` table. The driver and CUDA
 //     versions, each GPU's name and total memory are kept; timestamps,
 //     temperatures, utilisation and processes are not.
-//  6. yaml: a YAML mapping, flattened like JSON. Scalars keep the text
-//     written in the file ("12.10" stays "12.10").
+//  6. yaml: a YAML mapping of at most MaxYAMLBytes, flattened like JSON.
+//     Scalars keep the text written in the file ("12.10" stays "12.10").
+//     Anchors, aliases and merge keys are followed, up to 100,000 values;
+//     a key given twice keeps its first value; only the first document is
+//     read. Each of these is reported in EnvSource.Diagnostics.
 //  7. key-value: lines of "key: value" or "key=value" (an optional
 //     "export " is dropped); at least half of the non-blank, non-comment
 //     lines must fit.
@@ -142,7 +145,7 @@ func ParseEnvFile(data []byte, path string) EnvSource {
 			src.Format = envFormatVLLMLog
 		case p.nvidiaSMI(lines):
 			src.Format = envFormatNvidiaSMI
-		case p.yaml(data):
+		case p.yaml(data, path):
 			src.Format = envFormatYAML
 		case p.keyValue(lines):
 			src.Format = envFormatKeyValue
@@ -153,6 +156,7 @@ func ParseEnvFile(data []byte, path string) EnvSource {
 	if p.keys != nil {
 		src.Keys = p.keys
 	}
+	src.Diagnostics = p.diags
 	for field, v := range p.canonical {
 		src.Canonical[field] = v
 	}
@@ -201,6 +205,7 @@ func MergeEnv(sources []EnvSource) Environment {
 type envParse struct {
 	keys      []KV
 	canonical map[string]string
+	diags     []Diagnostic
 }
 
 func (p *envParse) add(key, value string) { p.keys = append(p.keys, KV{Key: key, Value: value}) }
@@ -436,9 +441,12 @@ func envJoinKey(prefix, key string) string {
 
 // --- YAML ---
 
-func (p *envParse) yaml(data []byte) bool {
-	var doc yaml.Node
-	if !envYAMLUnmarshal(data, &doc) {
+func (p *envParse) yaml(data []byte, path string) bool {
+	if len(data) > MaxYAMLBytes {
+		return false
+	}
+	var doc, extra yaml.Node
+	if !envYAMLUnmarshal(data, &doc, &extra) {
 		return false
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
@@ -451,26 +459,57 @@ func (p *envParse) yaml(data []byte) bool {
 	if root == nil || root.Kind != yaml.MappingNode || len(root.Content) == 0 {
 		return false
 	}
-	budget := envMaxNodes
+	y := envYAML{path: path, budget: envMaxNodes}
 	var keys []KV
-	envYAMLMapping(root, "", 0, &budget, &keys)
+	y.mapping(root, "", 0, &keys)
+	if y.budget <= 0 {
+		y.warn(root, "aliases", fmt.Sprintf("YAML aliases expand to more than %s values; the rest of the file is not read", groupDigits(envMaxNodes)))
+	}
+	if extra.Kind != 0 {
+		y.warn(&extra, "second document", "a second YAML document starts here; it is not read")
+	}
 	p.keys = keys
+	p.diags = y.diags
 	p.aliases()
 	return true
 }
 
-// envYAMLUnmarshal guards against panics inside the YAML library, which
-// has had them on malformed input; a panic there means "not YAML".
-func envYAMLUnmarshal(data []byte, doc *yaml.Node) (ok bool) {
+// envYAMLUnmarshal parses the first document into doc and the start of a
+// second one, if any, into extra. It guards against panics inside the
+// YAML library, which has had them on malformed input; a panic there means
+// "not YAML".
+func envYAMLUnmarshal(data []byte, doc, extra *yaml.Node) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	return yaml.Unmarshal(data, doc) == nil
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if dec.Decode(doc) != nil {
+		return false
+	}
+	if dec.Decode(extra) != nil {
+		*extra = yaml.Node{}
+	}
+	return true
 }
 
-func envYAMLMapping(n *yaml.Node, prefix string, depth int, budget *int, keys *[]KV) {
+// envYAML flattens one YAML environment log. Aliases and merge keys are
+// followed (tools such as PyYAML write them for repeated values), within a
+// budget of envMaxNodes values and envMaxDepth levels, so that an alias
+// bomb costs at most that much.
+type envYAML struct {
+	path   string
+	budget int
+	diags  []Diagnostic
+}
+
+func (y *envYAML) warn(n *yaml.Node, reason, msg string) {
+	y.diags = append(y.diags, Diagnostic{Severity: Warning, File: y.path, Line: n.Line, Column: n.Column, Reason: reason, Message: msg})
+}
+
+func (y *envYAML) mapping(n *yaml.Node, prefix string, depth int, keys *[]KV) {
+	var first map[string]int
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -478,41 +517,49 @@ func envYAMLMapping(n *yaml.Node, prefix string, depth int, budget *int, keys *[
 		}
 		if k.Tag == "!!merge" || (k.Value == "<<" && k.Style == 0) {
 			// A merge key copies the keys of the mapping(s) it names.
-			envYAMLMerge(v, prefix, depth+1, budget, keys)
+			y.merge(v, prefix, depth+1, keys)
 			continue
 		}
-		envYAMLValue(v, envJoinKey(prefix, k.Value), depth+1, budget, keys)
+		if first == nil {
+			first = make(map[string]int, len(n.Content)/2)
+		}
+		if line, dup := first[k.Value]; dup {
+			y.warn(k, "duplicate key", fmt.Sprintf("key %q given twice (first on line %d); this one is not read", envJoinKey(prefix, k.Value), line))
+			continue
+		}
+		first[k.Value] = k.Line
+		y.value(v, envJoinKey(prefix, k.Value), depth+1, keys)
 	}
 }
 
-func envYAMLMerge(v *yaml.Node, prefix string, depth int, budget *int, keys *[]KV) {
-	if depth > envMaxDepth || *budget <= 0 {
+func (y *envYAML) merge(v *yaml.Node, prefix string, depth int, keys *[]KV) {
+	if depth > envMaxDepth || y.budget <= 0 {
 		return
 	}
-	*budget--
+	y.budget--
 	switch v.Kind {
 	case yaml.AliasNode:
 		if v.Alias != nil {
-			envYAMLMerge(v.Alias, prefix, depth+1, budget, keys)
+			y.merge(v.Alias, prefix, depth+1, keys)
 		}
 	case yaml.MappingNode:
-		envYAMLMapping(v, prefix, depth, budget, keys)
+		y.mapping(v, prefix, depth, keys)
 	case yaml.SequenceNode:
 		for _, c := range v.Content {
-			envYAMLMerge(c, prefix, depth+1, budget, keys)
+			y.merge(c, prefix, depth+1, keys)
 		}
 	}
 }
 
-func envYAMLValue(v *yaml.Node, prefix string, depth int, budget *int, keys *[]KV) {
-	if depth > envMaxDepth || *budget <= 0 {
+func (y *envYAML) value(v *yaml.Node, prefix string, depth int, keys *[]KV) {
+	if depth > envMaxDepth || y.budget <= 0 {
 		return
 	}
-	*budget--
+	y.budget--
 	switch v.Kind {
 	case yaml.AliasNode:
 		if v.Alias != nil {
-			envYAMLValue(v.Alias, prefix, depth+1, budget, keys)
+			y.value(v.Alias, prefix, depth+1, keys)
 		}
 	case yaml.ScalarNode:
 		*keys = append(*keys, KV{Key: prefix, Value: v.Value})
@@ -521,7 +568,7 @@ func envYAMLValue(v *yaml.Node, prefix string, depth int, budget *int, keys *[]K
 			*keys = append(*keys, KV{Key: prefix, Value: ""})
 			return
 		}
-		envYAMLMapping(v, prefix, depth, budget, keys)
+		y.mapping(v, prefix, depth, keys)
 	case yaml.SequenceNode:
 		elems := make([]envElem, 0, len(v.Content))
 		for i, c := range v.Content {
@@ -529,7 +576,7 @@ func envYAMLValue(v *yaml.Node, prefix string, depth int, budget *int, keys *[]K
 				c = c.Alias
 			}
 			var sub []KV
-			envYAMLValue(c, envJoinKey(prefix, strconv.Itoa(i)), depth+1, budget, &sub)
+			y.value(c, envJoinKey(prefix, strconv.Itoa(i)), depth+1, &sub)
 			elems = append(elems, envElem{kvs: sub, nested: c.Kind != yaml.ScalarNode})
 		}
 		envEmitArray(prefix, elems, keys)

@@ -597,7 +597,8 @@ func FuzzParseEnvFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := ParseEnvFile(data, "env.fuzz")
+		var src EnvSource
+		withinBudget(t, "ParseEnvFile", len(data), func() { src = ParseEnvFile(data, "env.fuzz") })
 		checkEnvSource(t, src)
 		MergeEnv([]EnvSource{src, src})
 	})

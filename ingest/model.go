@@ -143,8 +143,14 @@ type RequestFile struct {
 	RowsRead int
 	// Requests holds the accepted rows.
 	Requests *Requests
-	// Excluded has one Warning diagnostic per excluded row.
+	// Excluded has one Warning diagnostic per excluded row listed, in line
+	// order: every excluded row, except that after MaxListedExclusions rows
+	// of one reason in one column the others are only counted, in Unlisted.
+	// ExcludedRows counts both.
 	Excluded []Diagnostic
+	// Unlisted counts the excluded rows left out of Excluded, by reason and
+	// column, in order of their first line.
+	Unlisted []UnlistedRows
 }
 
 // Histogram is a cumulative Prometheus histogram of one series.
@@ -294,6 +300,10 @@ type EnvSource struct {
 	Keys []KV `json:"keys"`
 	// Canonical holds the canonical fields extracted (see CanonicalFields).
 	Canonical map[string]string `json:"canonical"`
+	// Diagnostics are warnings about what of the file was not read (a
+	// duplicate YAML key, a second YAML document, aliases that expand too
+	// far). They are reported by Load, not written into summaries.
+	Diagnostics []Diagnostic `json:"-"`
 }
 
 // KV is one key/value pair from an environment file.

@@ -156,7 +156,9 @@ func FuzzParseRunConfig(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rc, diags := parseRunConfig(data, "run.yaml")
+		var rc runConfig
+		var diags []Diagnostic
+		withinBudget(t, "parseRunConfig", len(data), func() { rc, diags = parseRunConfig(data, "run.yaml") })
 		if len(diags) > 0 || rc.Provenance == nil {
 			return
 		}

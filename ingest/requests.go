@@ -89,6 +89,31 @@ var requestColumns = [numReqColumns]struct {
 	colPhase:            {"phase", kindPhase, false},
 }
 
+// DefaultMaxRowsPerRun is the default of ReadOptions.MaxRows: far above
+// any run measured against one server, far below what would exhaust memory
+// (a row costs about 50 to 100 bytes once read).
+const DefaultMaxRowsPerRun = 50_000_000
+
+// ReadOptions bounds what reading one requests file may cost.
+type ReadOptions struct {
+	// MaxRows is the most data rows a file may hold; a file with more is
+	// refused with a "too large" *FileError. 0 means DefaultMaxRowsPerRun.
+	MaxRows int
+}
+
+func (o ReadOptions) maxRows() int {
+	if o.MaxRows <= 0 {
+		return DefaultMaxRowsPerRun
+	}
+	return o.MaxRows
+}
+
+// tooManyRows is the error for a file with more than max rows.
+func tooManyRows(path string, line, max int) *FileError {
+	return fileErrorf(path, line, 0, "", "too large",
+		"more than %s rows, the limit per run; raise it with --max-rows-per-run or split the run", groupDigits(max))
+}
+
 // StatusFailed reports whether a status value marks a failed request: any
 // text other than empty or "ok".
 func StatusFailed(s string) bool {
@@ -576,34 +601,23 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 }
 
 // dropDuplicates excludes every accepted row whose id repeats an earlier
-// accepted one and merges the new diagnostics, by line, into rf.Excluded.
-// hashes are the ids' hashes, or nil.
-func dropDuplicates(rf *RequestFile, l *requestLayout, hashes []uint64) {
-	q := rf.Requests
+// accepted one and adds them to x. hashes are the ids' hashes, or nil.
+func dropDuplicates(q *Requests, l *requestLayout, path string, hashes []uint64, x *exclusions) {
 	dups := findDuplicates(&q.IDs, hashes)
 	if len(dups) == 0 {
 		return
 	}
 	rows := make([]int, len(dups))
-	diags := make([]Diagnostic, len(dups))
+	col := l.pos[colRequestID] + 1
 	for k, d := range dups {
 		rows[k] = d.row
-		diags[k] = l.rowDiag(rf.Path, int(q.SourceRow[d.row]), colRequestID, reasonDuplicate,
-			"%s: expected a unique id, got %s, already on %s %d",
-			l.name(colRequestID), quoteValue(q.ID(d.row)), l.unit, q.SourceRow[d.first])
+		diag := Diagnostic{Severity: Warning, File: path, Line: int(q.SourceRow[d.row]), Column: col,
+			ColumnName: l.name(colRequestID), Reason: reasonDuplicate}
+		if x.lists(reasonDuplicate, col) {
+			diag.Message = fmt.Sprintf("%s: expected a unique id, got %s, already on %s %d",
+				l.name(colRequestID), quoteValue(q.IDs.view(d.row)), l.unit, q.SourceRow[d.first])
+		}
+		x.add(diag, q.IDs.view(d.row))
 	}
 	q.removeRows(rows)
-	rf.Excluded = mergeByLine(rf.Excluded, diags)
-}
-
-// mergeByLine merges two diagnostic lists that are each sorted by line.
-func mergeByLine(a, b []Diagnostic) []Diagnostic {
-	if len(a) == 0 {
-		return b
-	}
-	out := make([]Diagnostic, 0, len(a)+len(b))
-	out = append(out, a...)
-	out = append(out, b...)
-	slices.SortStableFunc(out, func(x, y Diagnostic) int { return x.Line - y.Line })
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -26,12 +27,23 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // a ';'-separated list of numbers. A literal NaN in an optional time
 // column is also taken as missing.
 //
-// Rows with problems are excluded and reported in RequestFile.Excluded; a
-// *FileError is returned only when the file as a whole is unusable: it
-// cannot be read, it is empty, or its header lacks a required column or
-// names one twice.
+// Rows with problems are excluded and reported in RequestFile.Excluded
+// (and, past MaxListedExclusions of one reason in one column, counted in
+// RequestFile.Unlisted); a *FileError is returned only when the file as a
+// whole is unusable: it cannot be read, it is empty, its header lacks a
+// required column or names one twice, a record (a line, or the lines a
+// quoted field joins) is longer than MaxCSVRecordBytes, or a quoted field
+// is still open at the end of the file (the error names the line where the
+// quote opened).
 func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	return ReadRequestsCSVWith(r, path, ReadOptions{})
+}
+
+// ReadRequestsCSVWith is ReadRequestsCSV with limits other than the
+// defaults.
+func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFile, error) {
+	maxRows := opts.maxRows()
+	br := bufio.NewReaderSize(newCSVGuard(r, MaxCSVRecordBytes), 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
 	}
@@ -47,7 +59,7 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 			"empty file; expected a header line naming request_id, prompt_tokens, completion_tokens, TTFT_ms and E2E_ms")
 	}
 	if err != nil {
-		return nil, csvReadError(path, 1, err)
+		return nil, csvReadError(path, 1, err, nil)
 	}
 	headerLine, _ := cr.FieldPos(0)
 	l, ferr := resolveRequestLayout(header, path, headerLine, "line")
@@ -57,6 +69,7 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 
 	rf := &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)}
 	p := csvRowParser{l: l, q: rf.Requests, path: path}
+	var x exclusions
 	lastLine := headerLine
 	for {
 		rec, err := cr.Read()
@@ -64,19 +77,23 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvReadError(path, lastLine+1, err)
+			return nil, csvReadError(path, lastLine+1, err, l)
 		}
 		line, _ := cr.FieldPos(0)
 		lastLine = line
 		if line > math.MaxInt32 {
 			return nil, fileErrorf(path, line, 0, "", "too large", "more than %d lines; split the file", math.MaxInt32)
 		}
+		if rf.RowsRead == maxRows {
+			return nil, tooManyRows(path, line, maxRows)
+		}
 		rf.RowsRead++
-		if d, bad := p.parse(rec, line); bad {
-			rf.Excluded = append(rf.Excluded, d)
+		if d, value, bad := p.parse(rec, line); bad {
+			x.add(d, value)
 		}
 	}
-	dropDuplicates(rf, l, nil)
+	dropDuplicates(rf.Requests, l, path, nil, &x)
+	x.store(rf)
 	return rf, nil
 }
 
@@ -107,8 +124,17 @@ func csvRowsHint(r io.Reader, br *bufio.Reader) int {
 	return int(hint) + 16
 }
 
-// csvReadError wraps a failure of the underlying reader.
-func csvReadError(path string, line int, err error) *FileError {
+// csvReadError wraps a failure of the underlying reader. l, when not nil,
+// names the columns.
+func csvReadError(path string, line int, err error, l *requestLayout) *FileError {
+	var ge *csvGuardError
+	if errors.As(err, &ge) {
+		name := ""
+		if l != nil && ge.field >= 1 && ge.field <= len(l.names) {
+			name = l.names[ge.field-1]
+		}
+		return fileErrorf(path, ge.line, ge.field, name, ge.reason, "%s", ge.msg)
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fileErrorf(path, pe.Line, pe.Column, "", "malformed csv", "malformed CSV: %v", pe.Err)
@@ -123,18 +149,18 @@ type csvRowParser struct {
 	path string
 }
 
-// parse checks one record and appends it to q, or returns the diagnostic
-// that excludes it.
-func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
+// parse checks one record (starting on line) and appends it to q, or
+// returns the diagnostic that excludes it and the offending value.
+func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) {
 	l, q := p.l, p.q
 	if len(rec) != len(l.cols) {
 		d := l.rowDiag(p.path, line, colExtra, reasonMissing,
-			"expected %d fields as in the header, got %d", len(l.cols), len(rec))
+			"expected %d fields as in the header, got %d%s", len(l.cols), len(rec), quotedNewlineHint(rec, line))
 		if len(rec) < len(l.cols) {
 			d.Column = len(rec) + 1
 			d.ColumnName = l.names[len(rec)]
 		}
-		return d, true
+		return d, "", true
 	}
 
 	var (
@@ -182,7 +208,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 			if !p.parseChunks(raw) {
 				q.ChunkMs = q.ChunkMs[:chunkMark]
 				return l.rowDiag(p.path, line, colChunkMs, reasonBadChunks,
-					"%s: expected ';'-separated non-negative numbers, got %s", l.name(colChunkMs), quoteValue(raw)), true
+					"%s: expected ';'-separated non-negative numbers, got %s", l.name(colChunkMs), quoteValue(raw)), raw, true
 			}
 		default:
 			s := trimBlanks(raw)
@@ -231,16 +257,16 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 		}
 		if pr != probNone {
 			q.ChunkMs = q.ChunkMs[:chunkMark]
-			got := "an empty field"
+			got, value := "an empty field", ""
 			if pr != probMissing {
-				got = quoteValue(raw)
+				got, value = quoteValue(raw), raw
 			}
-			return l.valueDiag(p.path, line, c, pr, got), true
+			return l.valueDiag(p.path, line, c, pr, got), value, true
 		}
 	}
 	if e2e < ttft {
 		q.ChunkMs = q.ChunkMs[:chunkMark]
-		return l.e2eDiag(p.path, line, ttft, e2e), true
+		return l.e2eDiag(p.path, line, ttft, e2e), "", true
 	}
 
 	// The record's fields share one string per line; keep only the id's
@@ -282,7 +308,21 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, bool) {
 		q.Phase = append(q.Phase, phase)
 	}
 	q.N++
-	return Diagnostic{}, false
+	return Diagnostic{}, "", false
+}
+
+// quotedNewlineHint explains a wrong field count on a record that a quoted
+// field stretches over several lines: the usual cause is a quote opened
+// by mistake and closed, much later, by another.
+func quotedNewlineHint(rec []string, line int) string {
+	for j, f := range rec {
+		if strings.IndexByte(f, '\n') >= 0 {
+			return fmt.Sprintf("; field %d is a quoted field that starts on line %d and runs over %d more lines: is a quote unbalanced?",
+				j+1, line, strings.Count(f, "\n"))
+		}
+		line += strings.Count(f, "\n")
+	}
+	return ""
 }
 
 // parseChunks appends the ';'-separated numbers of field s to q.ChunkMs;

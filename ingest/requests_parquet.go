@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -38,34 +39,89 @@ var goAllocator = memory.NewGoAllocator()
 // value, and a null chunk_ms list is a request with no chunks. NaN in an
 // optional time column is a missing value too.
 //
-// Rows with problems are excluded and reported in RequestFile.Excluded; a
-// *FileError is returned when the file as a whole is unusable: not Parquet,
-// truncated or corrupt, a required column missing, named twice, or of a
-// type that cannot hold its values.
+// Rows with problems are excluded and reported in RequestFile.Excluded
+// (and, past MaxListedExclusions of one reason in one column, counted in
+// RequestFile.Unlisted); a *FileError is returned when the file as a whole
+// is unusable: not Parquet, truncated or corrupt, a required column
+// missing, named twice, or of a type that cannot hold its values, a footer
+// whose row count is negative, disagrees with the data or is implausible
+// for the file's size (see MaxParquetRowsPerByte), more rows than
+// ReadOptions.MaxRows, or a page whose CRC-32 checksum does not match (see
+// verifyPageChecksums; pages without one are not checked).
 func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (*RequestFile, error) {
-	return readRequestsParquet(r, path, parquetBatchRows)
+	return ReadRequestsParquetWith(r, path, ReadOptions{})
 }
 
+// ReadRequestsParquetWith is ReadRequestsParquet with limits other than
+// the defaults.
+func ReadRequestsParquetWith(r parquet.ReaderAtSeeker, path string, opts ReadOptions) (*RequestFile, error) {
+	rf, _, err := readRequestsParquet(r, path, parquetBatchRows, opts)
+	return rf, err
+}
+
+// MaxParquetRowsPerByte bounds the rows a Parquet file may declare for its
+// size: at least one bit per row. Honest files spend far more (a measured
+// latency alone takes several bytes); even a run whose every request failed,
+// with null timings and sequential ids, takes about 5 bits per row with
+// zstd at its highest level. A file claiming more rows than this is a
+// compression bomb or a corrupt footer: its rows would cost about 100 bytes
+// each in memory, so a few kilobytes could claim gigabytes.
+const MaxParquetRowsPerByte = 8
+
 // readRequestsParquet is ReadRequestsParquet decoding at most batchRows
-// rows per call into Arrow.
-func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (rf *RequestFile, err error) {
+// rows per call into Arrow. footerRows is the row count the footer
+// declares once it is read and found plausible, -1 before that or when it
+// is not; it counts the rows of a file that fails later.
+func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, opts ReadOptions) (rf *RequestFile, footerRows int64, err error) {
+	footerRows = -1
 	defer func() {
 		// The Parquet decoder panics on some malformed input.
 		if p := recover(); p != nil {
 			rf, err = nil, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading Parquet: %v", p)
 		}
 	}()
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, -1, fileErrorf(path, 0, 0, "", "read error", "reading Parquet: %v", err)
+	}
 	// Column chunks are read whole (the reader's unbuffered mode): with a
 	// buffered stream, Arrow drops read errors met inside a chunk.
 	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(goAllocator)))
 	if err != nil {
-		return nil, fileErrorf(path, 0, 0, "", "corrupt parquet",
+		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
 			"not a readable Parquet file (truncated or corrupt?): %v", err)
 	}
 	defer pf.Close()
+	total := pf.NumRows()
+	if total < 0 {
+		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
+			"the footer declares a negative row count (%d); expected a count of 0 or more", total)
+	}
+	var groupRows int64
+	for k := range pf.NumRowGroups() {
+		n := pf.MetaData().RowGroup(k).NumRows()
+		if n < 0 {
+			return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
+				"the footer declares a negative row count (%d) for row group %d; expected a count of 0 or more", n, k+1)
+		}
+		groupRows += n
+	}
+	switch {
+	case total != groupRows:
+		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
+			"the footer declares %d rows but its row groups hold %d; expected the same count", total, groupRows)
+	case total > MaxParquetRowsPerByte*size:
+		return nil, -1, fileErrorf(path, 0, 0, "", "implausible size",
+			"the footer declares %s rows in a file of %s bytes, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
+			groupDigits(int(total)), groupDigits(int(size)), MaxParquetRowsPerByte)
+	}
+	footerRows = total
+	if max := opts.maxRows(); total > int64(max) {
+		return nil, footerRows, tooManyRows(path, 0, max)
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, goAllocator)
 	if err != nil {
-		return nil, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading the Parquet schema: %v", err)
+		return nil, footerRows, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading the Parquet schema: %v", err)
 	}
 
 	fields := fr.Manifest.Fields
@@ -75,7 +131,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (
 	}
 	l, ferr := resolveRequestLayout(names, path, 0, "row")
 	if ferr != nil {
-		return nil, ferr
+		return nil, footerRows, ferr
 	}
 
 	pr := &parquetRequests{fr: fr, l: l, path: path, leaves: map[int]bool{}, batchRows: batchRows}
@@ -86,21 +142,23 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (
 		}
 		dt := fields[j].Field.Type
 		if !arrowTypeFits(requestColumns[c].kind, dt) {
-			return nil, fileErrorf(path, 0, j+1, l.names[j], "wrong type",
+			return nil, footerRows, fileErrorf(path, 0, j+1, l.names[j], "wrong type",
 				"%s: expected %s, got a column of type %s", l.names[j], kindTypeName(requestColumns[c].kind), dt)
 		}
 		pr.used = append(pr.used, c)
 		addLeaves(&fields[j], pr.leaves)
 	}
 
-	total := pf.NumRows()
 	if total > math.MaxInt32 {
-		return nil, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
+		return nil, footerRows, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
+	}
+	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
+		return nil, footerRows, fe
 	}
 	n := int(total)
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0)}
 	if n == 0 {
-		return rf, nil
+		return rf, footerRows, nil
 	}
 	groups := make([]int, pf.NumRowGroups())
 	for k := range groups {
@@ -138,7 +196,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (
 	for _, c := range pr.used {
 		if err := cols[c].err; err != nil {
 			j := l.pos[c]
-			return nil, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet", "%s: decoding: %v", l.names[j], err)
+			return nil, footerRows, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet", "%s: decoding: %v", l.names[j], err)
 		}
 	}
 
@@ -195,18 +253,20 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int) (
 		}
 	}
 	var drop []int
+	var x exclusions
 	ttft, e2e := q.TTFTms, q.E2Ems
 	for i := range n {
 		if e2e[i] < ttft[i] || flagged != nil && flagged[i] {
-			if d, ok := pr.diagnose(q, arrs, i, i, i+1); ok {
-				rf.Excluded = append(rf.Excluded, d)
+			if d, value, ok := pr.diagnose(q, arrs, i, i, i+1); ok {
+				x.add(d, value)
 				drop = append(drop, i)
 			}
 		}
 	}
 	q.removeRows(drop)
-	dropDuplicates(rf, l, removeAt(cols[colRequestID].hashes, drop))
-	return rf, nil
+	dropDuplicates(q, l, path, removeAt(cols[colRequestID].hashes, drop), &x)
+	x.store(rf)
+	return rf, footerRows, nil
 }
 
 // parquetRequests is the state of one ReadRequestsParquet call.
@@ -274,7 +334,7 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 		}
 		if ch.Len() == 0 {
 			ch.Release()
-			col.err = fmt.Errorf("got %d values, expected %d", got, n)
+			col.err = fmt.Errorf("the column holds %d values, fewer than the %d rows the footer declares", got, n)
 			return
 		}
 		got += ch.Len()
@@ -284,6 +344,15 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 		}
 		ch.Release()
 	}
+	// Values beyond the footer's count would otherwise go unread.
+	if extra, err := cr.NextBatch(1); err == nil {
+		more := extra.Len()
+		extra.Release()
+		if more > 0 {
+			col.err = fmt.Errorf("the column holds more values than the %d rows the footer declares", n)
+			return
+		}
+	}
 	if len(chunks) == 1 {
 		col.arr, chunks = chunks[0], nil
 	} else if col.arr, err = array.Concatenate(chunks, goAllocator); err != nil {
@@ -291,7 +360,7 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 		return
 	}
 	if col.arr.Len() != n {
-		col.err = fmt.Errorf("got %d values, expected %d", col.arr.Len(), n)
+		col.err = fmt.Errorf("the column holds %d values, not the %d rows the footer declares", col.arr.Len(), n)
 		return
 	}
 	a := col.arr
@@ -338,8 +407,8 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 }
 
 // diagnose finds the first problem of row i of arrs (row k of q, file row
-// line) in column order, as for CSV.
-func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array, i, k, line int) (Diagnostic, bool) {
+// line) in column order, as for CSV, and the offending value as text.
+func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array, i, k, line int) (Diagnostic, string, bool) {
 	l := pr.l
 	for _, c := range l.cols {
 		if c == colExtra {
@@ -349,7 +418,7 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 		if c == colChunkMs {
 			if elem, got, bad := chunkProblem(a, i); bad {
 				return l.rowDiag(pr.path, line, c, reasonBadChunks,
-					"%s: expected non-negative finite numbers, got %s at element %d", l.name(c), got, elem), true
+					"%s: expected non-negative finite numbers, got %s at element %d", l.name(c), got, elem), got, true
 			}
 			continue
 		}
@@ -368,13 +437,17 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 				}
 				continue
 			}
-			return l.valueDiag(pr.path, line, c, p, got), true
+			value := got
+			if p == probMissing {
+				value = ""
+			}
+			return l.valueDiag(pr.path, line, c, p, got), value, true
 		}
 	}
 	if q.E2Ems[k] < q.TTFTms[k] {
-		return l.e2eDiag(pr.path, line, q.TTFTms[k], q.E2Ems[k]), true
+		return l.e2eDiag(pr.path, line, q.TTFTms[k], q.E2Ems[k]), "", true
 	}
-	return Diagnostic{}, false
+	return Diagnostic{}, "", false
 }
 
 // arrowTypeFits reports whether a column of type dt can hold kind's values.

@@ -25,6 +25,8 @@ import (
 	"github.com/xitongsys/parquet-go-source/local"
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 	"github.com/xitongsys/parquet-go/writer"
+
+	"github.com/benchnote/benchnote/internal/hostile"
 )
 
 // reqNaN stands in for NaN so that reflect.DeepEqual can compare columns.
@@ -782,7 +784,7 @@ func TestReadRequestsParquetArrowBadRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, batch := range []int{1, 3, 5} {
-				rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+				rf, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch, ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -847,7 +849,7 @@ func TestReadRequestsParquetArrowTypes(t *testing.T) {
 
 func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
 	t.Helper()
-	rf, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch)
+	rf, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", batch, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1114,7 +1116,9 @@ func FuzzReadRequestsCSV(f *testing.F) {
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n\"b\nc\",1,2,3,4\n"))
 	f.Add([]byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,t_request_sent,max_tokens,chunk_ms\na,1,2,3,4,NaN,-1,1;2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rf, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+		var rf *RequestFile
+		var err error
+		withinBudget(t, "ReadRequestsCSV", len(data), func() { rf, err = ReadRequestsCSV(bytes.NewReader(data), "f.csv") })
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Severity != Error || fe.File != "f.csv" || fe.Message == "" {
@@ -1130,8 +1134,8 @@ func FuzzReadRequestsCSV(f *testing.F) {
 func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 	t.Helper()
 	q := rf.Requests
-	if rf.RowsRead != q.N+len(rf.Excluded) {
-		t.Fatalf("RowsRead %d != N %d + excluded %d", rf.RowsRead, q.N, len(rf.Excluded))
+	if rf.RowsRead != q.N+rf.ExcludedRows() {
+		t.Fatalf("RowsRead %d != N %d + excluded %d", rf.RowsRead, q.N, rf.ExcludedRows())
 	}
 	for _, n := range []int{len(q.SourceRow), q.IDs.Len(), len(q.PromptTokens), len(q.CompletionTokens), len(q.TTFTms), len(q.E2Ems)} {
 		if n != q.N {
@@ -1195,9 +1199,16 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			}
 		}
 	}
+	listed := map[string]int{}
 	for _, d := range rf.Excluded {
 		if d.Severity != Warning || d.File != rf.Path || d.Line < 1 || d.Message == "" || !slices.Contains(reqReasons, d.Reason) {
 			t.Fatalf("bad diagnostic %+v", d)
+		}
+		listed[fmt.Sprint(d.Reason, d.Column)]++
+	}
+	for _, u := range rf.Unlisted {
+		if u.Rows < 1 || len(u.Lines) == 0 || listed[fmt.Sprint(u.Reason, u.Column)] != MaxListedExclusions {
+			t.Fatalf("bad unlisted rows %+v (%d listed)", u, listed[fmt.Sprint(u.Reason, u.Column)])
 		}
 	}
 }
@@ -1209,8 +1220,13 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 // interrupt.
 func FuzzReadRequestsParquet(f *testing.F) {
 	f.Add(reqFuzzSeed(f))
+	withCRC, _ := hostile.AddPageChecksums(hostile.ParquetRows(4, 2))
+	f.Add(withCRC)
+	f.Add(hostile.SetRowCounts(hostile.ParquetRows(4, 2), 3, []int64{2, 1}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rf, err := ReadRequestsParquet(bytes.NewReader(data), "f.parquet")
+		var rf *RequestFile
+		var err error
+		withinBudget(t, "ReadRequestsParquet", len(data), func() { rf, err = ReadRequestsParquet(bytes.NewReader(data), "f.parquet") })
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Severity != Error {

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
-	"github.com/apache/arrow/go/v17/parquet/file"
 	"gopkg.in/yaml.v3"
 
 	"github.com/benchnote/benchnote/internal/outdir"
@@ -37,6 +37,9 @@ type Options struct {
 	RunRead func(done, total int, run *Run)
 	// Workers is the number of runs read at once; 0 means GOMAXPROCS.
 	Workers int
+	// MaxRowsPerRun is the most rows a run's requests file may hold; a run
+	// with more fails. 0 means DefaultMaxRowsPerRun.
+	MaxRowsPerRun int
 }
 
 // Well-known file names inside a sweep.
@@ -71,13 +74,15 @@ func Load(root string, opts Options) (*Sweep, error) {
 		return nil, fmt.Errorf("sweep: %s is not a directory", root)
 	}
 	sw := &Sweep{Root: root, Config: DefaultConfig()}
-	if data, err := os.ReadFile(filepath.Join(root, SweepConfigFile)); err == nil {
+	if data, err := readFileLimited(filepath.Join(root, SweepConfigFile), MaxYAMLBytes); err == nil {
 		cfg, diags, err := ParseSweepConfig(data, SweepConfigFile)
 		if err != nil {
 			return nil, err
 		}
 		sw.Config = cfg
 		sw.Diagnostics = append(sw.Diagnostics, diags...)
+	} else if errors.Is(err, errTooLarge) {
+		return nil, &FileError{tooLargeDiagnostic(SweepConfigFile, Error, MaxYAMLBytes, "a settings file", "expected a small text file")}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -97,13 +102,18 @@ func Load(root string, opts Options) (*Sweep, error) {
 	for _, dir := range tree.envDirs {
 		for _, name := range tree.envFiles[dir] {
 			rel := path.Join(dir, name)
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxEnvLogBytes)
+			if errors.Is(err, errTooLarge) {
+				sw.Diagnostics = append(sw.Diagnostics, tooLargeDiagnostic(rel, Warning, MaxEnvLogBytes, "an environment log", "it is not read"))
+				continue
+			}
 			if err != nil {
 				sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "unreadable",
 					Message: fmt.Sprintf("cannot read environment log: %v", err)})
 				continue
 			}
 			src := ParseEnvFile(data, rel)
+			sw.Diagnostics = append(sw.Diagnostics, src.Diagnostics...)
 			if src.Format == "unrecognised" {
 				sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Warning, File: rel, Reason: "unrecognised environment log",
 					Message: "environment log format not recognised (expected JSON, YAML, collect_env, nvidia-smi or a vLLM server log); its keys are not used"})
@@ -127,7 +137,7 @@ func Load(root string, opts Options) (*Sweep, error) {
 			defer wg.Done()
 			for i := range next {
 				dir := tree.runDirs[i]
-				runs[i] = loadRun(root, dir, tree.runFiles[dir], sw.Config, envForDir(dir, envByDir))
+				runs[i] = loadRun(root, dir, tree.runFiles[dir], sw.Config, envForDir(dir, envByDir), ReadOptions{MaxRows: opts.MaxRowsPerRun})
 				if opts.Progress != nil || opts.RunRead != nil {
 					progressMu.Lock()
 					done++
@@ -319,7 +329,7 @@ func concurrencyFromPath(dir string) (int, bool) {
 	return 0, false
 }
 
-func loadRun(root, dir string, names []string, cfg Config, env []EnvSource) *Run {
+func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, readOpts ReadOptions) *Run {
 	run := &Run{Dir: dir}
 	has := map[string]bool{}
 	for _, n := range names {
@@ -336,10 +346,13 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource) *Run
 
 	var rc runConfig
 	if has[RunConfigFile] {
-		data, err := os.ReadFile(abs(RunConfigFile))
-		if err != nil {
+		data, err := readFileLimited(abs(RunConfigFile), MaxYAMLBytes)
+		switch {
+		case errors.Is(err, errTooLarge):
+			fail(tooLargeDiagnostic(rel(RunConfigFile), Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
+		case err != nil:
 			fail(Diagnostic{Severity: Error, File: rel(RunConfigFile), Reason: "unreadable", Message: err.Error()})
-		} else {
+		default:
 			var diags []Diagnostic
 			rc, diags = parseRunConfig(data, rel(RunConfigFile))
 			for _, d := range diags {
@@ -365,9 +378,9 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource) *Run
 		fail(Diagnostic{Severity: Error, File: dir, Reason: "ambiguous requests",
 			Message: "run directory holds both requests.csv and requests.parquet; keep one"})
 	case has[RequestsCSV]:
-		run.Requests = readRequestsFile(abs(RequestsCSV), rel(RequestsCSV), "csv", fail)
+		run.Requests = readRequestsFile(abs(RequestsCSV), rel(RequestsCSV), "csv", readOpts, fail)
 	case has[RequestsParquet]:
-		run.Requests = readRequestsFile(abs(RequestsParquet), rel(RequestsParquet), "parquet", fail)
+		run.Requests = readRequestsFile(abs(RequestsParquet), rel(RequestsParquet), "parquet", readOpts, fail)
 	}
 
 	// Scrapes.
@@ -443,7 +456,11 @@ func levelOf(dir string, rc runConfig) (LoadLevel, string) {
 func loadReported(root, dir string) *ReportedRun {
 	rr := &ReportedRun{Dir: dir}
 	rel := path.Join(dir, ReportedFile)
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxYAMLBytes)
+	if errors.Is(err, errTooLarge) {
+		rr.Diagnostics = append(rr.Diagnostics, tooLargeDiagnostic(rel, Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
+		return rr
+	}
 	if err != nil {
 		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "unreadable", Message: err.Error()})
 		return rr
@@ -459,7 +476,11 @@ func loadReported(root, dir string) *ReportedRun {
 	return rr
 }
 
-func readRequestsFile(absPath, relPath, format string, fail func(Diagnostic)) *RequestFile {
+// readRequestsFile reads one requests file. When the file is unusable it
+// still counts the rows it holds, so that the report's accounting adds up
+// to the input: a Parquet file's rows from its footer (read while the file
+// is open: closing the Arrow reader closes the file), a CSV file's records.
+func readRequestsFile(absPath, relPath, format string, opts ReadOptions, fail func(Diagnostic)) *RequestFile {
 	f, err := os.Open(absPath)
 	if err != nil {
 		fail(Diagnostic{Severity: Error, File: relPath, Reason: "unreadable", Message: err.Error()})
@@ -467,59 +488,76 @@ func readRequestsFile(absPath, relPath, format string, fail func(Diagnostic)) *R
 	}
 	defer f.Close()
 	var rf *RequestFile
+	rows := int64(-1)
 	if format == "csv" {
-		rf, err = ReadRequestsCSV(f, relPath)
+		rf, err = ReadRequestsCSVWith(f, relPath, opts)
 	} else {
-		rf, err = ReadRequestsParquet(f, relPath)
+		rf, rows, err = readRequestsParquet(f, relPath, parquetBatchRows, opts)
 	}
-	if err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			fail(fe.Diagnostic)
-		} else {
-			fail(Diagnostic{Severity: Error, File: relPath, Reason: "unreadable", Message: err.Error()})
-		}
-		// Count what the file holds, where it can be counted, so the
-		// report's accounting still adds up to the input.
-		if n, ok := countRows(f, format); ok && n > 0 {
-			return &RequestFile{Path: relPath, Format: format, RowsRead: n, Requests: &Requests{}}
-		}
-		return nil
+	if err == nil {
+		return rf
 	}
-	return rf
+	var fe *FileError
+	if errors.As(err, &fe) {
+		fail(fe.Diagnostic)
+	} else {
+		fail(Diagnostic{Severity: Error, File: relPath, Reason: "unreadable", Message: err.Error()})
+	}
+	if format == "csv" {
+		rows = countCSVRows(f)
+	}
+	if rows > 0 && rows <= math.MaxInt32 {
+		return &RequestFile{Path: relPath, Format: format, RowsRead: int(rows), Requests: &Requests{}}
+	}
+	return nil
 }
 
-// countRows counts the data rows of a file that could not be read as
-// requests: CSV records after the header line, or the row count a Parquet
-// footer declares. ok is false when even that cannot be read.
-func countRows(f *os.File, format string) (int, bool) {
+// countCSVRows counts the data rows of a CSV file that could not be read
+// as requests: its records after the header, or, when even the records
+// cannot be told apart (a quote never closed, a record too long), its
+// non-blank lines after the first. It returns -1 when the file cannot be
+// read again.
+func countCSVRows(f *os.File) int64 {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, false
+		return -1
 	}
-	if format == "parquet" {
-		r, err := file.NewParquetReader(f)
-		if err != nil {
-			return 0, false
-		}
-		defer r.Close()
-		return int(r.NumRows()), true
-	}
-	cr := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	cr := csv.NewReader(bufio.NewReaderSize(newCSVGuard(f, MaxCSVRecordBytes), 64<<10))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	cr.ReuseRecord = true
-	n := -1 // the header
+	n := int64(-1) // the header
 	for {
 		_, err := cr.Read()
 		if err == io.EOF {
-			break
+			return max(n, 0)
 		}
 		if err != nil {
-			return 0, false
+			break
 		}
 		n++
 	}
-	return max(n, 0), true
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return -1
+	}
+	lines := int64(-1) // the header
+	br := bufio.NewReaderSize(f, 64<<10)
+	blank := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(bytes.TrimSpace(chunk)) > 0 {
+			blank = false
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if !blank {
+			lines++
+		}
+		blank = true
+		if err != nil {
+			return max(lines, 0)
+		}
+	}
 }
 
 // assignRepeats numbers the runs of each load level: run.yaml's repeat
@@ -650,47 +688,53 @@ type runConfig struct {
 	WindowEnd   time.Time
 }
 
+// Bounds of run.yaml's integer settings: far beyond any real benchmark,
+// low enough that a typo is caught.
+const (
+	maxConcurrency = 1_000_000
+	maxRepeat      = 10_000
+	maxMaxTokens   = 100_000_000
+)
+
+// parseRunConfig reads run.yaml. Every problem is an Error diagnostic
+// naming the line and column: the YAML problems parseSettingsYAML refuses,
+// a value of the wrong type or out of range. Unknown keys are warnings.
 func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 	var rc runConfig
 	var diags []Diagnostic
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return rc, []Diagnostic{yamlDiagnostic(file, err)}
+	root, fe := parseSettingsYAML(data, file)
+	if fe != nil {
+		return rc, []Diagnostic{fe.Diagnostic}
 	}
-	root := mappingRoot(&doc)
 	if root == nil {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return rc, nil
-		}
-		return rc, []Diagnostic{{Severity: Error, File: file, Line: doc.Line, Reason: "bad yaml", Message: "expected a mapping of settings"}}
+		return rc, nil
 	}
 	bad := func(n *yaml.Node, key, want string) {
 		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
-			Message: fmt.Sprintf("%s: expected %s, got %q", key, want, n.Value)})
+			Message: fmt.Sprintf("%s: expected %s, got %s", key, want, yamlKind(n))})
+	}
+	integer := func(v *yaml.Node, key string, hi int64) int {
+		n, want, ok := yamlInteger(v, key, 1, hi)
+		if !ok {
+			bad(v, key, want)
+		}
+		return int(n)
 	}
 	var start, end *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "concurrency":
-			if n, err := strconv.Atoi(v.Value); err == nil && n > 0 {
-				rc.Concurrency = n
-			} else {
-				bad(v, k.Value, "a positive integer")
-			}
+			rc.Concurrency = integer(v, k.Value, maxConcurrency)
 		case "repeat":
-			if n, err := strconv.Atoi(v.Value); err == nil && n > 0 {
-				rc.Repeat = n
-			} else {
-				bad(v, k.Value, "a positive integer")
-			}
+			rc.Repeat = integer(v, k.Value, maxRepeat)
 		case "max_tokens":
-			if n, err := strconv.Atoi(v.Value); err == nil && n > 0 {
-				rc.MaxTokens = n
-			} else {
-				bad(v, k.Value, "a positive integer")
-			}
+			rc.MaxTokens = integer(v, k.Value, maxMaxTokens)
 		case "notes":
+			if v.Kind != yaml.ScalarNode {
+				bad(v, "notes", "text")
+				continue
+			}
 			rc.Notes = v.Value
 		case "rate":
 			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
@@ -763,11 +807,12 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 		}
 		s, err1 := ParseTime(start.Value)
 		e, err2 := ParseTime(end.Value)
+		const want = "an RFC 3339 time or unix seconds, between 1970 and 9999"
 		switch {
-		case err1 != nil:
-			bad(start, "window.start", "an RFC 3339 time or unix seconds")
-		case err2 != nil:
-			bad(end, "window.end", "an RFC 3339 time or unix seconds")
+		case err1 != nil || start.Kind != yaml.ScalarNode:
+			bad(start, "window.start", want)
+		case err2 != nil || end.Kind != yaml.ScalarNode:
+			bad(end, "window.end", want)
 		case !e.After(s):
 			diags = append(diags, Diagnostic{Severity: Error, File: file, Line: end.Line, Column: end.Column, ColumnName: "window.end", Reason: "bad value",
 				Message: fmt.Sprintf("window.end: expected a time after window.start (%s), got %q", start.Value, end.Value)})
@@ -785,11 +830,11 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 }
 
 // ParseTime accepts an RFC 3339 time or unix seconds (with an optional
-// fraction) and returns it in UTC.
+// fraction) from 1970 to the end of 9999 and returns it in UTC.
 func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > maxUnixSeconds {
 			return time.Time{}, fmt.Errorf("time %q out of range", s)
 		}
 		sec, frac := math.Modf(f)
@@ -799,15 +844,14 @@ func ParseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("time %q: expected RFC 3339 or unix seconds", s)
 	}
+	if t.Unix() < 0 {
+		return time.Time{}, fmt.Errorf("time %q out of range", s)
+	}
 	return t.UTC(), nil
 }
 
-func mappingRoot(doc *yaml.Node) *yaml.Node {
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
-		return doc.Content[0]
-	}
-	return nil
-}
+// maxUnixSeconds is the last second of the year 9999.
+const maxUnixSeconds = 253402300799
 
 func unknownKey(file string, k *yaml.Node, parent string) Diagnostic {
 	name := k.Value
@@ -828,31 +872,50 @@ func yamlDiagnostic(file string, err error) Diagnostic {
 	return d
 }
 
+// Bounds of sweep.yaml's settings (besides the fractions, which lie in
+// (0, 1)).
+const (
+	maxTitleRunes      = 500
+	maxSLOms           = 86_400_000 // one day
+	maxMetricNames     = 32
+	maxMetricNameBytes = 1024
+	maxSelectorLabels  = 32
+)
+
 // ParseSweepConfig reads sweep.yaml on top of DefaultConfig. Unknown keys are
-// warnings; values of the wrong type or out of range are returned as a
-// *FileError naming the line.
+// warnings; YAML that parseSettingsYAML refuses (a second document,
+// anchors, aliases, merge keys, duplicate keys, more than MaxYAMLBytes) and
+// values of the wrong type or out of range are returned as a *FileError
+// naming the line, the column and the allowed range.
 func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 	cfg := DefaultConfig()
 	var diags []Diagnostic
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		d := yamlDiagnostic(file, err)
-		return cfg, nil, &FileError{d}
+	root, fe := parseSettingsYAML(data, file)
+	if fe != nil {
+		return cfg, nil, fe
 	}
-	root := mappingRoot(&doc)
 	if root == nil {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return cfg, nil, nil
-		}
-		return cfg, nil, fileErrorf(file, doc.Line, 0, "", "bad yaml", "expected a mapping of settings")
+		return cfg, nil, nil
 	}
 	badf := func(n *yaml.Node, key, want string) error {
 		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
 	}
-	num := func(n *yaml.Node, key string, min float64) (float64, error) {
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if n.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < min {
-			return 0, badf(n, key, fmt.Sprintf("a number ≥ %g", min))
+	// ranged reports a value out of its allowed range (or of the wrong
+	// kind), naming the range.
+	ranged := func(n *yaml.Node, key, want string) error {
+		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %s", key, want, yamlKind(n))
+	}
+	fraction := func(n *yaml.Node, key string, hiOpen bool) (float64, error) {
+		f, want, ok := yamlNumber(n, 0, 1, true, hiOpen)
+		if !ok {
+			return 0, ranged(n, key, want)
+		}
+		return f, nil
+	}
+	slo := func(n *yaml.Node, key string) (float64, error) {
+		f, want, ok := yamlNumber(n, 0, maxSLOms, false, false)
+		if !ok {
+			return 0, ranged(n, key, want+" (milliseconds; 0 disables it)")
 		}
 		return f, nil
 	}
@@ -861,29 +924,33 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 		var err error
 		switch k.Value {
 		case "title":
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || utf8.RuneCountInString(v.Value) > maxTitleRunes {
+				err = ranged(v, "title", fmt.Sprintf("a text of at most %d characters", maxTitleRunes))
+				break
+			}
 			cfg.Title = v.Value
 		case "percentile":
-			switch v.Value {
-			case "nearest-rank", "linear":
+			switch {
+			case v.Kind == yaml.ScalarNode && (v.Value == "nearest-rank" || v.Value == "linear"):
 				cfg.Percentile = v.Value
 			default:
 				err = badf(v, "percentile", `"nearest-rank" or "linear"`)
 			}
 		case "mad":
-			switch v.Value {
-			case "raw", "scaled":
+			switch {
+			case v.Kind == yaml.ScalarNode && (v.Value == "raw" || v.Value == "scaled"):
 				cfg.MAD = v.Value
 			default:
 				err = badf(v, "mad", `"raw" or "scaled"`)
 			}
 		case "speculative_decoding":
-			if err = v.Decode(&cfg.SpeculativeDecoding); err != nil {
+			if v.Kind != yaml.ScalarNode || v.Decode(&cfg.SpeculativeDecoding) != nil {
 				err = badf(v, "speculative_decoding", "true or false")
 			}
 		case "counter_tolerance":
-			cfg.CounterTolerance, err = num(v, "counter_tolerance", 0)
+			cfg.CounterTolerance, err = fraction(v, "counter_tolerance", true)
 		case "non_streamed_fraction":
-			cfg.StreamingCheckFraction, err = num(v, "non_streamed_fraction", 0)
+			cfg.StreamingCheckFraction, err = fraction(v, "non_streamed_fraction", false)
 		case "error_rate_threshold":
 			f, perr := strconv.ParseFloat(v.Value, 64)
 			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
@@ -900,11 +967,11 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				sk, sv := v.Content[j], v.Content[j+1]
 				switch sk.Value {
 				case "ttft_ms":
-					cfg.SLO.TTFTms, err = num(sv, "slo.ttft_ms", 0)
+					cfg.SLO.TTFTms, err = slo(sv, "slo.ttft_ms")
 				case "tpot_ms":
-					cfg.SLO.TPOTms, err = num(sv, "slo.tpot_ms", 0)
+					cfg.SLO.TPOTms, err = slo(sv, "slo.tpot_ms")
 				case "e2e_ms":
-					cfg.SLO.E2Ems, err = num(sv, "slo.e2e_ms", 0)
+					cfg.SLO.E2Ems, err = slo(sv, "slo.e2e_ms")
 				default:
 					diags = append(diags, unknownKey(file, sk, "slo"))
 				}
@@ -935,18 +1002,26 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				case yaml.ScalarNode:
 					names = []string{mv.Value}
 				case yaml.SequenceNode:
-					if mv.Decode(&names) != nil {
-						err = badf(mv, "metrics."+mk.Value, "a metric name or a list of names")
+					for _, e := range mv.Content {
+						if e.Kind != yaml.ScalarNode {
+							break
+						}
+						names = append(names, e.Value)
 					}
-				default:
-					err = badf(mv, "metrics."+mk.Value, "a metric name or a list of names")
+				}
+				if len(names) == 0 || len(names) != max(len(mv.Content), 1) || len(names) > maxMetricNames ||
+					slices.ContainsFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" || len(n) > maxMetricNameBytes }) {
+					err = ranged(mv, "metrics."+mk.Value, fmt.Sprintf("a metric name or a list of 1 to %d names, each 1 to %d bytes", maxMetricNames, maxMetricNameBytes))
+					break
 				}
 				cfg.Metrics[role] = names
 			}
 		case "label_selector":
 			sel := map[string]string{}
-			if v.Kind != yaml.MappingNode || v.Decode(&sel) != nil {
-				err = badf(v, "label_selector", "a mapping of label names to values")
+			if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
+				slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) ||
+				v.Decode(&sel) != nil {
+				err = ranged(v, "label_selector", fmt.Sprintf("a mapping of at most %d label names to values", maxSelectorLabels))
 				break
 			}
 			cfg.LabelSelector = sel

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
@@ -174,7 +175,20 @@ func FuzzNotebook(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, nb string) {
 		for _, tgt := range []target{targetMarkdown, targetHTML} {
-			_, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s}, tgt)
+			render := func() (time.Duration, error) {
+				start := time.Now()
+				_, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s}, tgt)
+				return time.Since(start), err
+			}
+			d, err := render()
+			// The per-input budget of every fuzz test (docs/fuzzing.md):
+			// 1 s for up to 64 KiB, twice in a row, so that a stall of the
+			// machine is not taken for a slow input.
+			if d > time.Second && len(nb) <= 64<<10 {
+				if again, _ := render(); again > time.Second {
+					t.Fatalf("rendering took %v, then %v, on %d bytes; the budget is 1s", d, again, len(nb))
+				}
+			}
 			if err != nil && !strings.HasPrefix(err.Error(), "nb.md:") {
 				t.Errorf("error %q does not name the notebook line", err)
 			}

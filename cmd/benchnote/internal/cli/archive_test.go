@@ -37,13 +37,6 @@ func simSweepDir(t *testing.T, day int, seed uint64, factor float64) string {
 	return dir
 }
 
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := Run(args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
 var addedID = regexp.MustCompile(`^added entry ([0-9a-f]{16}) to `)
 
 func TestArchiveAndHistory(t *testing.T) {

@@ -242,6 +242,7 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 (a run or file unusable, an error finding) or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			asJSON := fs.Bool("json", false, "print the runs, diagnostics and lint findings as one JSON document (schema benchnote.validate/v1, docs/cli.md)")
+			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
 			out := addOutputFlags(fs, "print only the verdict line (redirect stdout for nothing but the exit code)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
@@ -252,7 +253,7 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 				}
 				p := c.progress(out)
 				defer p.close()
-				sw, err := ingest.Load(args[0], ingest.Options{RunRead: p.readRuns()})
+				sw, err := ingest.Load(args[0], ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
 				if err != nil {
 					return c.fail(err)
 				}
@@ -300,6 +301,9 @@ func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 		v.diags = append(v.diags, r.Diagnostics...)
 		if r.Requests != nil {
 			v.diags = append(v.diags, r.Requests.Excluded...)
+			for _, u := range r.Requests.Unlisted {
+				v.diags = append(v.diags, u.Diagnostic(r.Requests.Path))
+			}
 		}
 	}
 	for _, r := range sw.Reported {
@@ -397,7 +401,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		if r.Requests != nil {
 			format = r.Requests.Format
 			rows = fmt.Sprint(r.Requests.RowsRead)
-			excluded = excludedSummary(r.Requests.Excluded)
+			excluded = excludedSummary(r.Requests)
 			if r.Failed {
 				excluded = "all (run failed)"
 			}
@@ -504,23 +508,16 @@ func oneLine(s string) string {
 }
 
 // excludedSummary counts excluded rows by reason: "3 (non-numeric 2, negative 1)".
-func excludedSummary(ds []ingest.Diagnostic) string {
-	if len(ds) == 0 {
+func excludedSummary(rf *ingest.RequestFile) string {
+	total := rf.ExcludedRows()
+	if total == 0 {
 		return "0"
 	}
-	counts := map[string]int{}
-	var order []string
-	for _, d := range ds {
-		if counts[d.Reason] == 0 {
-			order = append(order, d.Reason)
-		}
-		counts[d.Reason]++
-	}
 	var parts []string
-	for _, r := range order {
-		parts = append(parts, fmt.Sprintf("%s %d", r, counts[r]))
+	for _, rc := range rf.ExcludedByReason() {
+		parts = append(parts, fmt.Sprintf("%s %d", rc.Reason, rc.Rows))
 	}
-	return fmt.Sprintf("%d (%s)", len(ds), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }
 
 func reportCommand() *command {
@@ -544,6 +541,7 @@ report was not written, or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the report into the directory `OUT` (required)")
 			notebook := fs.String("notebook", "", "render the Markdown notebook `FILE` instead of the default write-up")
+			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
 			out := addOutputFlags(fs, "print nothing on success; errors and repeated findings still go to stderr")
 			return func(c *call, args []string) int {
 				if *outDir == "" {
@@ -571,7 +569,7 @@ report was not written, or bad usage.`,
 				}
 				p := c.progress(out)
 				defer p.close()
-				sw, err := ingest.Load(root, ingest.Options{RunRead: p.readRuns()})
+				sw, err := ingest.Load(root, ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
 				if err != nil {
 					return c.fail(err)
 				}

@@ -155,16 +155,9 @@ func jsonRun(r *ingest.Run) validateRun {
 		jr.Status = "failed"
 	}
 	if r.Requests != nil {
-		jr.Format, jr.RowsRead, jr.RowsExcluded = r.Requests.Format, r.Requests.RowsRead, len(r.Requests.Excluded)
-		index := map[string]int{}
-		for _, d := range r.Requests.Excluded {
-			i, ok := index[d.Reason]
-			if !ok {
-				i = len(jr.Excluded)
-				index[d.Reason] = i
-				jr.Excluded = append(jr.Excluded, validateReason{Reason: d.Reason})
-			}
-			jr.Excluded[i].Count++
+		jr.Format, jr.RowsRead, jr.RowsExcluded = r.Requests.Format, r.Requests.RowsRead, r.Requests.ExcludedRows()
+		for _, rc := range r.Requests.ExcludedByReason() {
+			jr.Excluded = append(jr.Excluded, validateReason{Reason: rc.Reason, Count: rc.Rows})
 		}
 		jr.ExtraColumns = append(jr.ExtraColumns, r.Requests.Requests.ExtraColumns...)
 	}

@@ -1,0 +1,206 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// MaxCSVRecordBytes bounds one CSV record: a line, or several lines joined
+// by a quoted field. A request row is a few hundred bytes, or a few
+// kilobytes with chunk_ms lists; encoding/csv itself has no bound and holds
+// a whole record (several copies of it) in memory.
+const MaxCSVRecordBytes = 1 << 20
+
+// csvGuard sits between a CSV file and encoding/csv. It follows the quoting
+// exactly as encoding/csv does with LazyQuotes set, without changing a byte,
+// to stop two things encoding/csv lets through:
+//
+//   - a record longer than max bytes, reported as soon as it is seen, before
+//     encoding/csv has buffered it;
+//   - a quoted field still open at the end of the file, which encoding/csv
+//     (with LazyQuotes) silently closes there, swallowing every line after
+//     the quote into one field. It is reported at the line where the quote
+//     opened.
+//
+// It scans with bytes.IndexByte, so a plain line costs two vectorised scans.
+type csvGuard struct {
+	r   io.Reader
+	max int
+
+	offset      int64 // bytes seen
+	bomBytes    int   // bytes of a leading byte order mark seen
+	line        int   // 1-based line of the next byte
+	recordLine  int   // line where the current record starts
+	recordBytes int   // bytes of the current record so far
+	field       int   // 0-based field of the current record
+	fieldStart  bool  // the next byte starts a field
+	inQuotes    bool  // inside a quoted field
+	afterQuote  bool  // inside a quoted field, right after a '"'
+	afterQuoteR bool  // as afterQuote, then a '\r'
+	quoteLine   int   // where the open quoted field starts
+	quoteField  int
+	// endsInNewline says whether the last byte read was a newline.
+	endsInNewline bool
+	err           error
+}
+
+// csvGuardError is a problem csvGuard found. line is where the record (or
+// the open quoted field) starts; field is 1-based, 0 when not known.
+type csvGuardError struct {
+	line, field int
+	reason      string
+	msg         string
+}
+
+func (e *csvGuardError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func newCSVGuard(r io.Reader, max int) *csvGuard {
+	return &csvGuard{r: r, max: max, line: 1, recordLine: 1, fieldStart: true}
+}
+
+// Read passes the bytes of the underlying reader through, stopping with a
+// *csvGuardError at the first problem.
+func (g *csvGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if k, gerr := g.scan(p[:n]); gerr != nil {
+		g.err = gerr
+		return k, gerr
+	}
+	if n > 0 {
+		g.endsInNewline = p[n-1] == '\n'
+	}
+	if err == io.EOF && g.inQuotes && !g.afterQuote && !g.afterQuoteR {
+		last := g.line
+		if g.endsInNewline {
+			last--
+		}
+		g.err = &csvGuardError{line: g.quoteLine, field: g.quoteField + 1, reason: "unterminated quote",
+			msg: fmt.Sprintf("a quoted field opened on line %d is never closed (it runs to the end of the file, line %d); expected a closing '\"' before the end of the record", g.quoteLine, last)}
+		return n, g.err
+	}
+	return n, err
+}
+
+// scan follows the quoting through p. It returns the number of bytes that
+// are fine and an error when the current record outgrows max.
+func (g *csvGuard) scan(p []byte) (int, error) {
+	total := len(p)
+	// A byte order mark is not part of the first field.
+	for g.offset < int64(len(utf8BOM)) && g.offset == int64(g.bomBytes) && len(p) > 0 && p[0] == utf8BOM[g.offset] {
+		p = p[1:]
+		g.offset++
+		g.bomBytes++
+	}
+	g.offset += int64(len(p))
+	for len(p) > 0 {
+		switch {
+		case g.afterQuoteR:
+			// encoding/csv reads "\r\n" as "\n".
+			g.afterQuoteR = false
+			if p[0] == '\n' {
+				g.inQuotes = false
+				g.endRecord()
+				p = p[1:]
+			}
+		case g.afterQuote:
+			g.afterQuote = false
+			switch p[0] {
+			case '"': // an escaped quote
+				p = p[1:]
+				if err := g.grow(1); err != nil {
+					return total - len(p), err
+				}
+			case ',':
+				g.inQuotes = false
+				g.field++
+				g.fieldStart = true
+				p = p[1:]
+				if err := g.grow(1); err != nil {
+					return total - len(p), err
+				}
+			case '\n':
+				g.inQuotes = false
+				g.endRecord()
+				p = p[1:]
+			case '\r':
+				g.afterQuoteR = true
+				p = p[1:]
+				if err := g.grow(1); err != nil {
+					return total - len(p), err
+				}
+			default:
+				// A lone quote inside a quoted field is taken literally.
+			}
+		case g.inQuotes:
+			k := bytes.IndexByte(p, '"')
+			chunk := p
+			if k >= 0 {
+				chunk = p[:k+1]
+				g.afterQuote = true
+			}
+			g.line += bytes.Count(chunk, []byte{'\n'})
+			p = p[len(chunk):]
+			if err := g.grow(len(chunk)); err != nil {
+				return total - len(p), err
+			}
+		default:
+			end := bytes.IndexByte(p, '\n')
+			seg := p
+			if end >= 0 {
+				seg = p[:end]
+			}
+			if q := bytes.IndexByte(seg, '"'); q >= 0 {
+				g.plain(seg[:q])
+				if g.fieldStart {
+					g.inQuotes = true
+					g.quoteLine, g.quoteField = g.line, g.field
+				}
+				g.fieldStart = false
+				p = p[q+1:]
+				if err := g.grow(q + 1); err != nil {
+					return total - len(p), err
+				}
+				continue
+			}
+			g.plain(seg)
+			p = p[len(seg):]
+			if err := g.grow(len(seg)); err != nil {
+				return total - len(p), err
+			}
+			if end >= 0 {
+				g.endRecord()
+				p = p[1:]
+			}
+		}
+	}
+	return total, nil
+}
+
+// plain follows unquoted bytes holding no quote and no newline.
+func (g *csvGuard) plain(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	g.field += bytes.Count(b, []byte{','})
+	g.fieldStart = b[len(b)-1] == ','
+}
+
+// endRecord follows a newline that ends a record.
+func (g *csvGuard) endRecord() {
+	g.line++
+	g.recordLine, g.recordBytes, g.field, g.fieldStart = g.line, 0, 0, true
+}
+
+// grow adds n bytes to the current record.
+func (g *csvGuard) grow(n int) error {
+	g.recordBytes += n
+	if g.recordBytes > g.max {
+		return &csvGuardError{line: g.recordLine, reason: "too large",
+			msg: fmt.Sprintf("record longer than %d bytes (the limit for one CSV record); expected rows of a few hundred bytes: is a quote unbalanced, or is this not a requests file?", g.max)}
+	}
+	return nil
+}
