@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -12,13 +11,12 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/report/chart"
 )
 
 // Plot is one rendered chart.
@@ -216,20 +214,24 @@ func chartPercentilePhrase(s *analyze.Summary) string {
 }
 
 // latencyChart draws p50/p95/p99 of one latency metric against
-// concurrency: medians across runs with ± MAD error bars.
+// concurrency: medians across runs with ± MAD error bars, the three set
+// slightly apart at each level so their bars do not overlap, and the
+// metric's SLO target as a labelled reference line.
 func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
 	v := viewOf(s)
 	p := chartNewPlot()
 	p.Title.Text = name + " percentiles vs " + v.noun()
 	p.Y.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
-	legend := chartNewLegend(false)
+	legend := chart.NewLegend()
+	levels := chartLevels(s)
 
 	var used chartUsed
 	var alt []string
 	drawn := 0
 	lo, hi := math.Inf(1), math.Inf(-1) // extent of the error bars
-	for i, stat := range []string{"p50", "p95", "p99"} {
+	stats := []string{"p50", "p95", "p99"}
+	for i, stat := range stats {
 		for k, ser := range v.series(s.Levels) {
 			var xys plotter.XYs
 			var errs plotter.YErrors
@@ -243,7 +245,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 					continue
 				}
 				used.add(load, st)
-				x := axisX(s, load)
+				x := levels.dodge(axisX(s, load), i, len(stats))
 				xys = append(xys, plotter.XY{X: x, Y: float64(st.Median)})
 				vals = append(vals, fmt.Sprintf("%s: %s", v.number(load), chartNum(float64(st.Median))))
 				spread := 0.0
@@ -258,7 +260,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 				continue
 			}
 			drawn++
-			ls, gs := chartSeriesStyle(i + 3*k)
+			ls, gs := chart.SeriesStyle(i + 3*k)
 			if err := chartAddLinePoints(p, &legend, stat+ser.suffix, xys, ls, gs); err != nil {
 				return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 			}
@@ -278,23 +280,35 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// then a log axis keeps the lower levels readable.
 	logY := lo > 0 && hi >= chartLogSpan*lo
 	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = chartLogTicks{}
-		p.Y.Label.Text = fmt.Sprintf("%s (%s, log scale)", name, unit)
+		chart.SetLogScale(&p.Y)
 	} else {
-		chartFromZero(&p.Y)
+		chart.FromZero(&p.Y)
+	}
+	var sloSentence string
+	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
+		label, stretch, sentence := chartSLOLine(sloName, unit, target, lo, hi, logY, false)
+		line := &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
+		p.Add(line)
+		if stretch { // otherwise a note at the edge names it
+			legend.Add(label, line)
+		}
+		sloSentence = sentence
 	}
 
-	svg, err := chartSingle(p, &legend).render()
+	svg, err := chart.Single(p, &legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 	}
 	sample := chartStatSample(s, m.key+".p50")
-	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s.",
-		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s. At each %s the three are drawn slightly apart sideways (p50 left, p99 right) so their error bars do not overlap.",
+		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase(), v.perLevel()) + used.notes(s)
 	if logY {
 		caption += " The latency axis is logarithmic."
 	}
+	if levels.log {
+		caption += fmt.Sprintf(" The %s axis is logarithmic.", v.noun())
+	}
+	caption += sloSentence
 	return &Plot{
 		Name:    "latency-" + m.key,
 		Title:   p.Title.Text,
@@ -318,6 +332,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	var used chartUsed
 	var alt []string
 	name2 := "throughput-" + m.key
+	hi := math.Inf(-1) // top of the latency error bars
 	drawn := 0
 	for k, ser := range v.series(s.Levels) {
 		var xys, exys, eyys plotter.XYs
@@ -342,16 +357,19 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 				exys = append(exys, pt)
 				xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
 			}
+			top := pt.Y
 			if lat.MAD.Valid() {
 				eyys = append(eyys, pt)
 				yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
+				top += float64(lat.MAD)
 			}
+			hi = math.Max(hi, top)
 		}
 		if len(xys) == 0 {
 			continue
 		}
 		drawn++
-		ls, gs := chartSeriesStyle(k)
+		ls, gs := chart.SeriesStyle(k)
 		if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
@@ -375,6 +393,9 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font = chart.Font(p.X.Tick.Label.Font.Size)
+		}
 		// Below and to the right of the point: clear of a curve that rises.
 		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
 		p.Add(lb)
@@ -382,13 +403,26 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if drawn == 0 {
 		return nil, nil
 	}
-	chartFromZero(&p.X)
-	chartFromZero(&p.Y)
+	chart.FromZero(&p.X)
+	chart.FromZero(&p.Y)
 	// Leave room right of the last point for its label ("c=16"), which
 	// would otherwise be clipped at the edge of the data area.
-	p.X.Max *= 1.12
+	p.X.Max *= 1.08
+	var sloSentence string
+	var legend *plot.Legend
+	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
+		label, stretch, sentence := chartSLOLine(sloName, unit, target, 0, hi, false, false)
+		line := &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
+		p.Add(line)
+		if stretch { // otherwise a note at the edge names it
+			l := chart.NewLegend()
+			l.Add(label, line)
+			legend = &l
+		}
+		sloSentence = sentence
+	}
 
-	svg, err := chartSingle(p, nil).render()
+	svg, err := chart.Single(p, legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
@@ -400,7 +434,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		points = "one point per request rate, joined in rate order"
 	}
 	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
-		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s) + sloSentence
 	return &Plot{
 		Name:    name2,
 		Title:   p.Title.Text,
@@ -419,23 +453,24 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
 		panels = append(panels, panel{m.key + ".p95", "p95 " + name, unit})
 	}
-	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", ""})
+	_, rateUnit := chartStatLabel(s, chartOutputRate, "output tokens/s", "tokens/s")
+	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", rateUnit})
 
 	v := viewOf(s)
 	levels := chartLoads(s)
-	dotStyle := draw.GlyphStyle{Color: chartOkabeIto[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	dotStyle := draw.GlyphStyle{Color: chart.Palette[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
 	var plots []*plot.Plot
 	var names []string
 	for _, pn := range panels {
 		p := chartNewPlot()
-		chartSmallText(p)
+		chart.SmallText(p)
+		// The title names the statistic and the axis only its unit: a
+		// long rotated label would run past a tile's height into the
+		// title above it.
 		p.Title.Text = "per-run " + pn.name
-		p.Y.Label.Text = pn.name
-		if pn.unit != "" {
-			p.Y.Label.Text = fmt.Sprintf("%s (%s)", pn.name, pn.unit)
-		}
+		p.Y.Label.Text = pn.unit
 		var dots plotter.XYs
 		var ticks []plot.Tick
 		drew := false
@@ -487,13 +522,11 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if len(plots) == 0 {
 		return nil, nil
 	}
-	grid := chartGrid(plots, min(len(plots), 2))
-	rows := len(grid)
 	title := "Run-to-run spread"
-	legend := chartNewLegend(true)
+	legend := chart.NewLegend()
 	legend.Add("one run", &plotter.Scatter{GlyphStyle: dotStyle})
 	legend.Add("median", &plotter.Line{LineStyle: medianStyle})
-	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(rows)}.render()
+	svg, err := chart.Figure{Title: title, Grid: chart.Rows(plots, min(len(plots), 2)), Legend: &legend}.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot runs-spread: %w", err)
 	}
@@ -512,14 +545,16 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	}, nil
 }
 
-// cdfChart draws the pooled CDF of one latency metric, one line per level.
+// cdfChart draws the pooled CDF of one latency metric, one line per
+// level, on an axis that starts where the data start, with the metric's
+// SLO target as a labelled vertical line.
 func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
 	p := chartNewPlot()
 	p.Title.Text = "Pooled " + name + " distribution"
 	p.X.Label.Text = fmt.Sprintf("%s (%s)", name, unit)
 	p.Y.Label.Text = "cumulative fraction of requests"
-	legend := chartNewLegend(false)
+	legend := chart.NewLegend()
 
 	var sample, method string
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -531,6 +566,13 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		for _, pt := range pts {
 			if !pt.Value.Valid() || math.IsNaN(pt.P) || math.IsInf(pt.P, 0) {
 				continue
+			}
+			if len(xys) == 0 {
+				// The summary stores no quantile below its first p: the
+				// line rises from 0 at the first value, so it starts
+				// where the data start rather than floating above the
+				// axis.
+				xys = append(xys, plotter.XY{X: float64(pt.Value), Y: 0})
 			}
 			xys = append(xys, plotter.XY{X: float64(pt.Value), Y: pt.P})
 			lo, hi = math.Min(lo, float64(pt.Value)), math.Max(hi, float64(pt.Value))
@@ -547,7 +589,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			return nil, fmt.Errorf("plot cdf-%s: %w", m.key, err)
 		}
 		line.StepStyle = plotter.PostStep
-		line.LineStyle, _ = chartSeriesStyle(i)
+		line.LineStyle, _ = chart.SeriesStyle(i)
 		p.Add(line)
 		legend.Add(fmt.Sprintf("%s (n=%d)", v.short(l.Load()), dist.N), line)
 		drawnLevels = append(drawnLevels, l.Load())
@@ -559,15 +601,25 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// the axis; a log scale keeps every curve readable.
 	logX := lo > 0 && hi >= chartLogSpan*lo
 	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = chartLogTicks{}
-		p.X.Label.Text = fmt.Sprintf("%s (%s, log scale)", name, unit)
-	} else {
-		chartFromZero(&p.X)
+		chart.SetLogScale(&p.X)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
+	var sloSentence string
+	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
+		label, stretch, sentence := chartSLOLine(sloName, unit, target, lo, hi, logX, true)
+		line := &chart.VLine{X: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
+		p.Add(line)
+		if stretch { // otherwise a note at the edge names it
+			legend.Add(label, line)
+		}
+		sloSentence = sentence
+	}
+	// A little room left of the first rise, so it is not drawn on the
+	// edge of the data area; the axis starts where the data start, never
+	// at a zero the data are far from.
+	chartPadLow(&p.X, logX, 0.02)
 
-	svg, err := chartSingle(p, &legend).render()
+	svg, err := chart.Single(p, &legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot cdf-%s: %w", m.key, err)
 	}
@@ -577,11 +629,12 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// The summary samples every CDF at nearest-rank quantiles, whatever
 	// percentile method the tables use.
 	method = analyze.NearestRank
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled.",
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled. Each line starts at its level's p = 0.01 value, rising there from 0: the summary has no point below it, so the fastest 1 %% of requests are drawn at that value.",
 		name, sample, method, v.perLevel())
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
 	}
+	caption += sloSentence
 	if len(missing) > 0 {
 		if v.concurrencyOnly() {
 			caption += fmt.Sprintf(" Not drawn (no requests): concurrency %s.", v.list(missing))
@@ -596,6 +649,25 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per %s (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, v.perLevel(), v.list(drawnLevels)),
 		SVG:     svg,
 	}, nil
+}
+
+// chartPadLow moves an axis's lower end down by frac of its span (on a
+// log axis, of its span in decades), not below zero on a linear one.
+func chartPadLow(a *plot.Axis, logAxis bool, frac float64) {
+	if !(a.Max > a.Min) {
+		return
+	}
+	if logAxis {
+		if a.Min > 0 {
+			a.Min /= math.Pow(a.Max/a.Min, frac)
+		}
+		return
+	}
+	lo := a.Min - frac*(a.Max-a.Min)
+	if a.Min >= 0 && lo < 0 {
+		lo = 0
+	}
+	a.Min = lo
 }
 
 // lengthsChart draws the prompt and output length histograms of every
@@ -622,10 +694,10 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	var names []string
 	var drawnLevels []ingest.LoadLevel
 	v := viewOf(s)
-	legend := chartNewLegend(true)
+	legend := chart.NewLegend()
 	for _, sd := range sides {
 		p := chartNewPlot()
-		chartSmallText(p)
+		chart.SmallText(p)
 		p.Title.Text = sd.label
 		p.X.Label.Text = fmt.Sprintf("%s (%s)", sd.label, sd.unit)
 		p.Y.Label.Text = "requests per bin"
@@ -639,7 +711,7 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("plot lengths: %w", err)
 			}
-			line.LineStyle, _ = chartSeriesStyle(i)
+			line.LineStyle, _ = chart.SeriesStyle(i)
 			p.Add(line)
 			drawn++
 			if !slices.Contains(drawnLevels, l.Load()) {
@@ -651,8 +723,8 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 		if drawn == 0 {
 			continue
 		}
-		chartFromZero(&p.X)
-		chartFromZero(&p.Y)
+		chart.FromZero(&p.X)
+		chart.FromZero(&p.Y)
 		plots = append(plots, p)
 		names = append(names, sd.label)
 	}
@@ -660,7 +732,7 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	title := "Request lengths"
-	svg, err := chartFigure{title: title, grid: [][]*plot.Plot{plots}, legend: &legend, width: chartWidth, height: chartHeight}.render()
+	svg, err := chart.Figure{Title: title, Grid: [][]*plot.Plot{plots}, Legend: &legend}.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot lengths: %w", err)
 	}
@@ -771,8 +843,8 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	}
 	slices.Sort(repeats)
 	styles := func(repeat int) (draw.LineStyle, draw.GlyphStyle) {
-		ls, faint := chartSeriesStyle(slices.Index(repeats, repeat))
-		faint.Color = chartFaint(ls.Color)
+		ls, faint := chart.SeriesStyle(slices.Index(repeats, repeat))
+		faint.Color = chart.Faint(ls.Color, 0x55)
 		faint.Radius = vg.Points(1.5)
 		return ls, faint
 	}
@@ -781,11 +853,11 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	}
 	// TPOT's statistic is drawn in the repeat's line style, faint.
 	tpotStyle := func(ls draw.LineStyle) draw.LineStyle {
-		ls.Color = chartFaint(ls.Color)
+		ls.Color = chart.Faint(ls.Color, 0x55)
 		return ls
 	}
 	thresholdStyle := draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
-	legend := chartNewLegend(true)
+	legend := chart.NewLegend()
 	for _, rp := range repeats {
 		ls, faint := styles(rp)
 		legend.Add(fmt.Sprintf("repeat %d", rp), &plotter.Scatter{GlyphStyle: faint}, &plotter.Line{LineStyle: ls})
@@ -799,7 +871,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		}
 	}
 	if anyCut {
-		legend.Add("warm-up cut", &chartVLine{LineStyle: cutStyle(color.Black)})
+		legend.Add("warm-up cut", &chart.VLine{Style: cutStyle(color.Black)})
 	}
 	// lines turns the valid points of a trace into line segments, split
 	// where the value is missing; a statistic is drawn up to warmupStatMax.
@@ -837,14 +909,14 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	var grid [][]*plot.Plot
 	for _, g := range groups {
 		left := chartNewPlot()
-		chartSmallText(left)
+		chart.SmallText(left)
 		left.Title.Text = v.name(g.level.Load())
 		left.X.Label.Text = "request index (send order)"
 		left.Y.Label.Text = "TTFT (ms)"
 		var right *plot.Plot
 		if anyStat {
 			right = chartNewPlot()
-			chartSmallText(right)
+			chart.SmallText(right)
 			right.Title.Text = v.name(g.level.Load()) + ": the rule's statistic"
 			right.X.Label.Text = "request index (send order)"
 			right.Y.Label.Text = statLabel
@@ -880,13 +952,13 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 				// Trace indices count from 1: the cut falls after
 				// request number Discarded.
 				x := float64(r.Warmup.Discarded) + 0.5
-				left.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+				left.Add(&chart.VLine{X: x, Style: cutStyle(ls.Color), Stretch: true})
 				if right != nil {
-					right.Add(&chartVLine{X: x, LineStyle: cutStyle(ls.Color)})
+					right.Add(&chart.VLine{X: x, Style: cutStyle(ls.Color), Stretch: true})
 				}
 			}
 		}
-		chartFromZero(&left.Y)
+		chart.FromZero(&left.Y)
 		row := []*plot.Plot{left}
 		if right != nil {
 			if threshold {
@@ -896,7 +968,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 				right.Add(one)
 				right.Y.Max = math.Max(right.Y.Max, 1.1)
 			}
-			chartFromZero(&right.Y)
+			chart.FromZero(&right.Y)
 			// Both panels of a level share their request axis.
 			lo, hi := math.Min(left.X.Min, right.X.Min), math.Max(left.X.Max, right.X.Max)
 			left.X.Min, left.X.Max, right.X.Min, right.X.Max = lo, hi, lo, hi
@@ -917,10 +989,10 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		case len(plots) > 1:
 			cols = 2
 		}
-		grid = chartGrid(plots, cols)
+		grid = chart.Rows(plots, cols)
 	}
 	title := "Warm-up traces"
-	svg, err := chartFigure{title: title, grid: grid, legend: &legend, width: chartWidth, height: chartGridHeight(len(grid))}.render()
+	svg, err := chart.Figure{Title: title, Grid: grid, Legend: &legend}.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot warmup: %w", err)
 	}
@@ -992,7 +1064,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 	var alt []string
 	var legend *plot.Legend
 	if v.mixed {
-		l := chartNewLegend(false)
+		l := chart.NewLegend()
 		legend = &l
 	}
 	drawn := 0
@@ -1019,7 +1091,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 			continue
 		}
 		drawn++
-		ls, gs := chartSeriesStyle(k)
+		ls, gs := chart.SeriesStyle(k)
 		if err := chartAddLinePoints(p, legend, strings.TrimSpace(strings.Trim(ser.suffix, " ()")), xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot goodput: %w", err)
 		}
@@ -1035,7 +1107,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 	chartLevelAxis(p, s)
 	p.Y.Min, p.Y.Max = 0, 100
 
-	svg, err := chartSingle(p, legend).render()
+	svg, err := chart.Single(p, legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
@@ -1067,107 +1139,10 @@ func chartSLOPhrase(slo analyze.SLO) string {
 	return "SLO: " + strings.Join(parts, ", ")
 }
 
-// chartOkabeIto is the Okabe–Ito colour-blind-safe palette, in the order
-// series use it (yellow last: it is hard to see on white).
-var chartOkabeIto = []color.NRGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
-	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
-}
-
-// chartGlyphs and chartDashes vary with the colour so that series stay
-// apart in grey scale too.
-var chartGlyphs = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{},
-	draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PlusGlyph{},
-}
-
-var chartDashes = [][]vg.Length{
-	nil,
-	{vg.Points(6), vg.Points(3)},
-	{vg.Points(2), vg.Points(2)},
-	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
-}
-
-// chartSeriesStyle returns the line and glyph style of series i.
-func chartSeriesStyle(i int) (draw.LineStyle, draw.GlyphStyle) {
-	c := chartOkabeIto[i%len(chartOkabeIto)]
-	return draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: chartDashes[i%len(chartDashes)]},
-		draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: chartGlyphs[i%len(chartGlyphs)]}
-}
-
-// chartFaint returns c at low opacity, for dense points.
-func chartFaint(c color.Color) color.Color {
-	n := color.NRGBAModel.Convert(c).(color.NRGBA)
-	n.A = 0x55
-	return n
-}
-
+// chartNewPlot returns a plot in the shared chart style whose x axis is,
+// until chartLevelAxis says otherwise, the concurrency.
 func chartNewPlot() *plot.Plot {
-	p := plot.New()
-	p.X.Label.Text = "concurrency (requests in flight)"
-	p.X.Tick.Marker = chartTicks{}
-	p.Y.Tick.Marker = chartTicks{}
-	return p
-}
-
-// chartTicks places major ticks at multiples of 1, 2 or 5 × 10^k, the step
-// giving closest to six ticks, labelled with no more decimals than the
-// step needs, and a minor tick halfway between them.
-type chartTicks struct{}
-
-func (chartTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
-	}
-	e0 := int(math.Floor(math.Log10(hi - lo)))
-	step, best := 0.0, math.MaxInt
-	for e := e0 - 2; e <= e0+1; e++ {
-		for _, m := range []float64{1, 2, 5} {
-			st := m * math.Pow(10, float64(e))
-			n := int(math.Floor(hi/st+1e-9) - math.Ceil(lo/st-1e-9) + 1)
-			if d := max(n-6, 6-n); d <= best {
-				step, best = st, d
-			}
-		}
-	}
-	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
-	first := math.Ceil(lo/step-1e-9) * step
-	var ticks []plot.Tick
-	for i := 0; ; i++ {
-		v := first + float64(i)*step
-		if v > hi+step*1e-9 {
-			break
-		}
-		if v == 0 {
-			v = 0 // no "-0"
-		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
-	}
-	for i := 0; ; i++ {
-		v := first - step/2 + float64(i)*step
-		if v > hi {
-			break
-		}
-		if v >= lo {
-			ticks = append(ticks, plot.Tick{Value: v})
-		}
-	}
-	return ticks
-}
-
-// chartSmallText shrinks the text of a plot drawn as one tile of several.
-func chartSmallText(p *plot.Plot) {
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.TextStyle.Font.Size = vg.Points(9)
-	p.Y.Label.TextStyle.Font.Size = vg.Points(9)
-	p.X.Tick.Label.Font.Size = vg.Points(8)
-	p.Y.Tick.Label.Font.Size = vg.Points(8)
+	return chart.NewPlot("", "concurrency (requests in flight)", "")
 }
 
 // chartAddLinePoints adds a line with markers, and an entry to legend
@@ -1200,276 +1175,156 @@ func chartAddYErrors(p *plot.Plot, xys plotter.XYs, errs plotter.YErrors, c colo
 	return nil
 }
 
+// chartLevelRange is the extent of a level axis and whether it is drawn
+// on a log scale: when every level is positive and they span 8× or more.
+type chartLevelRange struct {
+	lo, hi float64
+	log    bool
+}
+
+func chartLevels(s *analyze.Summary) chartLevelRange {
+	r := chartLevelRange{lo: math.Inf(1), hi: math.Inf(-1)}
+	for _, l := range s.Levels {
+		x := axisX(s, l.Load())
+		r.lo, r.hi = math.Min(r.lo, x), math.Max(r.hi, x)
+	}
+	r.log = len(s.Levels) > 0 && r.lo > 0 && r.hi >= 8*r.lo
+	return r
+}
+
+// chartDodgeStep is how far apart, as a fraction of the level axis, the
+// statistics drawn at one level are set so that their error bars do not
+// overlap: 1.5 % is some 10 pt on a full-width chart, more than a
+// marker's 6 pt and an error bar cap's 5 pt.
+const chartDodgeStep = 0.015
+
+// chartLevelPad is the room left beyond the first and last level, as a
+// fraction of the level axis.
+const chartLevelPad = 0.04
+
+// dodge returns level x moved sideways for statistic i of n, centred on
+// x: by chartDodgeStep of the axis per step, measured in log space on a
+// log axis. A single level gets the ±1 range gonum gives a flat axis.
+func (r chartLevelRange) dodge(x float64, i, n int) float64 {
+	f := (float64(i) - float64(n-1)/2) * chartDodgeStep
+	switch {
+	case r.log:
+		return x * math.Pow(r.hi/r.lo, f)
+	case r.hi > r.lo:
+		return x + f*(r.hi-r.lo)
+	}
+	return x + 2*f
+}
+
 // chartLevelAxis sets up a chart's level axis: the concurrency axis for a
 // sweep of concurrency levels; otherwise an axis of request rates (rate
 // inf drawn at twice the highest finite level, ticked "inf"), or of both
-// when a sweep mixes them, labelled with what it shows.
+// when a sweep mixes them, labelled with what it shows and, when the
+// levels span 8× or more, drawn on a log scale that the label names.
 func chartLevelAxis(p *plot.Plot, s *analyze.Summary) {
 	v := viewOf(s)
-	if v.concurrencyOnly() {
-		var levels []int
-		for _, l := range s.Levels {
-			levels = append(levels, l.Concurrency)
-		}
-		chartConcurrencyAxis(p, levels)
-		return
-	}
+	r := chartLevels(s)
 	p.X.Label.Text = v.axisLabel()
 	if len(s.Levels) == 0 {
 		return
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	if r.log {
+		chart.SetLogScale(&p.X)
+	}
+	// Some room beyond the first and last level, wider than the dodge,
+	// so no marker or error bar sits on the edge of the data area.
+	lo, hi := r.lo, r.hi
+	switch {
+	case r.log:
+		f := math.Pow(r.hi/r.lo, chartLevelPad)
+		lo, hi = r.lo/f, r.hi*f
+	case r.hi > r.lo:
+		lo, hi = r.lo-chartLevelPad*(r.hi-r.lo), r.hi+chartLevelPad*(r.hi-r.lo)
+	default:
+		lo, hi = r.lo-1, r.hi+1
+	}
+	p.X.Min = math.Min(p.X.Min, lo)
+	p.X.Max = math.Max(p.X.Max, hi)
 	var ticks []plot.Tick
 	seen := map[float64]bool{}
 	for _, l := range s.Levels {
 		load := l.Load()
 		x := axisX(s, load)
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
 		if seen[x] {
 			continue
 		}
 		seen[x] = true
 		label := ingest.FormatRate(load.Value())
+		if v.concurrencyOnly() {
+			label = strconv.Itoa(l.Concurrency)
+		}
 		ticks = append(ticks, plot.Tick{Value: x, Label: label})
 	}
-	if lo > 0 && hi >= 8*lo {
-		p.X.Scale = plot.LogScale{}
-	}
-	p.X.Min = math.Min(p.X.Min, lo)
-	p.X.Max = math.Max(p.X.Max, hi)
-	if len(ticks) <= 12 {
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	} else if lo > 0 && hi >= 8*lo {
-		p.X.Tick.Marker = chartLogTicks{}
-	}
-}
-
-// chartConcurrencyAxis sets up the concurrency axis: a log scale when the
-// levels span 8× or more, with a tick at every level.
-func chartConcurrencyAxis(p *plot.Plot, levels []int) {
-	if len(levels) == 0 {
-		return
-	}
-	lo, hi := levels[0], levels[0]
-	for _, c := range levels {
-		lo, hi = min(lo, c), max(hi, c)
-	}
-	log := lo > 0 && hi >= 8*lo
-	if log {
-		p.X.Scale = plot.LogScale{}
-	}
-	p.X.Min = math.Min(p.X.Min, float64(lo))
-	p.X.Max = math.Max(p.X.Max, float64(hi))
-	var ticks []plot.Tick
 	switch {
-	case len(levels) <= 12:
-		for _, c := range levels {
-			ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
-		}
-	case log:
-		for v := 1; v <= hi; v *= 2 {
-			if v >= lo {
-				ticks = append(ticks, plot.Tick{Value: float64(v), Label: strconv.Itoa(v)})
+	case len(ticks) <= 12:
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	case r.log && v.concurrencyOnly():
+		// Powers of two, the usual concurrency steps.
+		ticks = ticks[:0]
+		for c := 1; float64(c) <= r.hi; c *= 2 {
+			if float64(c) >= r.lo {
+				ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
 			}
 		}
-	default:
-		return
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
 // chartLogSpan is the ratio of largest to smallest value from which a
 // value axis is drawn on a log scale.
 const chartLogSpan = 20
 
-// chartLogTicks is a ticker for log axes: major ticks at 1, 2 and 5 × 10^k
-// (only at 10^k when the range spans more than three decades), minor ticks
-// at the other multiples.
-type chartLogTicks struct{}
-
-func (chartLogTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
-		return chartTicks{}.Ticks(lo, hi)
+// chartSLO returns the name and SLO target of a latency metric in ms,
+// and whether one was applied (the summary records 0 or NaN for none).
+func chartSLO(s *analyze.Summary, key string) (string, float64, bool) {
+	var name string
+	var v analyze.Num
+	switch key {
+	case "ttft":
+		name, v = "TTFT", s.Method.SLO.TTFTms
+	case "tpot":
+		name, v = "TPOT", s.Method.SLO.TPOTms
+	case "e2e":
+		name, v = "E2E", s.Method.SLO.E2Ems
+	default:
+		return "", 0, false
 	}
-	majors := []int{1, 2, 5}
-	if hi/lo > 1000 {
-		majors = []int{1}
+	return name, float64(v), v.Valid() && v > 0
+}
+
+// chartSLOStretch is how far past the data an axis is stretched to show
+// an SLO line: at most to 1.5× the largest value (or, on a log axis, half
+// the smallest), so the data keep two thirds of the height. A target
+// further out is named at the edge instead (see chart.HLine).
+const chartSLOStretch = 1.5
+
+// chartSLOLine returns the label of the reference line of an SLO target
+// of target ms, on an axis whose data run from lo to hi (vertical: the
+// x axis), whether the axis should stretch to show it, and the caption's
+// sentence about it. name is the metric ("TTFT"), unit the axis unit.
+func chartSLOLine(name, unit string, target, lo, hi float64, logAxis, vertical bool) (label string, stretch bool, sentence string) {
+	value := strconv.FormatFloat(target, 'g', -1, 64) + " " + unit
+	label = fmt.Sprintf("SLO: %s ≤ %s", name, value)
+	stretch = target <= hi*chartSLOStretch && (!logAxis || target >= lo/chartSLOStretch)
+	where := ""
+	switch {
+	case stretch:
+		return label, true, fmt.Sprintf(" The dashed grey line is the %s SLO that goodput uses (≤ %s), named in the legend.", name, value)
+	case target > hi && vertical:
+		where = "right of"
+	case target > hi:
+		where = "above"
+	case vertical:
+		where = "left of"
+	default:
+		where = "below"
 	}
-	var ticks []plot.Tick
-	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
-		for m := 1; m <= 9; m++ {
-			v := float64(m) * math.Pow(10, float64(e))
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if slices.Contains(majors, m) {
-				t.Label = strconv.FormatFloat(v, 'f', max(0, -e), 64)
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
-}
-
-// chartFromZero makes a non-negative axis start at zero.
-func chartFromZero(a *plot.Axis) {
-	if a.Min > 0 {
-		a.Min = 0
-	}
-}
-
-// chartVLine draws a vertical line across the whole data area.
-type chartVLine struct {
-	X float64
-	draw.LineStyle
-}
-
-func (v *chartVLine) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(v.X)
-	if !c.ContainsX(x) {
-		return
-	}
-	c.StrokeLine2(v.LineStyle, x, c.Min.Y, x, c.Max.Y)
-}
-
-// DataRange covers X only, so the line never stretches the Y axis.
-func (v *chartVLine) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return v.X, v.X, math.Inf(1), math.Inf(-1)
-}
-
-func (v *chartVLine) Thumbnail(c *draw.Canvas) {
-	x := (c.Min.X + c.Max.X) / 2
-	c.StrokeLine2(v.LineStyle, x, c.Min.Y, x, c.Max.Y)
-}
-
-// chartFigure is what one SVG shows: a single plot, or a grid of plots
-// under a title, with the legend in a strip to their right, where it
-// never covers data.
-type chartFigure struct {
-	title         string         // above a grid; a single plot has its own
-	grid          [][]*plot.Plot // row-major; nil entries stay empty
-	legend        *plot.Legend   // nil for none
-	width, height vg.Length
-}
-
-// chartSingle is a figure of one plot at the standard size.
-func chartSingle(p *plot.Plot, legend *plot.Legend) chartFigure {
-	return chartFigure{grid: [][]*plot.Plot{{p}}, legend: legend, width: chartWidth, height: chartHeight}
-}
-
-// chartGrid lays plots out row by row, cols to a row.
-func chartGrid(plots []*plot.Plot, cols int) [][]*plot.Plot {
-	var grid [][]*plot.Plot
-	for k := 0; k < len(plots); k += cols {
-		row := make([]*plot.Plot, cols)
-		copy(row, plots[k:])
-		grid = append(grid, row)
-	}
-	return grid
-}
-
-// chartGridHeight is the canvas height for a grid of rows tiles.
-func chartGridHeight(rows int) vg.Length {
-	if rows <= 1 {
-		return chartHeight
-	}
-	return vg.Length(rows)*chartTileHeight + vg.Centimeter
-}
-
-// chartNewLegend returns a legend, with smaller text for grids.
-func chartNewLegend(small bool) plot.Legend {
-	l := plot.NewLegend()
-	l.Top, l.Left = true, true
-	if small {
-		l.TextStyle.Font.Size = vg.Points(9)
-		l.ThumbnailWidth = vg.Points(16)
-	}
-	return l
-}
-
-func (f chartFigure) render() ([]byte, error) {
-	return chartSVG(f.width, f.height, func(dc draw.Canvas) {
-		area := dc
-		if f.legend != nil {
-			// A quarter more than measured: a browser without Liberation
-			// fonts substitutes a wider face, which would be clipped.
-			if w := f.legend.Rectangle(dc).Size().X; w > 0 {
-				area.Max.X -= w*5/4 + vg.Points(14)
-			}
-		} else {
-			// Room for the last tick label, centred on the right edge.
-			area.Max.X -= vg.Points(12)
-		}
-		var top vg.Length
-		if f.title != "" {
-			sty := text.Style{
-				Color:   color.Black,
-				Font:    plot.New().Title.TextStyle.Font,
-				XAlign:  draw.XCenter,
-				YAlign:  draw.YTop,
-				Handler: plot.DefaultTextHandler,
-			}
-			top = sty.Height(f.title) + vg.Points(8)
-			dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, f.title)
-		}
-		dataTop := area.Max.Y - top
-		if f.title == "" && len(f.grid) == 1 && len(f.grid[0]) == 1 {
-			p := f.grid[0][0]
-			// Room above the plot's own title, which a browser without
-			// Liberation fonts draws in a taller face.
-			area.Max.Y -= vg.Points(4)
-			p.Draw(area)
-			dataTop = p.DataCanvas(area).Max.Y
-		} else {
-			tiles := draw.Tiles{
-				Rows: len(f.grid), Cols: len(f.grid[0]),
-				PadTop: top, PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6),
-				PadX: vg.Points(14), PadY: vg.Points(10),
-			}
-			canvases := plot.Align(f.grid, tiles, area)
-			for j, row := range f.grid {
-				for i, p := range row {
-					if p == nil {
-						continue
-					}
-					p.Draw(canvases[j][i])
-					if j == 0 && i == 0 {
-						dataTop = p.DataCanvas(canvases[j][i]).Max.Y
-					}
-				}
-			}
-		}
-		if f.legend != nil && area.Max.X < dc.Max.X {
-			strip := dc
-			strip.Min.X = area.Max.X + vg.Points(10)
-			strip.Max.Y = dataTop
-			f.legend.Draw(strip)
-		}
-	})
-}
-
-// chartSVG runs drawFn on a white SVG canvas without embedded fonts.
-// gonum panics on some bad input; that becomes an error.
-func chartSVG(w, h vg.Length, drawFn func(draw.Canvas)) (out []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("drawing: %v", r)
-		}
-	}()
-	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
-	dc := draw.New(c)
-	dc.FillPolygon(color.White, []vg.Point{
-		{X: dc.Min.X, Y: dc.Min.Y}, {X: dc.Max.X, Y: dc.Min.Y},
-		{X: dc.Max.X, Y: dc.Max.Y}, {X: dc.Min.X, Y: dc.Max.Y},
-	})
-	drawFn(dc)
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return label, false, fmt.Sprintf(" The %s SLO that goodput uses (≤ %s) lies %s the drawn range, as the note at the edge says.", name, value, where)
 }
 
 // chartNum formats a value to about three significant digits.

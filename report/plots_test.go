@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/benchnote/benchnote/analyze"
 )
 
@@ -419,36 +417,5 @@ func TestChartStepOutline(t *testing.T) {
 	}
 	if s := strings.Join(parts, " "); s != want {
 		t.Errorf("outline = %s, want %s", s, want)
-	}
-}
-
-func TestChartTicks(t *testing.T) {
-	for _, tc := range []struct {
-		log    bool
-		lo, hi float64
-		want   string
-	}{
-		{false, 0, 100, "0 20 40 60 80 100"},
-		{false, 0, 2550, "0 500 1000 1500 2000 2500"},
-		{false, 23.3, 126.5, "40 60 80 100 120"},
-		{false, -0.3, 1.05, "-0.2 0.0 0.2 0.4 0.6 0.8 1.0"},
-		{false, 0.001, 0.0042, "0.0010 0.0015 0.0020 0.0025 0.0030 0.0035 0.0040"},
-		{true, 30, 290, "50 100 200"},
-		{true, 0.3, 250, "0.5 1 2 5 10 20 50 100 200"},
-		{true, 0.3, 13500, "1 10 100 1000 10000"},
-	} {
-		var ticker plot.Ticker = chartTicks{}
-		if tc.log {
-			ticker = chartLogTicks{}
-		}
-		var labels []string
-		for _, tk := range ticker.Ticks(tc.lo, tc.hi) {
-			if !tk.IsMinor() {
-				labels = append(labels, tk.Label)
-			}
-		}
-		if got := strings.Join(labels, " "); got != tc.want {
-			t.Errorf("ticks(%g, %g) = %q, want %q", tc.lo, tc.hi, got, tc.want)
-		}
 	}
 }

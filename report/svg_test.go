@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/benchnote/benchnote/report/chart"
 )
 
 func TestInlineSVG(t *testing.T) {
@@ -43,9 +45,8 @@ func TestInlineSVG(t *testing.T) {
 // TestInlineSVGGonum checks a real gonum SVG: the result starts with the
 // root element and is still well-formed XML.
 func TestInlineSVGGonum(t *testing.T) {
-	p := plot.New()
-	p.X.Label.Text = "x (ms)"
-	svg, err := chartFigure{grid: [][]*plot.Plot{{p}}, width: 4 * vg.Centimeter, height: 3 * vg.Centimeter}.render()
+	p := chart.NewPlot("", "x (ms)", "")
+	svg, err := chart.Figure{Grid: [][]*plot.Plot{{p}}, Width: 4 * vg.Centimeter, Height: 3 * vg.Centimeter}.SVG()
 	if err != nil {
 		t.Fatal(err)
 	}

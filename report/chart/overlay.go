@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/plot"
-
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -64,16 +62,16 @@ func (o Overlay) SVG() ([]byte, error) {
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	p := newPlot(o.Title, o.XLabel, o.YLabel)
-	legend := newLegend()
+	p := NewPlot(o.Title, o.XLabel, o.YLabel)
+	legend := NewLegend()
 	for i, s := range o.Series {
-		ls, gs := seriesStyle(i)
+		ls, gs := SeriesStyle(i)
 		if len(s.Scatter) > 0 {
 			sc, err := plotter.NewScatter(xys(s.Scatter))
 			if err != nil {
 				return nil, fmt.Errorf("chart: %s: %w", s.Name, err)
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: faint(ls.Color, 0x66), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+			sc.GlyphStyle = draw.GlyphStyle{Color: Faint(ls.Color, 0x66), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
 			p.Add(sc)
 			if o.ScatterName != "" {
 				legend.Add(s.Name+": "+o.ScatterName, sc)
@@ -102,7 +100,7 @@ func (o Overlay) SVG() ([]byte, error) {
 			}
 			for k := range lb.TextStyle {
 				lb.TextStyle[k].Color = ls.Color
-				lb.TextStyle[k].Font.Size = vg.Points(8)
+				lb.TextStyle[k].Font = Font(vg.Points(pointLabelSz))
 			}
 			// Base labels above right of the point, the others below, so
 			// two curves' labels do not print over each other.
@@ -113,15 +111,13 @@ func (o Overlay) SVG() ([]byte, error) {
 			p.Add(lb)
 		}
 	}
-	fromZero(&p.X)
+	FromZero(&p.X)
 	if o.LogY() {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-		p.Y.Label.Text += " (log scale)"
+		SetLogScale(&p.Y)
 	} else {
-		fromZero(&p.Y)
+		FromZero(&p.Y)
 	}
 	// Room right of the last point for its label.
 	p.X.Max += (p.X.Max - p.X.Min) * 0.08
-	return render(p, &legend)
+	return Single(p, &legend).SVG()
 }

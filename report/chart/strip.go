@@ -2,7 +2,6 @@ package chart
 
 import (
 	"fmt"
-	"image/color"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -58,11 +57,11 @@ func (s Strip) SVG() ([]byte, error) {
 	if s.Reference != nil && !finite(*s.Reference) {
 		return nil, fmt.Errorf("chart: reference %v is not finite", *s.Reference)
 	}
-	p := newPlot(s.Title, "", s.YLabel)
-	legend := newLegend()
+	p := NewPlot(s.Title, "", s.YLabel)
+	legend := NewLegend()
 	width := 0.6 / float64(len(s.Groups))
 	for gi, g := range s.Groups {
-		_, gs := seriesStyle(gi)
+		_, gs := SeriesStyle(gi)
 		gs.Radius = vg.Points(2.5)
 		var dots plotter.XYs
 		var bars []plotter.XYs
@@ -95,7 +94,7 @@ func (s Strip) SVG() ([]byte, error) {
 		}
 	}
 	if s.Reference != nil {
-		h := &hline{y: *s.Reference, style: draw.LineStyle{Color: color.Gray{Y: 0x80}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}}}
+		h := &HLine{Y: *s.Reference, Style: ReferenceStyle, Stretch: true}
 		p.Add(h)
 		if s.ReferenceName != "" {
 			legend.Add(s.ReferenceName, h)
@@ -108,9 +107,11 @@ func (s Strip) SVG() ([]byte, error) {
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.Font.Size = vg.Points(8)
+	p.X.Tick.Label.Font.Size = vg.Points(smallTick)
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Categories))-0.5
-	return render(p, &legend)
+	f := Single(p, &legend)
+	f.Height = ShortHeight // one per level (compare) or per statistic (history)
+	return f.SVG()
 }
 
 func median(xs []float64) float64 {

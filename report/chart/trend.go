@@ -80,9 +80,9 @@ func (t Trend) SVG() ([]byte, error) {
 			return nil, fmt.Errorf("chart: marker %d: x %v kind %d", i, m.X, m.Kind)
 		}
 	}
-	p := newPlot(t.Title, "time (UTC)", t.YLabel)
-	legend := newLegend()
-	ls, gs := seriesStyle(0)
+	p := NewPlot(t.Title, "time (UTC)", t.YLabel)
+	legend := NewLegend()
+	ls, gs := SeriesStyle(0)
 	ls.Dashes = nil
 	gs.Radius = vg.Points(2.2)
 	// Split into segments of included points.
@@ -111,7 +111,7 @@ func (t Trend) SVG() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("chart: band: %w", err)
 		}
-		band.Color = faint(ls.Color, 0x33)
+		band.Color = Faint(ls.Color, 0x33)
 		band.LineStyle.Width = 0
 		p.Add(band)
 		if !bandAdded {
@@ -144,7 +144,7 @@ func (t Trend) SVG() ([]byte, error) {
 	}
 	seen := map[MarkerKind]bool{}
 	for _, m := range t.Markers {
-		v := &vline{x: m.X, style: markerStyles[m.Kind].style}
+		v := &VLine{X: m.X, Style: markerStyles[m.Kind].style, Stretch: true}
 		p.Add(v)
 		if !seen[m.Kind] {
 			seen[m.Kind] = true
@@ -152,7 +152,7 @@ func (t Trend) SVG() ([]byte, error) {
 	}
 	for k := range markerStyles {
 		if seen[MarkerKind(k)] {
-			legend.Add(markerStyles[k].name, &vline{style: markerStyles[k].style})
+			legend.Add(markerStyles[k].name, &VLine{Style: markerStyles[k].style})
 		}
 	}
 	lo, hi := t.Points[0].X, t.Points[len(t.Points)-1].X
@@ -166,8 +166,10 @@ func (t Trend) SVG() ([]byte, error) {
 	pad := (hi - lo) * 0.03
 	p.X.Min, p.X.Max = lo-pad, hi+pad
 	p.X.Tick.Marker = dateTicks{}
-	fromZero(&p.Y)
-	return render(p, &legend)
+	FromZero(&p.Y)
+	f := Single(p, &legend)
+	f.Height = ShortHeight // one per level (compare) or per statistic (history)
+	return f.SVG()
 }
 
 // dateTicks labels a unix-seconds axis in UTC at round steps (hours, days,
