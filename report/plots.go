@@ -300,7 +300,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 	}
 	sample := chartStatSample(s, m.key+".p50")
-	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s. At each %s the three are drawn slightly apart sideways (p50 left, p99 right) so their error bars do not overlap.",
+	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s. At each %s p50, p95 and p99 sit slightly apart (in that order) so their bars do not overlap.",
 		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase(), v.perLevel()) + used.notes(s)
 	if logY {
 		caption += " The latency axis is logarithmic."
@@ -314,7 +314,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		Title:   p.Title.Text,
 		Caption: caption,
 		Alt: fmt.Sprintf("Line chart of %s p50, p95 and p99 in %s against %s; medians across runs (%s: value) are %s.",
-			name, unit, v.noun(), v.noun(), strings.Join(alt, "; ")),
+			name, unit, v.noun(), v.noun(), strings.Join(alt, "; ")) + sloSentence,
 		SVG: svg,
 	}, nil
 }
@@ -439,7 +439,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		Name:    name2,
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per %s: %s.", name, unit, v.perLevel(), strings.Join(alt, "; ")),
+		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per %s: %s.", name, unit, v.perLevel(), strings.Join(alt, "; ")) + sloSentence,
 		SVG:     svg,
 	}, nil
 }
@@ -560,22 +560,17 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	v := viewOf(s)
 	var drawnLevels, missing []ingest.LoadLevel
+	var feet []string // levels whose first step is long: see chartCDFGap
 	for i, l := range s.Levels {
 		pts, dist := m.cdf(l)
-		var xys plotter.XYs
-		for _, pt := range pts {
-			if !pt.Value.Valid() || math.IsNaN(pt.P) || math.IsInf(pt.P, 0) {
-				continue
-			}
-			if len(xys) == 0 {
-				// The summary stores no quantile below its first p: the
-				// line rises from 0 at the first value, so it starts
-				// where the data start rather than floating above the
-				// axis.
-				xys = append(xys, plotter.XY{X: float64(pt.Value), Y: 0})
-			}
-			xys = append(xys, plotter.XY{X: float64(pt.Value), Y: pt.P})
-			lo, hi = math.Min(lo, float64(pt.Value)), math.Max(hi, float64(pt.Value))
+		xys := chartCDFSteps(pts)
+		for _, pt := range xys {
+			lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
+		}
+		if len(xys) >= 3 && xys[1].X > 0 && xys[2].X >= chartCDFGap*xys[1].X {
+			pct := func(p float64) string { return strconv.FormatFloat(100*p, 'g', 3, 64) + " %" }
+			feet = append(feet, fmt.Sprintf("%s: %s of requests by %s %s, %s by %s %s",
+				v.short(l.Load()), pct(xys[1].Y), chartNum(xys[1].X), unit, pct(xys[2].Y), chartNum(xys[2].X), unit))
 		}
 		if len(xys) == 0 {
 			missing = append(missing, l.Load())
@@ -629,10 +624,13 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// The summary samples every CDF at nearest-rank quantiles, whatever
 	// percentile method the tables use.
 	method = analyze.NearestRank
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled. Each line starts at its level's p = 0.01 value, rising there from 0: the summary has no point below it, so the fastest 1 %% of requests are drawn at that value.",
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled. Each line rises from 0 at its p = 0.01 value, the lowest point the summary stores.",
 		name, sample, method, v.perLevel())
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
+	}
+	if len(feet) > 0 {
+		caption += fmt.Sprintf(" A line's long flat foot is real: a few requests finished far sooner than the rest (%s).", strings.Join(feet, "; "))
 	}
 	caption += sloSentence
 	if len(missing) > 0 {
@@ -646,10 +644,33 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		Name:    "cdf-" + m.key,
 		Title:   p.Title.Text,
 		Caption: caption,
-		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per %s (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, v.perLevel(), v.list(drawnLevels)),
+		Alt:     fmt.Sprintf("Cumulative distribution of %s in %s, one line per %s (%s); cumulative fraction from 0 to 1 on the vertical axis.", name, unit, v.perLevel(), v.list(drawnLevels)) + sloSentence,
 		SVG:     svg,
 	}, nil
 }
+
+// chartCDFSteps returns the points of a CDF line: the summary's valid
+// quantile points, preceded by a rise from 0 at the first value. The
+// summary stores no quantile below its first p, so without the rise a
+// line would float above the axis where the data start.
+func chartCDFSteps(pts []analyze.CDFPoint) plotter.XYs {
+	var xys plotter.XYs
+	for _, pt := range pts {
+		if !pt.Value.Valid() || math.IsNaN(pt.P) || math.IsInf(pt.P, 0) {
+			continue
+		}
+		if len(xys) == 0 {
+			xys = append(xys, plotter.XY{X: float64(pt.Value), Y: 0})
+		}
+		xys = append(xys, plotter.XY{X: float64(pt.Value), Y: pt.P})
+	}
+	return xys
+}
+
+// chartCDFGap is the ratio of a CDF's second quantile point to its first
+// from which the caption explains the long flat foot that the line draws
+// between them (requests that failed fast or returned almost nothing).
+const chartCDFGap = 2
 
 // chartPadLow moves an axis's lower end down by frac of its span (on a
 // log axis, of its span in decades), not below zero on a linear one.
@@ -1314,7 +1335,7 @@ func chartSLOLine(name, unit string, target, lo, hi float64, logAxis, vertical b
 	where := ""
 	switch {
 	case stretch:
-		return label, true, fmt.Sprintf(" The dashed grey line is the %s SLO that goodput uses (≤ %s), named in the legend.", name, value)
+		return label, true, fmt.Sprintf(" Dashed grey line: the %s SLO that goodput uses (≤ %s).", name, value)
 	case target > hi && vertical:
 		where = "right of"
 	case target > hi:
@@ -1324,7 +1345,7 @@ func chartSLOLine(name, unit string, target, lo, hi float64, logAxis, vertical b
 	default:
 		where = "below"
 	}
-	return label, false, fmt.Sprintf(" The %s SLO that goodput uses (≤ %s) lies %s the drawn range, as the note at the edge says.", name, value, where)
+	return label, false, fmt.Sprintf(" The %s SLO that goodput uses (≤ %s) lies %s the drawn range (noted at the edge).", name, value, where)
 }
 
 // chartNum formats a value to about three significant digits.

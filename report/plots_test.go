@@ -237,20 +237,23 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logC := "concurrency (requests in flight, log scale)" // 1, 4, 16 span 16×
 	want := map[string][]string{
-		"latency-ttft":    {"TTFT (ms)", "concurrency (requests in flight)", "p50", "p95", "p99", "1", "4", "16"},
-		"latency-tpot":    {"TPOT (ms)", "concurrency (requests in flight)"},
-		"latency-e2e":     {"E2E latency (ms)", "concurrency (requests in flight)"},
-		"throughput-ttft": {"output tokens/s (server counters)", "p95 TTFT (ms)", "c=1", "c=4", "c=16"},
-		"throughput-tpot": {"output tokens/s (server counters)", "p95 TPOT (ms)"},
-		"runs-spread":     {"p95 TTFT (ms)", "p95 TPOT (ms)", "p95 E2E latency (ms)", "output tokens/s (server counters)", "concurrency (requests in flight)", "one run", "median"},
-		"cdf-ttft":        {"TTFT (ms, log scale)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)", "100", "1000"},
-		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests"},
+		"latency-ttft":    {"TTFT (ms)", logC, "p50", "p95", "p99", "1", "4", "16", "SLO: TTFT ≤ 200 ms"},
+		"latency-tpot":    {"TPOT (ms)", logC, "SLO: TPOT ≤ 50 ms"},
+		"latency-e2e":     {"E2E latency (ms)", logC},
+		"throughput-ttft": {"output tokens/s (server counters)", "p95 TTFT (ms)", "c=1", "c=4", "c=16", "SLO: TTFT ≤ 200 ms"},
+		"throughput-tpot": {"output tokens/s (server counters)", "p95 TPOT (ms)", "SLO: TPOT ≤ 50 ms"},
+		"runs-spread":     {"Run-to-run spread", "per-run p95 TTFT", "per-run p95 TPOT", "per-run p95 E2E latency", "per-run output tokens/s (server counters)", "ms", "tokens/s", "concurrency (requests in flight)", "one run", "median"},
+		"cdf-ttft":        {"TTFT (ms, log scale)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)", "100", "1000", "SLO: TTFT ≤ 200 ms"},
+		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests", "SLO: TPOT ≤ 50 ms"},
 		"cdf-e2e":         {"E2E latency (ms, log scale)", "cumulative fraction of requests"},
 		"lengths":         {"prompt length (tokens)", "output length (tokens)", "requests per bin"},
 		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1", "repeat 3", "warm-up cut", "median change ÷ tolerance", "concurrency 16: the rule's statistic", "TTFT statistic", "TPOT statistic", "threshold (1)"},
-		"goodput":         {"goodput (% of measured requests)", "concurrency (requests in flight)"},
+		"goodput":         {"goodput (% of measured requests)", logC},
 	}
+	// The summary has no E2E SLO: no chart may draw one.
+	noSLO := []string{"latency-e2e", "cdf-e2e", "runs-spread", "goodput"}
 	byName := plotsByName(t, ps)
 	for _, name := range PlotNames {
 		p, ok := byName[name]
@@ -272,6 +275,9 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 			if !slices.Contains(texts, w) {
 				t.Errorf("plot %q: no text %q in SVG (texts: %q)", name, w, texts)
 			}
+		}
+		if slices.Contains(noSLO, name) && bytes.Contains(p.SVG, []byte("SLO")) {
+			t.Errorf("plot %q draws an SLO the summary does not have", name)
 		}
 	}
 }
@@ -329,7 +335,7 @@ func TestPlotsNaNThroughput(t *testing.T) {
 	if !ok {
 		t.Fatal("runs-spread missing")
 	}
-	if texts := plotTexts(t, "runs-spread", spread.SVG); slices.Contains(texts, "output tokens/s (server counters)") {
+	if texts := plotTexts(t, "runs-spread", spread.SVG); slices.Contains(texts, "per-run output tokens/s (server counters)") {
 		t.Errorf("runs-spread has an output tokens/s panel without data")
 	}
 	if strings.Contains(spread.Caption, "output tokens/s") {

@@ -138,7 +138,7 @@ func TestOverlayLogY(t *testing.T) {
 		t.Error("a 60× span not drawn on a log axis")
 	}
 	svg, err := o.SVG()
-	if err != nil || !bytes.Contains(svg, []byte("(log scale)")) {
+	if err != nil || !bytes.Contains(svg, []byte(">p95 TTFT (ms, log scale)</text>")) {
 		t.Errorf("log overlay: %v", err)
 	}
 }
