@@ -66,6 +66,9 @@ func (f Figure) SVG() ([]byte, error) {
 
 func (f Figure) draw(dc draw.Canvas) {
 	area := dc
+	// Room left of the rotated y label: a browser's box for it is a
+	// little taller than the font's ascent and descent gonum measures.
+	area.Min.X += vg.Points(4)
 	if f.Legend != nil {
 		// A quarter more than measured: a browser that has none of the
 		// faces of FontFamily substitutes a wider one.
@@ -98,7 +101,7 @@ func (f Figure) draw(dc draw.Canvas) {
 	} else {
 		tiles := draw.Tiles{
 			Rows: len(f.Grid), Cols: len(f.Grid[0]),
-			PadTop: top, PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(8),
+			PadTop: top, PadBottom: vg.Points(2), PadRight: vg.Points(8),
 			PadX: vg.Points(24), PadY: vg.Points(18),
 		}
 		canvases := plot.Align(f.Grid, tiles, area)

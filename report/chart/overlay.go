@@ -98,15 +98,20 @@ func (o Overlay) SVG() ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("chart: %s: %w", s.Name, err)
 			}
+			// The first series' labels sit above left of their points,
+			// the others' below right: clear of a curve that rises, and
+			// apart when two sweeps put their points one above the other
+			// (the same throughput, different latency).
+			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(-3)}
+			xAlign, yAlign := draw.XLeft, draw.YTop
+			if i == 0 {
+				lb.Offset = vg.Point{X: vg.Points(-5), Y: vg.Points(3)}
+				xAlign, yAlign = draw.XRight, draw.YBottom
+			}
 			for k := range lb.TextStyle {
 				lb.TextStyle[k].Color = ls.Color
 				lb.TextStyle[k].Font = Font(vg.Points(pointLabelSz))
-			}
-			// Base labels above right of the point, the others below, so
-			// two curves' labels do not print over each other.
-			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(4)}
-			if i%2 == 1 {
-				lb.Offset.Y = vg.Points(-12)
+				lb.TextStyle[k].XAlign, lb.TextStyle[k].YAlign = xAlign, yAlign
 			}
 			p.Add(lb)
 		}
