@@ -284,16 +284,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	} else {
 		chart.FromZero(&p.Y)
 	}
-	var sloSentence string
-	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
-		label, stretch, sentence := chartSLOLine(sloName, unit, target, lo, hi, logY, false)
-		line := &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
-		p.Add(line)
-		if stretch { // otherwise a note at the edge names it
-			legend.Add(label, line)
-		}
-		sloSentence = sentence
-	}
+	sloSentence, _ := chartAddSLO(p, &legend, s, m.key, unit, lo, hi, logY, false)
 
 	svg, err := chart.Single(p, &legend).SVG()
 	if err != nil {
@@ -408,18 +399,11 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// Leave room right of the last point for its label ("c=16"), which
 	// would otherwise be clipped at the edge of the data area.
 	p.X.Max *= 1.08
-	var sloSentence string
-	var legend *plot.Legend
-	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
-		label, stretch, sentence := chartSLOLine(sloName, unit, target, 0, hi, false, false)
-		line := &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
-		p.Add(line)
-		if stretch { // otherwise a note at the edge names it
-			l := chart.NewLegend()
-			l.Add(label, line)
-			legend = &l
-		}
-		sloSentence = sentence
+	sloLegend := chart.NewLegend()
+	sloSentence, inLegend := chartAddSLO(p, &sloLegend, s, m.key, unit, 0, hi, false, false)
+	var legend *plot.Legend // only for an SLO line
+	if inLegend {
+		legend = &sloLegend
 	}
 
 	svg, err := chart.Single(p, legend).SVG()
@@ -599,16 +583,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		chart.SetLogScale(&p.X)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
-	var sloSentence string
-	if sloName, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
-		label, stretch, sentence := chartSLOLine(sloName, unit, target, lo, hi, logX, true)
-		line := &chart.VLine{X: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
-		p.Add(line)
-		if stretch { // otherwise a note at the edge names it
-			legend.Add(label, line)
-		}
-		sloSentence = sentence
-	}
+	sloSentence, _ := chartAddSLO(p, &legend, s, m.key, unit, lo, hi, logX, true)
 	// A little room left of the first rise, so it is not drawn on the
 	// edge of the data area; the axis starts where the data start, never
 	// at a zero the data are far from.
@@ -1323,6 +1298,34 @@ func chartSLO(s *analyze.Summary, key string) (string, float64, bool) {
 // the smallest), so the data keep two thirds of the height. A target
 // further out is named at the edge instead (see chart.HLine).
 const chartSLOStretch = 1.5
+
+// chartAddSLO draws the SLO target of latency metric key, when one was
+// applied and the axis is in ms, as a reference line across p: on the y
+// axis, or on the x axis when vertical, whose data run from lo to hi. A
+// line within reach of the data is named in legend (inLegend); one far
+// outside is noted at the edge. The caption's sentence about it is
+// returned, "" when there is no target.
+func chartAddSLO(p *plot.Plot, legend *plot.Legend, s *analyze.Summary, key, unit string, lo, hi float64, logAxis, vertical bool) (sentence string, inLegend bool) {
+	name, target, ok := chartSLO(s, key)
+	if !ok || unit != "ms" {
+		return "", false
+	}
+	label, stretch, sentence := chartSLOLine(name, unit, target, lo, hi, logAxis, vertical)
+	var line interface {
+		plot.Plotter
+		plot.Thumbnailer
+	}
+	if vertical {
+		line = &chart.VLine{X: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
+	} else {
+		line = &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: stretch}
+	}
+	p.Add(line)
+	if stretch {
+		legend.Add(label, line)
+	}
+	return sentence, stretch
+}
 
 // chartSLOLine returns the label of the reference line of an SLO target
 // of target ms, on an axis whose data run from lo to hi (vertical: the
