@@ -33,13 +33,6 @@ type Plot struct {
 	SVG []byte
 }
 
-// Chart size: 16 cm × 10 cm, a little taller for tiled figures.
-const (
-	chartWidth      = 16 * vg.Centimeter
-	chartHeight     = 10 * vg.Centimeter
-	chartTileHeight = 5.5 * vg.Centimeter
-)
-
 // Plots draws the report's charts from the summary, in a fixed order:
 // latency-ttft, latency-tpot, latency-e2e, throughput-ttft,
 // throughput-tpot, runs-spread, cdf-ttft, cdf-tpot, cdf-e2e, lengths,
@@ -48,7 +41,8 @@ const (
 //
 // Plots only draws: every value comes from the summary as it is, and
 // values that are not available (NaN) are never drawn. The same summary
-// always gives byte-identical SVG.
+// always gives byte-identical SVG. The charts are in the style of package
+// chart, shared with compare and history (docs/charts.md).
 func Plots(s *analyze.Summary) ([]Plot, error) {
 	if s == nil {
 		return nil, errors.New("plots: nil summary")
