@@ -48,47 +48,61 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 	}
 
-	// Group runs by level; analyze level by level so pooled samples are
-	// released as soon as a level is done.
-	var levels []ingest.LoadLevel
-	byLevel := map[ingest.LoadLevel][]*ingest.Run{}
+	// Runs arrive from ingest in level order, each once it is read. A run
+	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
+	// released; a level is summarised as soon as its last run is done, and
+	// its pooled samples are dropped with it. Runs without a level are
+	// summarised on their own and listed first, their exclusions before
+	// the levels'.
+	var (
+		unleveled    []RunSummary
+		unleveledLed = newLedger()
+		levels       []*levelWork
+		byLevel      = map[ingest.LoadLevel]*levelWork{}
+		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
+	)
 	for _, r := range sw.Runs {
+		if load := runLoad(r); load.Valid() {
+			lw := byLevel[load]
+			if lw == nil {
+				lw = &levelWork{load: load, led: newLedger()}
+				byLevel[load] = lw
+				levels = append(levels, lw)
+			}
+			lw.expected++
+		}
+	}
+	for r := range sw.Stream() {
 		load := runLoad(r)
 		if !load.Valid() {
-			// No level to put it in: it failed (ingest said why) and is
-			// summarised on its own.
-			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: led})
-			s.Runs = append(s.Runs, rs)
+			// No level to put it in: it failed (ingest said why).
+			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: unleveledLed})
+			r.Release()
+			unleveled = append(unleveled, rs)
 			continue
 		}
-		if _, ok := byLevel[load]; !ok {
-			levels = append(levels, load)
+		lw := byLevel[load]
+		w := &runWork{run: r, led: newLedger()}
+		lw.runs = append(lw.runs, w)
+		slots <- struct{}{}
+		lw.wg.Add(1)
+		go func() {
+			defer lw.wg.Done()
+			defer func() { <-slots }()
+			w.summary, w.samples = analyzeRun(runInput{run: w.run, cfg: cfg, led: w.led})
+			w.run.Release()
+		}()
+		if len(lw.runs) == lw.expected {
+			lw.finish(cfg)
 		}
-		byLevel[load] = append(byLevel[load], r)
 	}
-	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
-	for _, c := range levels {
-		runs := byLevel[c]
-		runSummaries := make([]RunSummary, len(runs))
-		perRun := make([]samples, len(runs))
-		ledgers := make([]*ledger, len(runs))
-		parallel(len(runs), func(i int) {
-			ledgers[i] = newLedger()
-			runSummaries[i], perRun[i] = analyzeRun(runInput{run: runs[i], cfg: cfg, led: ledgers[i]})
-		})
-		for i, r := range runs {
-			for _, d := range r.Diagnostics {
-				if d.Reason == "several series" {
-					led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
-				}
-				if d.Reason == "unreadable scrape" {
-					led.add(ScopeFile, "unreadable scrape", 1, d.String())
-				}
-			}
-			led.merge(ledgers[i])
-		}
-		s.Runs = append(s.Runs, runSummaries...)
-		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pool(perRun), cfg))
+	sort.SliceStable(levels, func(i, j int) bool { return levels[i].load.Compare(levels[j].load) < 0 })
+	s.Runs = unleveled
+	led.merge(unleveledLed)
+	for _, lw := range levels {
+		s.Runs = append(s.Runs, lw.summaries...)
+		s.Levels = append(s.Levels, lw.level)
+		led.merge(lw.led)
 	}
 	s.Reported = reportedRuns(sw)
 	for _, r := range sw.Reported {
@@ -99,6 +113,49 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	s.Environment = environment(sw)
 	s.Findings = lint(sw, s)
 	return s
+}
+
+// levelWork is one load level being analysed: its runs in arrival
+// (sweep) order, and once they are all done its summary.
+type levelWork struct {
+	load     ingest.LoadLevel
+	expected int // the level's runs in the sweep
+	runs     []*runWork
+	wg       sync.WaitGroup
+	// Set by finish.
+	led       *ledger
+	summaries []RunSummary
+	level     Level
+}
+
+// runWork is one run of a level and what its analysis produced.
+type runWork struct {
+	run     *ingest.Run
+	led     *ledger
+	summary RunSummary
+	samples samples
+}
+
+// finish waits for the level's runs, summarises the level and drops the
+// runs' samples.
+func (lw *levelWork) finish(cfg ingest.Config) {
+	lw.wg.Wait()
+	lw.summaries = make([]RunSummary, len(lw.runs))
+	perRun := make([]samples, len(lw.runs))
+	for i, w := range lw.runs {
+		for _, d := range w.run.Diagnostics {
+			if d.Reason == "several series" {
+				lw.led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
+			}
+			if d.Reason == "unreadable scrape" {
+				lw.led.add(ScopeFile, "unreadable scrape", 1, d.String())
+			}
+		}
+		lw.led.merge(w.led)
+		lw.summaries[i], perRun[i] = w.summary, w.samples
+	}
+	lw.level = buildLevel(lw.load, lw.summaries, pool(perRun), cfg)
+	lw.runs = nil
 }
 
 // ignoredSettings lists the unknown settings of sweep.yaml and every

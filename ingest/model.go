@@ -368,6 +368,26 @@ type Run struct {
 	// Failed is true when the run could not be used at all (for example an
 	// unreadable requests file); the reason is in Diagnostics.
 	Failed bool
+
+	files       []string     // the run directory's file names, sorted
+	rc          runConfig    // run.yaml as parsed by Open
+	heldBack    []Diagnostic // Open's diagnostics that follow the files' own
+	pending     bool         // Open found the run; Stream has not read it yet
+	dropRecords bool         // Release drops the records (read by Stream of a sweep from Open)
+}
+
+// Release says the consumer is done with the run's request columns. In a
+// sweep from Open they are dropped, so that streaming a sweep holds only
+// the runs in flight; the run keeps its counts (RowsRead, the number of
+// accepted rows), its excluded-row diagnostics and the names of its unused
+// columns. A run of a sweep from Load, which promises every record, or one
+// built by hand keeps them.
+func (run *Run) Release() {
+	if !run.dropRecords || run.Requests == nil || run.Requests.Requests == nil {
+		return
+	}
+	q := run.Requests.Requests
+	run.Requests.Requests = &Requests{N: q.N, ExtraColumns: q.ExtraColumns}
 }
 
 // Sweep is everything read from one sweep directory.
@@ -388,6 +408,9 @@ type Sweep struct {
 	// without per-request records (reported.yaml), in path order. They are
 	// not runs: nothing is recomputed from them.
 	Reported []*ReportedRun
+
+	opts        Options // how Open was asked to read
+	keepRecords bool    // Load: every run keeps its records
 }
 
 // ReportedRun is a run known only by the figures its benchmark tool
