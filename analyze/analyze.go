@@ -291,20 +291,23 @@ func levelStatSpecs() []statSpec {
 // pooledSamples are a level's samples: each metric is the runs' slices
 // side by side, never copied into one.
 type pooledSamples struct {
-	ttft, e2e, tpot, itl, prompt, output [][]float64
+	ttft, e2e, tpot, itl [][]float64
+	prompt, output       valueCounts
 }
 
 // pool gathers the runs' samples of a level.
 func pool(runs []samples) pooledSamples {
 	var p pooledSamples
+	var prompt, output []valueCounts
 	for _, r := range runs {
 		p.ttft = append(p.ttft, r.ttft)
 		p.e2e = append(p.e2e, r.e2e)
 		p.tpot = append(p.tpot, r.tpot)
 		p.itl = append(p.itl, r.itl)
-		p.prompt = append(p.prompt, r.prompt)
-		p.output = append(p.output, r.output)
+		prompt = append(prompt, r.prompt)
+		output = append(output, r.output)
 	}
+	p.prompt, p.output = mergeCounts(prompt), mergeCounts(output)
 	return p
 }
 
@@ -458,12 +461,11 @@ func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg
 		lv.PooledITL = unavailable("ITL", "ms", SamplePooledGap, m,
 			fmt.Sprintf("not pooled: the per-gap distribution is known in %d of %d runs", gapsKnown, len(ok)))
 	}
-	// Order does not matter to the histograms, so the distributions may
-	// reorder the samples first.
-	lv.Workload.PromptTokens = distributionOf("prompt length", "tokens", SamplePooled, m, pooled.prompt)
-	lv.Workload.OutputTokens = distributionOf("output length", "tokens", SamplePooled, m, pooled.output)
-	lv.Workload.PromptHistogram = bins(pooled.prompt, 30)
-	lv.Workload.OutputHistogram = bins(pooled.output, 30)
+	// Token lengths are pooled as value counts.
+	lv.Workload.PromptTokens = pooled.prompt.distribution("prompt length", "tokens", SamplePooled, m)
+	lv.Workload.OutputTokens = pooled.output.distribution("output length", "tokens", SamplePooled, m)
+	lv.Workload.PromptHistogram = pooled.prompt.bins(30)
+	lv.Workload.OutputHistogram = pooled.output.bins(30)
 	lv.Workload.EarlyStopPercent, lv.Workload.AchievedConcurrency = NaN, NaN
 	var early, basis float64
 	var conc []float64
@@ -485,38 +487,6 @@ func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg
 	}
 	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "not pooled across runs: see the level statistics workload.inter_arrival.*")
 	return lv
-}
-
-// bins builds an equal-width histogram over [0, max] of the sample held in
-// cs (without reordering it).
-func bins(cs [][]float64, n int) []HistogramBin {
-	if total(cs) == 0 {
-		return nil
-	}
-	max := 0.0
-	for _, c := range cs {
-		for _, x := range c {
-			max = math.Max(max, x)
-		}
-	}
-	width := math.Ceil((max + 1) / float64(n))
-	if width < 1 {
-		width = 1
-	}
-	out := make([]HistogramBin, n)
-	for i := range out {
-		out[i] = HistogramBin{Lo: float64(i) * width, Hi: float64(i+1) * width}
-	}
-	for _, c := range cs {
-		for _, x := range c {
-			k := int(x / width)
-			if k >= n {
-				k = n - 1
-			}
-			out[k].Count++
-		}
-	}
-	return out
 }
 
 func addCounts(a, b Counts) Counts {

@@ -41,7 +41,14 @@ func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 		}
 		return out
 	}
-	// Ranks (0-based) needed, ascending and unique.
+	return quantilesAt(ps, method, n, func(ranks []int) []float64 { return rankValues(cs, ranks) })
+}
+
+// quantilesAt computes the p-quantiles of a sample of n > 0 values by the
+// given method from the values at the 0-based ranks it asks valuesAt for
+// (ascending and unique).
+func quantilesAt(ps []float64, method string, n int, valuesAt func(ranks []int) []float64) []float64 {
+	out := make([]float64, len(ps))
 	var ranks []int
 	for _, p := range ps {
 		if method == Linear {
@@ -57,8 +64,8 @@ func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 	}
 	sort.Ints(ranks)
 	ranks = uniqueInts(ranks)
-	at := map[int]float64{}
-	values := rankValues(cs, ranks)
+	at := make(map[int]float64, len(ranks))
+	values := valuesAt(ranks)
 	for i, r := range ranks {
 		at[r] = values[i]
 	}
