@@ -151,6 +151,8 @@ type RequestFile struct {
 	// Unlisted counts the excluded rows left out of Excluded, by reason and
 	// column, in order of their first line.
 	Unlisted []UnlistedRows
+
+	typed bool // read by the typed Parquet column readers (for tests)
 }
 
 // Histogram is a cumulative Prometheus histogram of one series.

@@ -99,6 +99,10 @@ type ReadOptions struct {
 	// MaxRows is the most data rows a file may hold; a file with more is
 	// refused with a "too large" *FileError. 0 means DefaultMaxRowsPerRun.
 	MaxRows int
+
+	// pqarrowOnly reads Parquet through pqarrow alone, never the typed
+	// column readers: the reference the tests compare the fast path with.
+	pqarrowOnly bool
 }
 
 func (o ReadOptions) maxRows() int {

@@ -160,6 +160,11 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if n == 0 {
 		return rf, footerRows, nil
 	}
+	if !opts.pqarrowOnly {
+		if typed := readParquetTyped(pf, fields, l, pr.used, path, n); typed != nil {
+			return typed, footerRows, nil
+		}
+	}
 	groups := make([]int, pf.NumRowGroups())
 	for k := range groups {
 		groups[k] = k
