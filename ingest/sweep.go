@@ -184,9 +184,9 @@ func Open(root string, opts Options) (*Sweep, error) {
 
 // Stream returns the sweep's runs in order, each once its request records
 // and scrapes are read. Up to Options.Workers runs are read at once, and
-// at most twice that many wait, read, for the consumer, so memory follows
-// a few runs, not the sweep: a consumer that is done with a run calls
-// Run.Release. Options.RunRead is called as each run is read. A run is
+// no more than that many are read (or being read) ahead of the consumer,
+// so memory follows a few runs, not the sweep: a consumer that is done
+// with a run calls Run.Release. Options.RunRead is called as each run is read. A run is
 // read only once: streaming a sweep again (or one from Load) yields the
 // runs as they are. Stopping the loop early stops the reading.
 func (sw *Sweep) Stream() iter.Seq[*Run] {
@@ -203,7 +203,7 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 		}
 		// ahead holds a token for every run handed to a reader and not yet
 		// taken by the consumer.
-		ahead := make(chan struct{}, 2*workers)
+		ahead := make(chan struct{}, workers)
 		next := make(chan int)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
