@@ -89,14 +89,16 @@ type Requests struct {
 	// so later stages can point back at the input.
 	SourceRow []int32
 
-	// IDs holds the request ids; ID(i) returns one.
+	// IDs holds the request ids; ID(i) returns one. Empty when the file
+	// was read ForAnalysis (ReadOptions).
 	IDs              StringColumn
 	PromptTokens     []int64
 	CompletionTokens []int64
 	TTFTms           []float64
 	E2Ems            []float64
 
-	// TRequestSent, TFirstText and TLastText are unix seconds.
+	// TRequestSent, TFirstText and TLastText are unix seconds. TFirstText
+	// is nil when the file was read ForAnalysis.
 	TRequestSent []float64
 	TFirstText   []float64
 	TLastText    []float64
@@ -104,7 +106,8 @@ type Requests struct {
 	Status []string
 	// MaxTokens is the request's max_tokens.
 	MaxTokens []int64
-	// TextChunks is the number of text-bearing streamed chunks.
+	// TextChunks is the number of text-bearing streamed chunks; nil when
+	// the file was read ForAnalysis and has no chunk_ms.
 	TextChunks []int64
 	// ChunkOffsets and ChunkMs hold the per-request chunk arrival offsets
 	// (ms since the request was sent) flattened: request i's chunks are

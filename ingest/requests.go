@@ -100,6 +100,16 @@ type ReadOptions struct {
 	// refused with a "too large" *FileError. 0 means DefaultMaxRowsPerRun.
 	MaxRows int
 
+	// ForAnalysis reads a file for the analysis alone, which never looks
+	// at the request ids, t_first_text, or text_chunks without chunk_ms:
+	// their values are still checked (ids for uniqueness, the others as
+	// any value) but not kept, so Requests.IDs is empty and TFirstText
+	// (and TextChunks without ChunkMs) nil. A Parquet file whose row-group
+	// statistics show every t_first_text or text_chunks value valid does
+	// not have that column decoded at all; the statistics are trusted for
+	// that check only, which no figure depends on.
+	ForAnalysis bool
+
 	// pqarrowOnly reads Parquet through pqarrow alone, never the typed
 	// column readers: the reference the tests compare the fast path with.
 	pqarrowOnly bool
@@ -464,6 +474,15 @@ func newRequests(l *requestLayout, capHint int) *Requests {
 		q.Phase = make([]Phase, 0, capHint)
 	}
 	return q
+}
+
+// trimForAnalysis drops the columns a file read ForAnalysis does not keep.
+func (q *Requests) trimForAnalysis() {
+	q.IDs = StringColumn{}
+	q.TFirstText = nil
+	if q.ChunkOffsets == nil {
+		q.TextChunks = nil
+	}
 }
 
 // removeRows deletes the rows at the given indices, which must be sorted

@@ -94,6 +94,9 @@ func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFi
 	}
 	dropDuplicates(rf.Requests, l, path, nil, &x)
 	x.store(rf)
+	if opts.ForAnalysis {
+		rf.Requests.trimForAnalysis()
+	}
 	return rf, nil
 }
 

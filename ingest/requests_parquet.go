@@ -161,7 +161,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 		return rf, footerRows, nil
 	}
 	if !opts.pqarrowOnly {
-		if typed := readParquetTyped(pf, fields, l, pr.used, path, n); typed != nil {
+		if typed := readParquetTyped(pf, fields, l, pr.used, path, n, opts.ForAnalysis); typed != nil {
 			return typed, footerRows, nil
 		}
 	}
@@ -271,6 +271,9 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	q.removeRows(drop)
 	dropDuplicates(q, l, path, removeAt(cols[colRequestID].hashes, drop), &x)
 	x.store(rf)
+	if opts.ForAnalysis {
+		q.trimForAnalysis()
+	}
 	return rf, footerRows, nil
 }
 

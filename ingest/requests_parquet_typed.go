@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/metadata"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
@@ -91,10 +93,22 @@ type typedValues struct {
 // It returns nil when the file needs the pqarrow path: a column stored
 // otherwise, a value the row checks exclude, E2E_ms below TTFT_ms, a
 // decoding error, or a column whose length disagrees with the footer.
-func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int) (rf *RequestFile) {
+func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, forAnalysis bool) (rf *RequestFile) {
 	cols, ok := typedLayout(pf, fields, l, used)
 	if !ok {
 		return nil
+	}
+	if forAnalysis {
+		// Columns the analysis never reads need no decoding when the
+		// statistics show every value valid.
+		kept := cols[:0]
+		for _, tc := range cols {
+			if (tc.c == colTFirstText || tc.c == colTextChunks) && statsShowValid(pf, tc) {
+				continue
+			}
+			kept = append(kept, tc)
+		}
+		cols = kept
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -115,7 +129,7 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 					vals[tc.c].err = fmt.Errorf("%v", p)
 				}
 			}()
-			vals[tc.c] = readTypedColumn(pf, tc, n, seed)
+			vals[tc.c] = readTypedColumn(pf, tc, n, seed, forAnalysis)
 		}()
 	}
 	wg.Wait()
@@ -171,6 +185,16 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 		}
 	}
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
+	if forAnalysis {
+		// The ids are not kept: unique hashes prove unique ids, and any
+		// two equal hashes (a duplicate, or a collision) leave the file to
+		// the pqarrow path, which reports the duplicates.
+		if hashesRepeat(vals[colRequestID].hashes) {
+			return nil
+		}
+		q.trimForAnalysis()
+		return rf
+	}
 	var x exclusions
 	dropDuplicates(q, l, path, vals[colRequestID].hashes, &x)
 	x.store(rf)
@@ -178,7 +202,7 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 }
 
 // readTypedColumn decodes every row group of one column.
-func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed) typedValues {
+func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, hashOnly bool) typedValues {
 	var v typedValues
 	info := requestColumns[tc.c]
 	switch info.kind {
@@ -187,7 +211,9 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed) 
 	case kindNumber, kindUnixTime:
 		v.floats = make([]float64, 0, n)
 	case kindID:
-		v.ids.grow(n, 12*n)
+		if !hashOnly {
+			v.ids.grow(n, 12*n)
+		}
 		v.hashes = make([]uint64, 0, n)
 	case kindStatus:
 		v.strs = make([]string, 0, n)
@@ -303,11 +329,13 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed) 
 					if s == "" {
 						markMissing()
 					}
-					if !v.ids.fits(len(s)) {
-						v.err = fmt.Errorf("more than %d bytes of strings; split the file", math.MaxInt32)
-						return v
+					if !hashOnly {
+						if !v.ids.fits(len(s)) {
+							v.err = fmt.Errorf("more than %d bytes of strings; split the file", math.MaxInt32)
+							return v
+						}
+						v.ids.Append(s)
 					}
-					v.ids.Append(s)
 					v.hashes = append(v.hashes, maphash.String(seed, s))
 				case kindStatus, kindPhase:
 					var s string
@@ -373,4 +401,83 @@ func intern(m map[string]string, b parquet.ByteArray) string {
 		m[s] = s
 	}
 	return s
+}
+
+// statsShowValid reports whether every row group's statistics prove every
+// value of an optional number or count column valid: no value below 0 and
+// none infinite (NaN and null are missing values there), or nothing but
+// nulls.
+func statsShowValid(pf *file.Reader, tc typedColumn) bool {
+	md := pf.MetaData()
+	for g := range pf.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(tc.leaf)
+		if err != nil {
+			return false
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return false
+		}
+		if st.NullCount() == cc.NumValues() {
+			continue // nothing but nulls
+		}
+		if !st.HasMinMax() {
+			return false
+		}
+		switch st := st.(type) {
+		case *metadata.Float64Statistics:
+			lo, hi := st.Min(), st.Max()
+			if !(lo >= 0 && hi <= math.MaxFloat64) {
+				return false
+			}
+		case *metadata.Int64Statistics:
+			if st.Min() < 0 {
+				return false
+			}
+		case *metadata.Int32Statistics:
+			if st.Min() < 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hashesRepeat reports whether two of hashes are equal. It buckets them
+// by their top 16 bits in one counting pass, so each bucket is a few
+// values, sorted in place and compared with its neighbours.
+func hashesRepeat(hashes []uint64) bool {
+	if len(hashes) < 2 {
+		return false
+	}
+	const bits = 16
+	var starts [1<<bits + 1]int32
+	for _, h := range hashes {
+		starts[h>>(64-bits)+1]++
+	}
+	for b := range 1 << bits {
+		starts[b+1] += starts[b]
+	}
+	next := starts
+	bucketed := make([]uint64, len(hashes))
+	for _, h := range hashes {
+		b := h >> (64 - bits)
+		bucketed[next[b]] = h
+		next[b]++
+	}
+	for b := range 1 << bits {
+		part := bucketed[starts[b]:starts[b+1]]
+		if len(part) < 2 {
+			continue
+		}
+		slices.Sort(part)
+		for k := 1; k < len(part); k++ {
+			if part[k] == part[k-1] {
+				return true
+			}
+		}
+	}
+	return false
 }

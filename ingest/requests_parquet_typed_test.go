@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow/go/v17/parquet/file"
 )
 
 // readBothWays reads data with the typed column readers (when they take
@@ -33,7 +34,71 @@ func readBothWays(t *testing.T, data []byte) bool {
 	if got.RowsRead != ref.RowsRead || !reflect.DeepEqual(got.Excluded, ref.Excluded) || !reflect.DeepEqual(got.Unlisted, ref.Unlisted) {
 		t.Errorf("rows read %d, excluded %v, unlisted %v; pqarrow alone %d, %v, %v", got.RowsRead, got.Excluded, got.Unlisted, ref.RowsRead, ref.Excluded, ref.Unlisted)
 	}
+	// Read for the analysis, the file gives the same rows without the
+	// columns the analysis does not keep.
+	lean, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", parquetBatchRows, ReadOptions{ForAnalysis: true})
+	if err != nil {
+		t.Fatalf("ForAnalysis: %v", err)
+	}
+	trimmed := *ref.Requests
+	trimmed.trimForAnalysis()
+	reqCheckRequests(t, lean.Requests, &trimmed)
+	if lean.RowsRead != ref.RowsRead || !reflect.DeepEqual(lean.Excluded, ref.Excluded) || !reflect.DeepEqual(lean.Unlisted, ref.Unlisted) {
+		t.Errorf("ForAnalysis: rows read %d, excluded %v, unlisted %v; pqarrow alone %d, %v, %v", lean.RowsRead, lean.Excluded, lean.Unlisted, ref.RowsRead, ref.Excluded, ref.Unlisted)
+	}
 	return got.typed
+}
+
+func TestHashesRepeat(t *testing.T) {
+	tests := []struct {
+		hashes []uint64
+		want   bool
+	}{
+		{nil, false},
+		{[]uint64{7}, false},
+		{[]uint64{1, 2, 3, 1 << 63, 1<<63 | 1}, false},
+		{[]uint64{5, 9, 5}, true},
+		{[]uint64{1<<63 | 4, 3, 1<<63 | 4}, true},      // same top bits, equal
+		{[]uint64{1<<63 | 4, 1<<63 | 5, 1 << 62}, false}, // same top bits, different
+	}
+	for _, tt := range tests {
+		if got := hashesRepeat(tt.hashes); got != tt.want {
+			t.Errorf("hashesRepeat(%x) = %v, want %v", tt.hashes, got, tt.want)
+		}
+	}
+}
+
+// TestTypedParquetSkipsValidUnusedColumns checks that a file read for the
+// analysis has t_first_text and text_chunks decoded only when their
+// statistics leave a doubt.
+func TestTypedParquetSkipsValidUnusedColumns(t *testing.T) {
+	o := reqParquetOpts{compress.Codecs.Zstd, true, 0}
+	good := typedFile(t, o, typedBase(50)...)
+	bad := typedFile(t, o, withValue(typedBase(50), "t_first_text", 4, -1.0)...)
+	for _, tt := range []struct {
+		name   string
+		data   []byte
+		skip   bool
+		rows   int
+		excess int
+	}{{"valid", good, true, 50, 0}, {"a negative t_first_text", bad, false, 50, 1}} {
+		pf, err := file.NewParquetReader(bytes.NewReader(tt.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf := pf.MetaData().Schema.ColumnIndexByName("t_first_text")
+		if got := statsShowValid(pf, typedColumn{c: colTFirstText, leaf: leaf}); got != tt.skip {
+			t.Errorf("%s: statistics show t_first_text valid: %v, want %v", tt.name, got, tt.skip)
+		}
+		rf, _, err := readRequestsParquet(bytes.NewReader(tt.data), "r.parquet", parquetBatchRows, ReadOptions{ForAnalysis: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rf.RowsRead != tt.rows || rf.ExcludedRows() != tt.excess || rf.Requests.TFirstText != nil || rf.Requests.IDs.Len() != 0 {
+			t.Errorf("%s: %d rows read, %d excluded, t_first_text kept %v, %d ids kept; want %d, %d, none, none",
+				tt.name, rf.RowsRead, rf.ExcludedRows(), rf.Requests.TFirstText != nil, rf.Requests.IDs.Len(), tt.rows, tt.excess)
+		}
+	}
 }
 
 // typedCol is one column of a generated file: values are int64, int32,

@@ -216,7 +216,7 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 				for i := range next {
 					r := runs[i]
 					if r.pending {
-						r.readFiles(sw.Root, sw.Config, ReadOptions{MaxRows: sw.opts.MaxRowsPerRun})
+						r.readFiles(sw.Root, sw.Config, ReadOptions{MaxRows: sw.opts.MaxRowsPerRun, ForAnalysis: !sw.keepRecords})
 						r.dropRecords = !sw.keepRecords
 						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
 							progressMu.Lock()
