@@ -321,13 +321,19 @@ func pooledDistribution(metric, unit, sample, method string, cs [][]float64) (Di
 	}
 	n := total(cs)
 	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: n, MeanWeighting: meanWeighting(sample)}
-	sum := 0.0
+	sum, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		for _, x := range c {
 			sum += x
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
 		}
 	}
-	points := cdf(cs)
+	points := cdfIn(cs, lo, hi)
 	for _, pt := range points {
 		switch pt.P {
 		case 0.50:
@@ -356,12 +362,16 @@ func cdfProbabilities() []float64 {
 	return ps
 }
 
-func cdf(cs [][]float64) []CDFPoint {
+func cdf(cs [][]float64) []CDFPoint { return cdfIn(cs, math.NaN(), math.NaN()) }
+
+// cdfIn is cdf with the sample's minimum and maximum given (NaN when not
+// known).
+func cdfIn(cs [][]float64, lo, hi float64) []CDFPoint {
 	if total(cs) == 0 {
 		return nil
 	}
 	ps := cdfProbabilities()
-	q := quantiles(cs, ps, NearestRank)
+	q := quantilesAt(ps, NearestRank, total(cs), func(ranks []int) []float64 { return rankValuesIn(cs, ranks, lo, hi) })
 	out := make([]CDFPoint, len(ps))
 	for i, p := range ps {
 		out[i] = CDFPoint{P: p, Value: Num(q[i])}

@@ -44,6 +44,12 @@ func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 	return quantilesAt(ps, method, n, func(ranks []int) []float64 { return rankValues(cs, ranks) })
 }
 
+// quantilesIn is quantiles of a non-empty sample whose minimum and
+// maximum are known.
+func quantilesIn(cs [][]float64, ps []float64, method string, lo, hi float64) []float64 {
+	return quantilesAt(ps, method, total(cs), func(ranks []int) []float64 { return rankValuesIn(cs, ranks, lo, hi) })
+}
+
 // quantilesAt computes the p-quantiles of a sample of n > 0 values by the
 // given method from the values at the 0-based ranks it asks valuesAt for
 // (ascending and unique).
@@ -105,6 +111,12 @@ const histogramSelectMin = 1 << 14
 // recursively, so a large sample is read about twice in all instead of once
 // per selection, and is never copied whole.
 func rankValues(cs [][]float64, ranks []int) []float64 {
+	return rankValuesIn(cs, ranks, math.NaN(), math.NaN())
+}
+
+// rankValuesIn is rankValues with the sample's minimum and maximum given
+// (NaN when the caller has not computed them), saving a pass.
+func rankValuesIn(cs [][]float64, ranks []int, lo, hi float64) []float64 {
 	out := make([]float64, len(ranks))
 	n := total(cs)
 	if n < histogramSelectMin {
@@ -121,14 +133,16 @@ func rankValues(cs [][]float64, ranks []int) []float64 {
 		}
 		return out
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range cs {
-		for _, x := range c {
-			if x < lo {
-				lo = x
-			}
-			if x > hi {
-				hi = x
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, c := range cs {
+			for _, x := range c {
+				if x < lo {
+					lo = x
+				}
+				if x > hi {
+					hi = x
+				}
 			}
 		}
 	}

@@ -391,16 +391,19 @@ func distributionOf(metric, unit, sample, method string, cs [][]float64) Distrib
 		d.Unavailable = "no samples"
 		return d
 	}
-	sum, max := 0.0, math.Inf(-1)
+	sum, min, max := 0.0, math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		for _, x := range c {
 			sum += x
 			if x > max {
 				max = x
 			}
+			if x < min {
+				min = x
+			}
 		}
 	}
-	q := quantiles(cs, []float64{0.50, 0.95, 0.99}, method)
+	q := quantilesIn(cs, []float64{0.50, 0.95, 0.99}, method, min, max)
 	d.P50, d.P95, d.P99 = Num(q[0]), Num(q[1]), Num(q[2])
 	d.Max, d.Mean = Num(max), Num(sum/float64(n))
 	return d
