@@ -58,7 +58,7 @@ func TestHashesRepeat(t *testing.T) {
 		{[]uint64{7}, false},
 		{[]uint64{1, 2, 3, 1 << 63, 1<<63 | 1}, false},
 		{[]uint64{5, 9, 5}, true},
-		{[]uint64{1<<63 | 4, 3, 1<<63 | 4}, true},      // same top bits, equal
+		{[]uint64{1<<63 | 4, 3, 1<<63 | 4}, true},        // same top bits, equal
 		{[]uint64{1<<63 | 4, 1<<63 | 5, 1 << 62}, false}, // same top bits, different
 	}
 	for _, tt := range tests {

@@ -1119,6 +1119,7 @@ func FuzzReadRequestsCSV(f *testing.F) {
 		var rf *RequestFile
 		var err error
 		withinBudget(t, "ReadRequestsCSV", len(data), func() { rf, err = ReadRequestsCSV(bytes.NewReader(data), "f.csv") })
+		csvMatchesReference(t, data, rf, err)
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Severity != Error || fe.File != "f.csv" || fe.Message == "" {

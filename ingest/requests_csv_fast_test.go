@@ -1,0 +1,77 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// csvMatchesReference fails unless rf and err, from ReadRequestsCSV on
+// data, are what encoding/csv alone (readCSVSlow from the first line)
+// gives: the same rows, exclusions and error.
+func csvMatchesReference(t *testing.T, data []byte, rf *RequestFile, err error) {
+	t.Helper()
+	ref, refErr := readCSVSlow(bytes.NewReader(data), bytes.NewReader(data), "f.csv", ReadOptions{}, nil, 1)
+	if fmt.Sprint(err) != fmt.Sprint(refErr) {
+		t.Fatalf("error %v, encoding/csv alone %v", err, refErr)
+	}
+	if refErr != nil {
+		return
+	}
+	reqCheckRequests(t, rf.Requests, ref.Requests)
+	if rf.RowsRead != ref.RowsRead || !reflect.DeepEqual(rf.Excluded, ref.Excluded) || !reflect.DeepEqual(rf.Unlisted, ref.Unlisted) {
+		t.Errorf("rows read %d, excluded %v, unlisted %v; encoding/csv alone %d, %v, %v",
+			rf.RowsRead, rf.Excluded, rf.Unlisted, ref.RowsRead, ref.Excluded, ref.Unlisted)
+	}
+}
+
+// TestCSVFastPathMatchesEncodingCSV reads files the line splitter takes
+// whole and files it hands on to encoding/csv part-way, both ways.
+func TestCSVFastPathMatchesEncodingCSV(t *testing.T) {
+	const header = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,t_request_sent\n"
+	row := func(i int) string {
+		return fmt.Sprintf("r%d,%d,%d,%d.5,%d.25,ok,%d.125\n", i, 10+i%7, 2+i%5, 40+i%3, 900+i%11, 1790000000+i)
+	}
+	var many strings.Builder
+	many.WriteString(header)
+	for i := range 60_000 { // about 2.5 MB: lines cross the 1 MiB buffer's edges
+		many.WriteString(row(i))
+	}
+	long := header + row(1) + "r2,1,2,3,4,ok," + strings.Repeat("9", 2<<20) + "\n" + row(3)
+	tests := []struct{ name, data string }{
+		{"plain", header + row(1) + row(2)},
+		{"many rows", many.String()},
+		{"crlf", strings.ReplaceAll(header+row(1)+row(2), "\n", "\r\n")},
+		{"bom", "\ufeff" + header + row(1)},
+		{"two boms", "\ufeff\ufeff" + header + row(1)},
+		{"bom, quoted header", "\ufeff\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"},
+		{"quoted header after blank lines", "\n\n\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"},
+		{"quote mid-file", header + row(1) + "\"r2\",1,2,3,4,ok,5\n" + row(3)},
+		{"quoted newline mid-file", header + row(1) + "\"r\n2\",1,2,3,4,ok,5\n" + row(3)},
+		{"unterminated quote", header + row(1) + "r2,1,2,3,4,\"ok,5\n" + row(3) + row(4)},
+		{"stray quote inside a field", header + "r1,1,2,3,4,o\"k,5\n"},
+		{"blank and space lines", header + "\n" + row(1) + "   \n\r\n" + row(2)},
+		{"no final newline", header + row(1) + strings.TrimSuffix(row(2), "\n")},
+		{"final carriage return", header + row(1) + strings.TrimSuffix(row(2), "\n") + "\r"},
+		{"carriage return inside a field", header + "r1,1,2,3,4,o\rk,5\n"},
+		{"field counts", header + "r1,1,2\n" + "r2,1,2,3,4,ok,5,6\n" + ",,,,,,\n"},
+		{"bad values", header + "r1,x,2,3,4,ok,5\nr2,1,2,3,-4,ok,5\nr3,1,2,NaN,4,ok,5\nr4,1,2,30,4,ok,5\n"},
+		{"failed and zero-token rows", header + "r1,1,,,,HTTP 500,5\nr2,1,0,,,ok,6\n"},
+		{"duplicate ids", header + row(1) + row(1) + row(2)},
+		{"NUL and bad UTF-8", header + "r\x001,1,2,3,4,o\xffk,5\n"},
+		{"line over a record's limit", long},
+		{"header only", header},
+		{"empty", ""},
+		{"blank lines only", "\n\r\n\n"},
+		{"bom only", "\ufeff"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.data)
+			rf, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+			csvMatchesReference(t, data, rf, err)
+		})
+	}
+}
