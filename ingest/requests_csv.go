@@ -3,12 +3,14 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 	"strings"
 	"unsafe"
 )
@@ -197,17 +199,31 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 	return st.finish(), nil
 }
 
-// splitFields splits a line without quotes at its commas, into views of it.
+// splitFields splits a line without quotes at its commas, into views of
+// it. It finds the commas eight bytes at a time: fields are a few bytes
+// long, shorter than a call to IndexByte is worth.
 func splitFields(dst []string, line []byte) []string {
+	const ones, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
 	s := unsafe.String(unsafe.SliceData(line), len(line))
-	for {
-		i := strings.IndexByte(s, ',')
-		if i < 0 {
-			return append(dst, s)
+	start, i := 0, 0
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:]) ^ (ones * ',')
+		// 0x80 in every byte of x that is zero (a comma), exactly.
+		m := ^((x&low7 + low7) | x | low7)
+		for m != 0 {
+			k := i + bits.TrailingZeros64(m)/8
+			dst = append(dst, s[start:k])
+			start = k + 1
+			m &= m - 1
 		}
-		dst = append(dst, s[:i])
-		s = s[i+1:]
 	}
+	for ; i < len(line); i++ {
+		if line[i] == ',' {
+			dst = append(dst, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(dst, s[start:])
 }
 
 // readCSVRest reads the rest of a file with encoding/csv: data[pos:] is

@@ -75,3 +75,13 @@ func TestCSVFastPathMatchesEncodingCSV(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitFields(t *testing.T) {
+	for _, line := range []string{"", ",", ",,", "a", "a,b", "abcdefgh,", ",abcdefgh", "abcdefg,hijklmn,opq", "req-1-0,1405,211,53.656,3182.169,1790000000.000459,1790000000.054115,1790000003.182628,ok,512,211",
+		",-1,-,--,,,,,,,,,,,,,,,,x", "\x00,\xff\xfe,\x2c\x2c\x2d"} {
+		got := splitFields(nil, []byte(line))
+		if want := strings.Split(line, ","); !reflect.DeepEqual(got, want) {
+			t.Errorf("splitFields(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
