@@ -183,6 +183,9 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 					lastLine: line, maxRows: opts.maxRows()}
 				interned = map[string]string{}
 				st.p = csvRowParser{l: l, q: st.rf.Requests, path: path, interned: interned}
+				if opts.ForAnalysis {
+					st.p.forAnalysis()
+				}
 			} else if err := st.record(fields, line); err != nil {
 				return nil, err
 			}
@@ -274,6 +277,9 @@ func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvSta
 		st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)},
 			lastLine: headerLine, maxRows: opts.maxRows()}
 		st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
+		if opts.ForAnalysis {
+			st.p.forAnalysis()
+		}
 	}
 	// Records from here on are owned by encoding/csv: no interning needed.
 	st.p.interned = nil
@@ -367,6 +373,9 @@ type csvRowParser struct {
 	l    *requestLayout
 	q    *Requests
 	path string
+	// checkOnly marks the columns read ForAnalysis that are checked but
+	// not kept: a plain decimal there needs no conversion.
+	checkOnly [numReqColumns]bool
 	// interned, when not nil, holds the status texts kept so far: records
 	// are views of a buffer that is reused, so a kept status is copied,
 	// once per distinct text.
@@ -437,6 +446,9 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		default:
 			s := trimBlanks(raw)
 			info := requestColumns[c]
+			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount) {
+				continue
+			}
 			if s == "" {
 				if info.required && !mayBeEmpty(c, failed, zeroTokens) {
 					pr = probMissing
@@ -543,6 +555,38 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	}
 	q.N++
 	return Diagnostic{}, "", false
+}
+
+// plainDecimal reports whether s is digits, with one '.' among them
+// unless integer is set: a value every number (or count) column accepts.
+// Longer values are left to the full parse, which knows their range.
+func plainDecimal(s string, integer bool) bool {
+	if len(s) == 0 || len(s) > 18 {
+		return false
+	}
+	dot, digits := false, 0
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9':
+			digits++
+		case ch == '.' && !dot && !integer:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// forAnalysis sets p up to read a file ForAnalysis: the columns that are
+// only checked are not allocated.
+func (p *csvRowParser) forAnalysis() {
+	p.checkOnly[colTFirstText] = true
+	p.q.TFirstText = nil
+	if !p.l.has(colChunkMs) {
+		p.checkOnly[colTextChunks] = true
+		p.q.TextChunks = nil
+	}
 }
 
 // quotedNewlineHint explains a wrong field count on a record that a quoted

@@ -85,3 +85,54 @@ func TestSplitFields(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainDecimal(t *testing.T) {
+	for _, tt := range []struct {
+		s               string
+		number, integer bool
+	}{
+		{"0", true, true}, {"12", true, true}, {"12.5", true, false}, {".5", true, false}, {"5.", true, false},
+		{"", false, false}, {".", false, false}, {"1.2.3", false, false}, {"-1", false, false}, {"1e3", false, false},
+		{"NaN", false, false}, {"+1", false, false}, {" 1", false, false}, {"1234567890123456789", false, false},
+	} {
+		if got := plainDecimal(tt.s, false); got != tt.number {
+			t.Errorf("plainDecimal(%q, false) = %v, want %v", tt.s, got, tt.number)
+		}
+		if got := plainDecimal(tt.s, true); got != tt.integer {
+			t.Errorf("plainDecimal(%q, true) = %v, want %v", tt.s, got, tt.integer)
+		}
+		// Whatever plainDecimal accepts, the full parse accepts.
+		if plainDecimal(tt.s, false) {
+			if _, p := parseNumber(tt.s); p != probNone {
+				t.Errorf("plainDecimal accepts %q, parseNumber finds %v", tt.s, p)
+			}
+		}
+		if plainDecimal(tt.s, true) {
+			if _, p := parseCount(tt.s); p != probNone {
+				t.Errorf("plainDecimal accepts %q as a count, parseCount finds %v", tt.s, p)
+			}
+		}
+	}
+}
+
+// TestCSVForAnalysis checks that a file read for the analysis gives the
+// rows of a full read without the columns the analysis does not keep,
+// and the same exclusions, including bad values in those columns.
+func TestCSVForAnalysis(t *testing.T) {
+	data := []byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,t_first_text,text_chunks\n" +
+		"a,1,2,3,4,5.5,2\nb,1,2,3,4,-5,2\nc,1,2,3,4,,2.5\nd,1,2,3,4,NaN,\ne,1,2,3,4,1e400,2\nf,1,2,3,4,77,x\n")
+	full, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := ReadRequestsCSVWith(bytes.NewReader(data), "f.csv", ReadOptions{ForAnalysis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed := *full.Requests
+	trimmed.trimForAnalysis()
+	reqCheckRequests(t, lean.Requests, &trimmed)
+	if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
+		t.Errorf("ForAnalysis: %d rows read, %d kept, excluded %v; full read excluded %v", lean.RowsRead, lean.Requests.N, lean.Excluded, full.Excluded)
+	}
+}
