@@ -379,7 +379,8 @@ type csvRowParser struct {
 	// interned, when not nil, holds the status texts kept so far: records
 	// are views of a buffer that is reused, so a kept status is copied,
 	// once per distinct text.
-	interned map[string]string
+	interned   map[string]string
+	lastStatus string // the status kept last, when interning
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -528,8 +529,11 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	if q.Status != nil {
 		switch {
 		case p.interned != nil:
-			if s, ok := p.interned[status]; ok {
+			if status == p.lastStatus {
+				status = p.lastStatus // most rows repeat the one before
+			} else if s, ok := p.interned[status]; ok {
 				status = s
+				p.lastStatus = s
 			} else {
 				status = strings.Clone(status)
 				if len(p.interned) < maxInterned {

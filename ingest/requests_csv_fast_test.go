@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,5 +135,40 @@ func TestCSVForAnalysis(t *testing.T) {
 	reqCheckRequests(t, lean.Requests, &trimmed)
 	if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
 		t.Errorf("ForAnalysis: %d rows read, %d kept, excluded %v; full read excluded %v", lean.RowsRead, lean.Requests.N, lean.Excluded, full.Excluded)
+	}
+}
+
+// TestParseNumberEightDigitRuns compares parseNumber with ParseFloat on
+// decimals whose digits come in runs of eight and more, and on strings that
+// look like them but are not numbers.
+func TestParseNumberEightDigitRuns(t *testing.T) {
+	cases := []string{"12345678", "123456789", "1790000000.000459", "12345678.", "12345678.87654321", "99999999",
+		"00000000", "0000000000000000001", "1234567.8", "1790000003.182628"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		intDigits, fracDigits := rng.IntN(17), rng.IntN(12)
+		var b strings.Builder
+		for range intDigits {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		if fracDigits > 0 || intDigits == 0 {
+			b.WriteByte('.')
+			for range max(fracDigits, 1) {
+				b.WriteByte(byte('0' + rng.IntN(10)))
+			}
+		}
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		got, p := parseNumber(s)
+		want, err := parseFloatRef(s)
+		if p != probNone || err != nil || got != want {
+			t.Fatalf("parseNumber(%q) = %v, %v; ParseFloat = %v, %v", s, got, p, want, err)
+		}
+	}
+	for _, s := range []string{"1234567a", "12345678a", "1234567:", "123456789/", "12.345678.9", "1e12345678"} {
+		if _, p := parseNumber(s); p == probNone {
+			t.Errorf("parseNumber(%q) accepted it", s)
+		}
 	}
 }
