@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,6 +238,17 @@ func TestImportErrors(t *testing.T) {
 	}
 }
 
+// The GuideLLM fixture of a schema version benchnote does not know is
+// refused by name and version, as the file it is.
+func TestUnsupportedGuideLLMVersionFixture(t *testing.T) {
+	p := filepath.Join(fixtures, "guidellm", "v3-benchmarks.json")
+	_, err := ImportFiles([]string{p}, Options{})
+	want := p + ": $.metadata.version: GuideLLM benchmarks.json schema version 3 is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
 // The format comes from the content: a vLLM result named like a CSV is
 // still a vLLM result, and --format overrides detection.
 func TestDetectFromContent(t *testing.T) {
@@ -344,5 +356,30 @@ func readAllErr(p *pyJSON) ([]byte, error) {
 			}
 			return out.Bytes(), err
 		}
+	}
+}
+
+// A GenAI-Perf request whose chunks carry no id is numbered, and request
+// ids are then unavailable, whichever request lacks one.
+func TestGenAIPerfRequestIDs(t *testing.T) {
+	req := func(ts int, id string) string {
+		chunk := `data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n`
+		if id != "" {
+			chunk = `data: {\"id\":\"` + id + `\",\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n`
+		}
+		return fmt.Sprintf(`{"timestamp": %d, "response_timestamps": [%d], "response_outputs": [{"response": "%s"}]}`, ts, ts+5000000, chunk)
+	}
+	data := `{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [` + req(1000000000, "a") + `, ` + req(2000000000, "") + `]}]}`
+	p := filepath.Join(t.TempDir(), "profile_export.json")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := importOne(t, p)
+	q, prov := run.Requests, run.Config.Provenance
+	if q.ID(0) != "a" || q.ID(1) != "1-2" || q.TTFTms[1] != 5 {
+		t.Errorf("ids %q %q, TTFT %v", q.ID(0), q.ID(1), q.TTFTms[1])
+	}
+	if !prov.Has(ingest.UnavailableRequestIDs) || !slices.Contains(prov.Recomputed, "request ids: 1 of 2 requests had no chunk id of their own (or shared one) and were numbered") {
+		t.Errorf("unavailable %v, recomputed %v", prov.Unavailable, prov.Recomputed)
 	}
 }
