@@ -438,7 +438,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		{Metric: "completion tokens", Source: "output_sequence_length counts the response text with the client tokenizer named in --tokenizer (another model's, unless set)",
 			Benchnote: "the server's usage.completion_tokens, read from the stream"},
 		{Metric: "ITL", Source: "(request latency − TTFT) / (output_sequence_length − 1), with the client tokenizer's count and the latency to the last response (usage chunk and [DONE] included)",
-			Benchnote: "mean ITL is Σ(E2E − TTFT) / Σ(n − 1) with E2E at the last text-bearing chunk and n from usage"},
+			Benchnote: "that is benchnote's TPOT, here with E2E at the last text-bearing chunk and n from usage; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
 		{Metric: "E2E", Source: "request_latency ends at the last response received, [DONE] included",
 			Benchnote: "E2E ends at the last text-bearing chunk"},
 	}
