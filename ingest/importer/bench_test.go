@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -72,6 +73,24 @@ func writeVLLMResult(tb testing.TB, path string, n int) int64 {
 	st, _ := f.Stat()
 	f.Close()
 	return st.Size()
+}
+
+// TestWriteGeneratedVLLMResult writes the generated vLLM result that
+// BenchmarkImportVLLMGenerated imports to a file, for timing the import
+// command end to end (docs/benchmarks.md):
+//
+//	BENCHNOTE_VLLM_RESULT=1000000:/tmp/gen.json go test ./ingest/importer -run TestWriteGeneratedVLLMResult
+func TestWriteGeneratedVLLMResult(t *testing.T) {
+	spec := os.Getenv("BENCHNOTE_VLLM_RESULT")
+	if spec == "" {
+		t.Skip("set BENCHNOTE_VLLM_RESULT=N:PATH to write a generated vLLM result of N requests to PATH")
+	}
+	count, path, ok := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 1 || path == "" {
+		t.Fatalf("BENCHNOTE_VLLM_RESULT=%q: want N:PATH", spec)
+	}
+	t.Logf("%s: %d requests, %d bytes", path, n, writeVLLMResult(t, path, n))
 }
 
 // BenchmarkImportVLLMGenerated imports generated vLLM results of 100k and
