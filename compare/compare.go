@@ -67,6 +67,11 @@ type Test struct {
 	MinP   analyze.Num `json:"min_p"`
 	Method string      `json:"method"`
 	Ties   bool        `json:"ties"`
+	// Alpha is the level PAdjusted is held to; NBase and NNew are the
+	// runs with a value on each side (the test's sample sizes).
+	Alpha float64 `json:"alpha"`
+	NBase int     `json:"n_base"`
+	NNew  int     `json:"n_new"`
 }
 
 // Row is one headline statistic at one level.
@@ -313,7 +318,7 @@ func newRow(m Metric, b, n Across, ok bool, opts Options) Row {
 		return row
 	}
 	row.Test = &Test{U: analyze.Num(mw.U), P: analyze.Num(mw.P), PAdjusted: analyze.Num(mw.P),
-		MinP: analyze.Num(mw.MinP), Method: mw.Method, Ties: mw.Ties}
+		MinP: analyze.Num(mw.MinP), Method: mw.Method, Ties: mw.Ties, Alpha: opts.Alpha, NBase: mw.N2, NNew: mw.N1}
 	return row
 }
 
@@ -349,7 +354,11 @@ func decide(levels []LevelResult, opts Options) Tests {
 	for k, rf := range refs {
 		row := &levels[rf.l].Rows[rf.r]
 		row.Test.PAdjusted = analyze.Num(adjusted[k])
-		if float64(row.Test.MinP) >= t.EffectiveAlpha {
+		// A row whose floor is not below α/m can still be rejected by
+		// Holm's later steps (it is compared with α/(m−j+1) once the j−1
+		// smaller p-values are rejected) when other rows have more runs:
+		// then its runs were enough, and it needs none.
+		if float64(row.Test.MinP) >= t.EffectiveAlpha && !(adjusted[k] < opts.Alpha) {
 			row.NeedRuns = t.RunsNeeded
 		}
 		switch {

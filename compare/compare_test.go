@@ -375,3 +375,68 @@ func FuzzParseThreshold(f *testing.F) {
 		}
 	})
 }
+
+// TestHolmRejectsRowsBelowTheFirstStep checks a family with unequal run
+// counts: a row whose floor is not below α/m is still flagged when Holm's
+// later steps reject it, and is undecided only when they cannot.
+//
+// Concurrency 4 has 8 runs a side, its 10 latencies 1.3× higher (exact p
+// 2/C(16, 8) = 2/12870 each) and its two rates equal on both sides (p = 1).
+// At concurrency 16 only TTFT p95 varies, also 1.3× higher, with 5 runs a
+// side (p = 2/C(10, 5) = 2/252); every other row there has no variation.
+// So m = 13 and α/m = 0.05/13 = 0.00385, which 5 vs 5 (floor 0.00794)
+// cannot beat: K = 6. Holm: the ten smallest p adjust to 13·2/12870 =
+// 26/12870; the eleventh, 2/252, to (13 − 10)·2/252 = 6/252 = 0.0238 < α,
+// so it is rejected. With 3 runs a side at concurrency 16 its p is 2/20
+// and adjusts to 3·0.1 = 0.3: undecided, needing 6 runs per side.
+func TestHolmRejectsRowsBelowTheFirstStep(t *testing.T) {
+	value := func(k float64) func(c, r int, key string) float64 {
+		return func(c, r int, key string) float64 {
+			m, _ := MetricByKey(key)
+			switch {
+			case c == 16 && key != "ttft.p95":
+				return baseValue(c, 0, key) // the same in every run, on both sides
+			case m.Unit == "ms":
+				return k * baseValue(c, r, key)
+			}
+			return baseValue(c, r, key)
+		}
+	}
+	opts := DefaultOptions()
+	opts.Correction = CorrectionHolm
+	for _, tt := range []struct {
+		runs16              int
+		p16, adj16          float64
+		verdict16           string
+		need16, regressions int
+	}{
+		{runs16: 5, p16: 2.0 / 252, adj16: 6.0 / 252, verdict16: VerdictRegression, need16: 0, regressions: 11},
+		{runs16: 3, p16: 2.0 / 20, adj16: 3 * 2.0 / 20, verdict16: VerdictUndecided, need16: 6, regressions: 10},
+	} {
+		base := fakeSweep{levels: []int{4, 16}, runs: 8, runsAt: map[int]int{16: tt.runs16}, value: value(1)}
+		new := base
+		new.value = value(1.3)
+		r := run(base, new, opts)
+		if r.Tests.Count != 13 || math.Abs(r.Tests.EffectiveAlpha-0.05/13) > 1e-15 || r.Tests.RunsNeeded != 6 {
+			t.Fatalf("%d runs at c16: tests %+v, want 13 tests, α/m = 0.05/13, K = 6", tt.runs16, r.Tests)
+		}
+		c4 := r.Levels[0].Rows[0] // TTFT p50 at concurrency 4
+		if math.Abs(float64(c4.Test.P)-2.0/12870) > 1e-15 || math.Abs(float64(c4.Test.PAdjusted)-26.0/12870) > 1e-15 ||
+			c4.Verdict != VerdictRegression || c4.NeedRuns != 0 || c4.Test.Alpha != 0.05 || c4.Test.NBase != 8 || c4.Test.NNew != 8 {
+			t.Errorf("%d runs at c16: c4 TTFT p50 %+v test %+v", tt.runs16, c4, *c4.Test)
+		}
+		c16 := r.Levels[1].Rows[1] // TTFT p95 at concurrency 16
+		if c16.Metric.Key != "ttft.p95" || math.Abs(float64(c16.Test.P)-tt.p16) > 1e-15 ||
+			math.Abs(float64(c16.Test.PAdjusted)-tt.adj16) > 1e-12 || c16.Verdict != tt.verdict16 || c16.NeedRuns != tt.need16 ||
+			c16.Test.NBase != tt.runs16 || c16.Test.NNew != tt.runs16 {
+			t.Errorf("%d runs at c16: c16 TTFT p95 verdict %q need %d, test %+v; want %q, need %d, p %v, adjusted %v",
+				tt.runs16, c16.Verdict, c16.NeedRuns, *c16.Test, tt.verdict16, tt.need16, tt.p16, tt.adj16)
+		}
+		if v := verdicts(r); v[VerdictRegression] != tt.regressions {
+			t.Errorf("%d runs at c16: verdicts %v, want %d regressions", tt.runs16, v, tt.regressions)
+		}
+		if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitFail || len(g.Lines) != tt.regressions {
+			t.Errorf("%d runs at c16: gate %d with %d lines, want 1 with %d", tt.runs16, g.Code, len(g.Lines), tt.regressions)
+		}
+	}
+}

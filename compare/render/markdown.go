@@ -128,7 +128,7 @@ func render(in Input, lay layout) string {
 				compare.ChangeText(lr.Row), pCell(lr.Row, r.Tests), verdictCell(lr.Row)})
 		}
 		if len(tab) > 0 {
-			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", "p", "verdict"}, tab))
+			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", pHeader(r.Tests), "verdict"}, tab))
 		}
 		if len(shown) < len(rows) {
 			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(rows)-len(shown))
@@ -179,7 +179,7 @@ func render(in Input, lay layout) string {
 				b.WriteString("Nothing but \"no change\" or \"not available\" at this level.\n\n")
 				continue
 			}
-			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", "p", "verdict"}, tab))
+			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", pHeader(r.Tests), "verdict"}, tab))
 			b.WriteString("\n")
 		}
 		if omittedRows > 0 {
@@ -401,6 +401,13 @@ func across(a compare.Across, unit string) string {
 		u = " %"
 	}
 	return fmt.Sprintf("%s ± %s%s (%d)", report.FormatNum(a.Median), report.FormatNum(a.MAD), u, a.N)
+}
+
+// pHeader names the p column with the level every row's p (or, under
+// Holm, its adjusted p, shown beside it) is held to, so that each row
+// states its α; its n is in the base and new cells.
+func pHeader(t compare.Tests) string {
+	return fmt.Sprintf("p (α = %s)", fmtFloat(t.Alpha))
 }
 
 func pCell(r compare.Row, t compare.Tests) string {
