@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -94,11 +95,27 @@ func render(in Input, lay layout) string {
 	if len(r.ErrorRate) > 0 {
 		fmt.Fprintf(&b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
 		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold. This is a guard, not a test: one run full of errors is enough.\n\n")
+		// Most severe first: the larger of the rises of the median and of
+		// the worst run; compare.json keeps them in level order.
+		shown := append([]compare.ErrorRateRise{}, r.ErrorRate...)
+		rise := func(e compare.ErrorRateRise) float64 {
+			return math.Max(e.NewMedian-e.BaseMedian, e.NewWorst-e.BaseWorst)
+		}
+		sort.SliceStable(shown, func(i, j int) bool { return rise(shown[i]) > rise(shown[j]) })
+		if lay.listCap >= 0 && len(shown) > lay.listCap {
+			shown = shown[:lay.listCap]
+			cut = append(cut, fmt.Sprintf("%d of %d error-rate rises", len(r.ErrorRate)-lay.listCap, len(r.ErrorRate)))
+		}
 		var rows [][]string
-		for _, e := range r.ErrorRate {
+		for _, e := range shown {
 			rows = append(rows, []string{e.Label, pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
 		}
-		b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+		if len(rows) > 0 {
+			b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+		}
+		if len(shown) < len(r.ErrorRate) {
+			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(r.ErrorRate)-len(shown))
+		}
 		b.WriteString("\n")
 	}
 	for _, l := range lists {
