@@ -440,3 +440,25 @@ func TestHolmRejectsRowsBelowTheFirstStep(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkloadCheckAtZero(t *testing.T) {
+	l := LevelID{Mode: ModeConcurrency, Value: 4}
+	prof := func(output float64) Profile {
+		return Profile{Levels: []LevelWorkload{{Level: l, PromptMedian: 500, OutputMedian: analyze.Num(output), EarlyStopPercent: 0}}}
+	}
+	rule, _ := RuleByKey("workload.output_tokens")
+	for _, tt := range []struct {
+		base, new float64
+		want      Check
+	}{
+		// Both medians 0 (every request failed or returned nothing): no drift.
+		{0, 0, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "0", Status: StatusWithinBounds, Effect: EffectNone,
+			Note: "largest difference at concurrency 4: +0.0 % (tolerance 5 %)"}},
+		{0, 12, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "12", Status: StatusBeyondBounds, Effect: EffectCaveat,
+			Note: "largest difference at concurrency 4: from 0 (tolerance 5 %); beyond tolerance at 1 of 1 common level(s)"}},
+	} {
+		if got := checkWorkload(rule, prof(tt.base), prof(tt.new)); got != tt.want {
+			t.Errorf("output medians %v → %v:\n got %+v\nwant %+v", tt.base, tt.new, got, tt.want)
+		}
+	}
+}
