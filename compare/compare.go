@@ -167,6 +167,9 @@ const (
 	OutcomeUndecided   = "undecided"
 	OutcomeImprovement = "improvement"
 	OutcomeNoChange    = "no change"
+	// OutcomeNothingCompared: no level is present on both sides, so
+	// nothing could be compared.
+	OutcomeNothingCompared = "nothing compared"
 )
 
 // Result is a whole comparison.
@@ -178,7 +181,8 @@ type Result struct {
 	// Outcome is OutcomeRegression when anything was flagged worse or the
 	// error rate rose, else OutcomeUndecided when a worse change beyond
 	// the threshold could not be tested, else OutcomeImprovement when
-	// something was flagged better, else OutcomeNoChange.
+	// something was flagged better, else OutcomeNoChange; it is
+	// OutcomeNothingCompared when no level is present on both sides.
 	Outcome string        `json:"outcome"`
 	Tests   Tests         `json:"tests"`
 	Levels  []LevelResult `json:"levels"`
@@ -410,6 +414,9 @@ func extent(xs []float64) (lo, hi float64) {
 }
 
 func outcome(r *Result) string {
+	if len(r.Levels) == 0 {
+		return OutcomeNothingCompared
+	}
 	var reg, undecided, imp bool
 	for _, l := range r.Levels {
 		for _, row := range l.Rows {

@@ -462,3 +462,26 @@ func TestWorkloadCheckAtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCommonLevelComparesNothing: a gate must not pass a comparison that
+// compared nothing.
+func TestNoCommonLevelComparesNothing(t *testing.T) {
+	r := run(fakeSweep{levels: []int{1, 4}, runs: 3}, fakeSweep{levels: []int{16}, runs: 3}, DefaultOptions())
+	if r.Outcome != OutcomeNothingCompared || len(r.Levels) != 0 || r.Tests.Count != 0 || len(r.OnlyBase) != 2 || len(r.OnlyNew) != 1 {
+		t.Fatalf("outcome %q, %d common levels, %d tests, only base %d, only new %d", r.Outcome, len(r.Levels), r.Tests.Count, len(r.OnlyBase), len(r.OnlyNew))
+	}
+	g := r.Gate(GateOptions{FailOn: FailOnRegression})
+	want := "nothing compared: no level is present on both sides (base concurrency 1, concurrency 4, new concurrency 16) (--allow-incomparable passes anyway)"
+	if g.Code != ExitUndecided || len(g.Lines) != 1 || g.Lines[0] != want {
+		t.Errorf("gate %+v, want exit 2 with %q", g, want)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression, AllowIncomparable: true}); g.Code != ExitPass || len(g.Lines) != 0 {
+		t.Errorf("--allow-incomparable: gate %+v, want exit 0", g)
+	}
+	// Not comparable still wins and says why.
+	other := fakeSweep{levels: []int{16}, runs: 3, env: withEnv("gpu", "NVIDIA H100 80GB HBM3")}
+	r = run(fakeSweep{levels: []int{1, 4}, runs: 3}, other, DefaultOptions())
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitUndecided || !strings.HasPrefix(g.Lines[0], "not comparable: gpu") {
+		t.Errorf("not comparable and nothing compared: gate %+v", g)
+	}
+}

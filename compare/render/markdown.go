@@ -256,6 +256,8 @@ func writeVerdict(b *strings.Builder, in Input) {
 		what = fmt.Sprintf("**Undecided**: %d change(s) for the worse beyond the threshold cannot be tested with these runs: need ≥ %d runs per side.", count(compare.VerdictUndecided), r.Tests.RunsNeeded)
 	case compare.OutcomeImprovement:
 		what = fmt.Sprintf("**Improvement**: %d flagged improvement(s), no regression.", count(compare.VerdictImprovement))
+	case compare.OutcomeNothingCompared:
+		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
 	default:
 		what = "**No change**: nothing was flagged beyond the thresholds."
 	}
@@ -296,9 +298,12 @@ func writeVerdict(b *strings.Builder, in Input) {
 	case compare.ExitFail:
 		fmt.Fprintf(b, ", %d reason(s) listed below.", len(in.Gate.Lines))
 	case compare.ExitUndecided:
-		if r.Comparability.Verdict == compare.NotComparable {
+		switch {
+		case r.Comparability.Verdict == compare.NotComparable:
 			b.WriteString(", not comparable.")
-		} else {
+		case r.Outcome == compare.OutcomeNothingCompared:
+			b.WriteString(", nothing compared.")
+		default:
 			b.WriteString(", too few runs to decide.")
 		}
 	}

@@ -444,3 +444,22 @@ func TestCompareMarkdownCapsErrorRateRises(t *testing.T) {
 		t.Errorf("stderr has %d error-rate lines, want 1000 (stderr is not shortened)", lines)
 	}
 }
+
+func TestCompareNothingInCommon(t *testing.T) {
+	ex := exampleSummary(t)
+	a, b := copySummary(t, ex), copySummary(t, ex)
+	a.Levels, b.Levels = a.Levels[:2], b.Levels[2:]
+	dir := t.TempDir()
+	r := runCompareCLI(t, writeSummary(t, dir, "a", a), writeSummary(t, dir, "b", b))
+	want := "nothing compared: no level is present on both sides (base concurrency 1, concurrency 4, new concurrency 16) (--allow-incomparable passes anyway)\n"
+	if r.code != 2 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	md := string(r.files[render.MarkdownFile])
+	for _, s := range []string{"**Nothing compared**: no level is present on both sides", "exit **2**, nothing compared.",
+		"- **base only** (2): concurrency 1 (3 runs), concurrency 4 (3 runs)", "- **new only** (1): concurrency 16 (3 runs)"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("compare.md lacks %q:\n%s", s, md)
+		}
+	}
+}
