@@ -39,9 +39,9 @@ compare.json; without -o it prints compare.md. Rules, statistics and the
 table of runs needed: docs/compare.md.
 
 exit codes: 0 nothing flagged that fails, 1 a flagged regression or an
-error-rate rise (each on stderr, one line each), 2 not comparable or too
-few runs to decide (unless --allow-incomparable), 3 an input error or bad
-usage.`,
+error-rate rise (each on stderr, one line each), 2 not comparable, too
+few runs to decide or no level on both sides (unless --allow-incomparable),
+3 an input error or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
 			var expect, thresholds listFlag
@@ -51,7 +51,7 @@ usage.`,
 			alpha := fs.Float64("alpha", def.Alpha, "significance level")
 			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO")
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
-			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable or have too few runs to decide")
+			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
 			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
