@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // BenchmarkImportVLLMReal imports the 3 MB per-request vLLM 0.6.3 result
@@ -122,7 +124,9 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, format := range append([]Format{""}, Formats...) {
-			ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			fuzzbudget.Check(t, "ImportFiles "+string(format), len(data), func() {
+				ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			})
 		}
 	})
 }
