@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 const exampleSummary = "../cmd/benchnote/internal/cli/testdata/golden/example/summary.json"
@@ -64,7 +66,9 @@ func FuzzDecodeSummary(f *testing.F) {
 	f.Add([]byte(`{"schema":"benchnote.summary/v2"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := DecodeSummary(bytes.NewReader(data), "fuzz.json")
+		var s *Summary
+		var err error
+		fuzzbudget.Check(t, "DecodeSummary", len(data), func() { s, err = DecodeSummary(bytes.NewReader(data), "fuzz.json") })
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // promCase is one classic-histogram case of Prometheus's own tests of
@@ -129,7 +130,8 @@ func FuzzHistogramQuantile(f *testing.F) {
 			}
 			bs = append(bs, ingest.Bucket{UpperBound: bound, Count: float64(data[i+1])})
 		}
-		v := HistogramQuantile(q, ingest.Histogram{Buckets: bs})
+		var v float64
+		fuzzbudget.Check(t, "HistogramQuantile", len(data), func() { v = HistogramQuantile(q, ingest.Histogram{Buckets: bs}) })
 		if !(q > 0 && q <= 1) || math.IsNaN(v) {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // TestPettittUByHand checks U_t on series small enough to work by hand.
@@ -575,7 +576,8 @@ func FuzzChangePointCut(f *testing.F) {
 				}
 			}
 		}
-		r := ChangePointCut(xs, 0.01, 0)
+		var r ChangePointResult
+		fuzzbudget.Check(t, "ChangePointCut", len(data), func() { r = ChangePointCut(xs, 0.01, 0) })
 		if r.Cut < 0 || r.Cut > len(xs)/2 || (r.Cut > 0 && (!r.Significant || !(r.Slowdown >= 0))) {
 			t.Fatalf("x = %v: %+v", xs, r)
 		}

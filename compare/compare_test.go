@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 func run(base, new fakeSweep, opts Options) *Result {
@@ -366,7 +367,9 @@ func FuzzParseThreshold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		th, err := ParseThreshold(s)
+		var th Threshold
+		var err error
+		fuzzbudget.Check(t, "ParseThreshold", len(s), func() { th, err = ParseThreshold(s) })
 		if err != nil {
 			return
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // BenchmarkImportVLLMReal imports the 3 MB per-request vLLM 0.6.3 result
@@ -141,7 +143,9 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, format := range append([]Format{""}, Formats...) {
-			ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			fuzzbudget.Check(t, "ImportFiles "+string(format), len(data), func() {
+				ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			})
 		}
 	})
 }

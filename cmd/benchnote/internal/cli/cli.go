@@ -242,7 +242,7 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 (a run or file unusable, an error finding) or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			asJSON := fs.Bool("json", false, "print the runs, diagnostics and lint findings as one JSON document (schema benchnote.validate/v1, docs/cli.md)")
-			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			maxRows := addMaxRowsFlag(fs)
 			out := addOutputFlags(fs, "print only the verdict line (redirect stdout for nothing but the exit code)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
@@ -250,6 +250,9 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 				}
 				if *asJSON && out.quiet {
 					return c.usageError("--json and -q cannot be used together")
+				}
+				if err := checkMaxRows(*maxRows); err != nil {
+					return c.usageError("%v", err)
 				}
 				p := c.progress(out)
 				defer p.close()
@@ -541,13 +544,16 @@ report was not written, or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the report into the directory `OUT` (required)")
 			notebook := fs.String("notebook", "", "render the Markdown notebook `FILE` instead of the default write-up")
-			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			maxRows := addMaxRowsFlag(fs)
 			out := addOutputFlags(fs, "print nothing on success; errors and repeated findings still go to stderr")
 			return func(c *call, args []string) int {
 				if *outDir == "" {
 					return c.usageError("-o OUT is required")
 				}
 				if err := out.check(); err != nil {
+					return c.usageError("%v", err)
+				}
+				if err := checkMaxRows(*maxRows); err != nil {
 					return c.usageError("%v", err)
 				}
 				root := args[0]
@@ -604,4 +610,19 @@ report was not written, or bad usage.`,
 			}
 		},
 	}
+}
+
+// addMaxRowsFlag adds --max-rows-per-run, the most rows a run's requests
+// file may hold (validate and report); checkMaxRows checks the value.
+func addMaxRowsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+}
+
+// checkMaxRows refuses a --max-rows-per-run below 1, which would otherwise
+// mean the default without saying so.
+func checkMaxRows(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--max-rows-per-run %d: expected at least 1", n)
+	}
+	return nil
 }

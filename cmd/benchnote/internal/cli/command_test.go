@@ -86,6 +86,10 @@ func TestCommandLine(t *testing.T) {
 		{"validate has no -o", []string{"validate", "-o", "out", exampleSweep}, ExitErrors, "", "benchnote validate: unknown flag -o\n" + hint("validate")},
 		{"validate --json and -q", []string{"validate", "--json", "-q", exampleSweep}, ExitErrors, "", "benchnote validate: --json and -q cannot be used together\n" + hint("validate")},
 		{"validate --quiet and --verbose", []string{"validate", "--quiet", "--verbose", exampleSweep}, ExitErrors, "", "benchnote validate: -q and -v cannot be used together\n" + hint("validate")},
+		{"validate --max-rows-per-run 0", []string{"validate", "--max-rows-per-run", "0", exampleSweep}, ExitErrors, "",
+			"benchnote validate: --max-rows-per-run 0: expected at least 1\n" + hint("validate")},
+		{"report --max-rows-per-run -5", []string{"report", "--max-rows-per-run", "-5", exampleSweep, "-o", filepath.Join(empty, "out")}, ExitErrors, "",
+			"benchnote report: --max-rows-per-run -5: expected at least 1\n" + hint("report")},
 
 		// Errors that are not usage mistakes: no hint.
 		{"validate a missing directory", []string{"validate", "no/such/dir"}, ExitErrors, "", "benchnote validate: sweep: stat no/such/dir: no such file or directory\n"},

@@ -12,6 +12,7 @@ import (
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/compare/render"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -79,6 +80,15 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				if err := compare.CheckFailOn(*failOn); err != nil {
 					return c.usageError("%v", err)
 				}
+				// OUT may not be, or hold, BASE or NEW (a report directory
+				// is one benchnote wrote, so only this check keeps it);
+				// refused before the work, and again under WriteDir's lock.
+				inputs := args[:2]
+				if *outDir != "" {
+					if err := outdir.Check(*outDir, inputs...); err != nil {
+						return c.fail(err)
+					}
+				}
 				p := c.progress(out)
 				defer p.close()
 				base, err := loadSummary(args[0], p)
@@ -99,7 +109,7 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				}
 				if *outDir != "" {
 					p.stage("writing", "wrote the files")
-					if err := report.WriteDir(*outDir, files); err != nil {
+					if err := report.WriteDir(*outDir, files, inputs...); err != nil {
 						return c.fail(err)
 					}
 				}
