@@ -90,16 +90,18 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 
 var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 
-// dropFlags removes the flag delimiters: Markdown shows a flag as text.
-var dropFlags = strings.NewReplacer(flagOpen, "", flagClose, "")
+// dropFlags removes the flag and suspect delimiters: Markdown shows a
+// flag or a suspect figure as text.
+var dropFlags = strings.NewReplacer(flagOpen, "", flagClose, "", suspectOpen, "", suspectClose, "", tipOpen, "", tipMid, " ", tipClose, "")
 
 // flagPattern finds a flag inside one run of text.
 var flagPattern = regexp.MustCompile(flagOpen + `([^` + flagOpen + flagClose + `<]*)` + flagClose)
 
-// styleFlags turns every flag in the text of a goldmark HTML fragment into
-// a styled span, and drops the delimiters anywhere else (inside a tag, as
-// in an image's alt text). goldmark escapes '<' and '>' in text and in
-// attribute values, so a '<' always opens a tag and a '>' closes it.
+// styleFlags turns every flag, suspect figure and tooltip in the text of a
+// goldmark HTML fragment into a styled span, and drops the delimiters
+// anywhere else (inside a tag, as in an image's alt text). goldmark
+// escapes '<' and '>' in text and in attribute values, so a '<' always
+// opens a tag and a '>' closes it.
 func styleFlags(html string) string {
 	var b strings.Builder
 	for html != "" {
@@ -107,7 +109,7 @@ func styleFlags(html string) string {
 		if lt < 0 {
 			lt = len(html)
 		}
-		b.WriteString(dropFlags.Replace(flagPattern.ReplaceAllString(html[:lt], `<span class="warn">$1</span>`)))
+		b.WriteString(dropFlags.Replace(styleText(html[:lt])))
 		html = html[lt:]
 		gt := strings.IndexByte(html, '>')
 		if gt < 0 {
@@ -130,7 +132,7 @@ func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) 
 	if err := markdown.Convert(md, &body); err != nil {
 		return nil, fmt.Errorf("markdown: %w", err)
 	}
-	html := styleFlags(body.String())
+	html := tableOfContents(replaceBlocks(styleFlags(body.String())))
 	for name, p := range plots {
 		token := "<p>" + plotToken + name + "</p>"
 		if !strings.Contains(html, token) {

@@ -111,7 +111,7 @@ func TestImportVLLMRateSweep(t *testing.T) {
 	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Schema != "benchnote.summary/v2" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
+	if sum.Schema != "benchnote.summary/v3" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
 		t.Fatalf("schema %s, %d levels, %d reported runs; want v2, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
 	}
 	lv := sum.Levels[0]
@@ -126,7 +126,7 @@ func TestImportVLLMRateSweep(t *testing.T) {
 	md := string(files["report.md"])
 	for _, want := range []string{
 		"| median TTFT | 403.3 ms | 956.4 | p50, nearest-rank, per-request, 621 requests | vLLM counted the 379 streams that ended without text as successes with TTFT 0",
-		"| request rate | runs | TTFT p95 (ms)",
+		"| request rate | runs | TTFT p50 | TTFT p95 |",
 		"| 16 req/s |",
 		"**Figures reported by the tools, not recomputed.**",
 	} {
