@@ -26,10 +26,11 @@ import (
 //     maxClassRunes characters.
 
 const (
-	// maxClassRunes bounds an error class's text.
-	maxClassRunes = 100
+	// maxClassRunes bounds an error class's text: long enough to hold an
+	// exception's name and message, which tell classes apart.
+	maxClassRunes = 200
 	// maxErrorExampleRunes bounds each example of a class.
-	maxErrorExampleRunes = 200
+	maxErrorExampleRunes = 300
 	// maxErrorExamples is how many distinct examples a class keeps.
 	maxErrorExamples = 3
 	// maxClassMemo bounds the memo of texts already classified, and

@@ -261,11 +261,11 @@ type LevelBucket struct {
 type ErrorClass struct {
 	// Class is the normalised text: a traceback's last line (the
 	// exception), otherwise the first line; numbers become <n> and ids
-	// <id>; at most 100 characters.
+	// <id>; at most 200 characters.
 	Class string `json:"class"`
 	Count int    `json:"count"`
 	// Examples are up to three distinct texts of the class as written
-	// (the same line, unnormalised, at most 200 characters).
+	// (the same line, unnormalised, at most 300 characters).
 	Examples []string `json:"examples"`
 }
 

@@ -100,9 +100,10 @@ func sloStatement(slo analyze.SLO) string {
 	if len(set) == 0 {
 		return "**SLOs:** none set (every target is 0), so no level can be said to meet them. Set them with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`."
 	}
-	same := true
+	same, defaults := true, false
 	for _, t := range set {
 		same = same && t.from == set[0].from
+		defaults = defaults || t.from == analyze.FromDefault
 	}
 	var parts []string
 	for _, t := range set {
@@ -122,9 +123,8 @@ func sloStatement(slo analyze.SLO) string {
 	switch {
 	case same && set[0].from == analyze.FromDefault:
 		b += ": the defaults from the measurement rules, which nobody chose for this sweep; set your own with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`"
-	case same:
-	default:
-		b += ` ("default": from the measurement rules)`
+	case defaults:
+		b += ` ("default": the measurement rules' example)`
 	}
 	att := fmtNum(analyze.Num(100*slo.Attainment)) + " %"
 	attFrom := "benchnote's default"
@@ -246,11 +246,14 @@ func headlineCell(s *analyze.Summary) string {
 // headlineTable is the compact table of the first screen: p50 and p95 of
 // TTFT, TPOT and E2E, output tokens/s with its source, requests/s,
 // goodput and the error rate, per level.
-func headlineTable(s *analyze.Summary) string {
+func headlineTable(s *analyze.Summary) string { return headlineTableOf(s, s.Levels) }
+
+// headlineTableOf is the headline table of some of the sweep's levels.
+func headlineTableOf(s *analyze.Summary, levels []analyze.Level) string {
 	v := viewOf(s)
 	var b strings.Builder
 	sources := map[string]bool{}
-	for _, l := range s.Levels {
+	for _, l := range levels {
 		sources[l.OutputRateKey] = true
 	}
 	outHead := "output tokens/s"
@@ -264,7 +267,7 @@ func headlineTable(s *analyze.Summary) string {
 	n := newNotes(s)
 	thr := s.Method.ErrorRateThreshold
 	var rows [][]string
-	for _, l := range s.Levels {
+	for _, l := range levels {
 		out := n.stat(l, l.OutputRateKey)
 		if len(sources) > 1 && out != na {
 			out += map[string]string{analyze.KeyServerOutputRate: " (server)", analyze.KeyClientOutputRate: " (client)"}[l.OutputRateKey]

@@ -1,7 +1,8 @@
 // Package report renders an analyze.Summary as a notebook-style write-up:
-// report.md (GitHub-flavoured Markdown), report.html (the same document
-// through goldmark, self-contained with inline SVG charts), summary.json and
-// plots/*.svg.
+// report.md (GitHub-flavoured Markdown, charts linked relatively),
+// report.html (the same document through goldmark, self-contained with
+// inline SVG charts), pr.md (its first screen for a pull-request comment),
+// summary.json and plots/*.svg.
 //
 // A notebook is Markdown prose with cells ({{table ttft}}, {{plot cdf-ttft}},
 // {{value ttft.p95 c=8}}, ...) that are evaluated against the Summary; the
@@ -70,7 +71,8 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files[MarkdownFile] = []byte(controls.EscapeText(dropFlags.Replace(string(md))))
+	files[MarkdownFile] = []byte(controls.EscapeText(dropFlags.Replace(string(md) + markdownFooter)))
+	files[PRFile] = prMarkdown(s)
 	htmlMD, err := renderNotebook(nb, name, ctx, targetHTML)
 	if err != nil {
 		return nil, err
@@ -87,6 +89,10 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	files[SummaryFile] = append(js, '\n')
 	return files, nil
 }
+
+// markdownFooter ends report.md: what its links need, and where the
+// summary for a pull-request comment is.
+const markdownFooter = "\n---\n\n*Rendered by benchnote " + Version + ". This file links its charts relatively (`plots/*.svg`): keep it next to its `plots/` directory. For a pull-request comment, paste `" + PRFile + "`, the first screen of this report without images or links (at most 60,000 characters).*\n"
 
 var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 

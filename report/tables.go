@@ -375,6 +375,9 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
 		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
 	}
+	if s.Method.Warmup == "none" {
+		rows[4][2] = "none: warm-up handling is off (warmup: none), every accepted request is measured"
+	}
 	if a.CoolDown > 0 || markedWarmup(s) > 0 {
 		rows[3][2] = "= warm-up + cool-down + measured"
 		rows[4][2] = fmt.Sprintf("discarded as warm-up (see Method), or marked as warm-up by the source tool (%s)", fmtInt(int64(markedWarmup(s))))

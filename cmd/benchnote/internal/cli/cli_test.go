@@ -78,9 +78,10 @@ func TestReportGolden(t *testing.T) {
 	files := reportFiles(t, exampleSweep)
 	golden(t, "example/report.md", files["report.md"])
 	golden(t, "example/summary.json", files["summary.json"])
+	golden(t, "example/pr.md", files["pr.md"])
 	golden(t, "example/MANIFEST", manifest(files))
-	if len(files) != 16 {
-		t.Errorf("%d files written, want 16 (report.md, report.html, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
+	if len(files) != 17 {
+		t.Errorf("%d files written, want 17 (report.md, report.html, pr.md, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
 	}
 }
 
