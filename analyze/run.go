@@ -149,12 +149,12 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Counts.CoolDown = markedCool
 	rs.Counts.Measured = len(measured)
 
-	errorsByText := map[string]int{}
+	errorsByClass := newErrorClasses()
 	for _, i := range measured {
 		switch classes[i] {
 		case classError:
 			rs.Counts.Errors++
-			errorsByText[errorKey(req.Status[i])]++
+			errorsByClass.add(req.Status[i])
 		case classZero:
 			rs.Counts.ZeroToken++
 		case classOne:
@@ -163,9 +163,9 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 			rs.Counts.MultiToken++
 		}
 	}
-	rs.Errors = sortedReasonCounts(errorsByText)
+	rs.Errors = errorsByClass.list()
 	for _, e := range rs.Errors {
-		led.add(ScopeRequest, "request error (not a latency sample): "+e.Reason, e.Count, run.Dir)
+		led.add(ScopeRequest, "request error (not a latency sample): "+e.Class, e.Count, errorExample(run.Dir, e))
 	}
 	led.add(ScopeRequest, "no output tokens, n = 0 (not a latency sample)", rs.Counts.ZeroToken, run.Dir)
 	led.add(ScopeStatistic, "one output token, n = 1: no TPOT or user-TPS sample (TTFT and E2E kept)", rs.Counts.OneToken, run.Dir)
@@ -624,8 +624,8 @@ func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reason
 
 // goodput computes the percentage of measured requests meeting every
 // applicable SLO, and the rate of passing requests over the window. The
-// rate counts the requests completing inside the window (the set behind
-// requests/s), so it can never exceed requests/s.
+// rate counts the measured requests completing inside the window (a subset
+// of the set behind requests/s), so it can never exceed requests/s.
 func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, slo ingest.SLO, streamed bool) Goodput {
 	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: len(measured)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
@@ -650,12 +650,12 @@ func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []ui
 		return g
 	}
 	inWindow := windowFilter(run, req)
-	for i := 0; i < req.N; i++ {
+	for _, i := range measured {
 		if inWindow(i) && sloFailure(req, i, classes[i], slo, &reasons) == "" {
 			g.PassedInWindow++
 		}
 	}
-	g.RateBasis = windowBasis(run, req)
+	g.RateBasis = goodputBasis(run, req)
 	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }

@@ -963,7 +963,7 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 			cfg.ErrorRateThreshold = f
 		case "slo":
 			if v.Kind != yaml.MappingNode {
-				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms")
+				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms, attainment")
 				break
 			}
 			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
@@ -971,10 +971,16 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				switch sk.Value {
 				case "ttft_ms":
 					cfg.SLO.TTFTms, err = slo(sv, "slo.ttft_ms")
+					cfg.SLOFrom.TTFT = FromSweepYAML
 				case "tpot_ms":
 					cfg.SLO.TPOTms, err = slo(sv, "slo.tpot_ms")
+					cfg.SLOFrom.TPOT = FromSweepYAML
 				case "e2e_ms":
 					cfg.SLO.E2Ems, err = slo(sv, "slo.e2e_ms")
+					cfg.SLOFrom.E2E = FromSweepYAML
+				case "attainment":
+					cfg.SLO.Attainment, err = fraction(sv, "slo.attainment", false)
+					cfg.SLOFrom.Attainment = FromSweepYAML
 				default:
 					diags = append(diags, unknownKey(file, sk, "slo"))
 				}

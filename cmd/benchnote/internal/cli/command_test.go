@@ -102,7 +102,7 @@ func TestCommandLine(t *testing.T) {
 		// Verdicts: -q prints the verdict line only, with the exit code of the full output.
 		{"validate -q with an error finding", []string{"validate", "-q", exampleSweep}, ExitErrors, exampleSweep + ": errors (9 runs; 1 error, 1 warning)\n", ""},
 		{"validate --quiet with warnings only", []string{"validate", "testdata/onerun", "--quiet"}, ExitWarnings, "testdata/onerun: warnings (1 run; 3 warnings)\n", ""},
-		{"validate -q with errors", []string{"validate", "-q", "testdata/badsweep"}, ExitErrors, "testdata/badsweep: errors (6 runs; 8 errors, 14 warnings)\n", ""},
+		{"validate -q with errors", []string{"validate", "-q", "testdata/badsweep"}, ExitErrors, "testdata/badsweep: errors (6 runs; 8 errors, 15 warnings)\n", ""},
 		{"validate with warnings only: singulars", []string{"validate", "testdata/onerun"}, ExitWarnings, "golden:validate-onerun.txt", ""},
 		{"validate --json with an error finding", []string{"validate", "--json", exampleSweep}, ExitErrors, "golden:validate-example.json", ""},
 		{"validate --json with warnings only", []string{"validate", "--json", "testdata/onerun"}, ExitWarnings, "golden:validate-onerun.json", ""},
@@ -143,7 +143,7 @@ func TestReportOutput(t *testing.T) {
 		args   []string
 		stdout string
 	}{
-		{"default", nil, "wrote OUT (15 files): report.md, report.html, summary.json, 12 plots\n"},
+		{"default", nil, "wrote OUT (16 files): report.md, report.html, pr.md, summary.json, 12 plots\n"},
 		{"quiet", []string{"-q"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,7 +248,7 @@ func TestProgressThroughRun(t *testing.T) {
 		{"terminal, quiet", []string{"validate", "-q", "testdata/onerun"}, late(), true, ""},
 		{"terminal, an error erases the line first", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out"), "--notebook", badNotebook}, late(), true,
 			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\r\x1b[K" +
-				"benchnote report: " + badNotebook + ":1: unknown metric \"ttft.p42\"…"},
+				"benchnote report: " + badNotebook + ":1:5: unknown metric \"ttft.p42\"…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,8 +117,8 @@ func TestImportVLLMRateSweep(t *testing.T) {
 	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Schema != "benchnote.summary/v2" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
-		t.Fatalf("schema %s, %d levels, %d reported runs; want v2, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
+	if sum.Schema != "benchnote.summary/v3" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
+		t.Fatalf("schema %s, %d levels, %d reported runs; want v3, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
 	}
 	lv := sum.Levels[0]
 	if lv.Mode != "rate" || lv.Rate != 16.0 || lv.Arrival != "poisson" || len(lv.Runs) != 1 {
@@ -146,7 +146,7 @@ func TestImportVLLMRateSweep(t *testing.T) {
 	md := string(files["report.md"])
 	for _, want := range []string{
 		"| median TTFT | 403.3 ms | 956.4 | p50, nearest-rank, per-request, 621 requests | vLLM counted the 379 streams that ended without text as successes with TTFT 0",
-		"| request rate | runs | TTFT p95 (ms)",
+		"| request rate | runs | TTFT p50 | TTFT p95 |",
 		"| 16 req/s |",
 		"**Figures reported by the tools, not recomputed.**",
 	} {
@@ -194,5 +194,35 @@ func TestImportNothingToImport(t *testing.T) {
 		": not a result file benchnote can import: a JSON object with members data, which match no known tool's result\n"
 	if code != ExitErrors || stderr != want {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// TestImportedFailedRunIsFlagged: the dstack MI300X run where 983 of
+// 1,000 requests failed with the same aiohttp traceback. The report's
+// first screen says so (the data-quality box, greyed latency), and its
+// exclusions group the 983 errors into one class named by the exception.
+func TestImportedFailedRunIsFlagged(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	if _, stderr, code := runImportCmd(t, out, filepath.Join(importerData, "real", "dstack-vllm-rocm-8xmi300x-llama405b-fp8-1000qps-failed-run-with-errors.json")); code != ExitClean {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	files := reportFiles(t, out)
+	md, pr := string(files["report.md"]), string(files["pr.md"])
+	const class = "aiohttp.client\\_exceptions.ClientPayloadError: Response payload is not completed: \\<TransferEncodingError: \\<n\\>, message='Not enough data for satisfy transfer length header.'\\>"
+	for _, want := range []string{
+		"> - **error** `error-rate`: 1000 req/s, poisson arrivals: 983 of 1000 measured requests failed (98.3%)",
+		"> - warning `zero-output-requests`: 1000 req/s, poisson arrivals: 17 of 1000 measured requests (1.7%) succeeded without any output token",
+		"| request | request error (not a latency sample): " + class + " | 983 |",
+		"**SLOs:** TTFT ≤ 1000 ms, TPOT ≤ 150 ms, E2E ≤ 5000 ms: the defaults from the measurement rules, which nobody chose for this sweep",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if n := strings.Count(md, "| request | request error"); n != 1 {
+		t.Errorf("%d exclusion rows for request errors, want 1 (one class)", n)
+	}
+	if !strings.Contains(pr, "> - **error** `error-rate`") {
+		t.Error("pr.md's data-quality box lacks the error-rate finding")
 	}
 }
