@@ -26,7 +26,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			Percentile: cfg.Percentile, PercentileRule: percentileRule(cfg.Percentile),
 			MAD: cfg.MAD, MADRule: madRule(cfg.MAD),
 			Warmup: cfg.Warmup.Mode, WarmupRule: warmupRuleText(cfg.Warmup), WarmupStatistic: warmupStatisticText(cfg.Warmup.Mode),
-			SLO:                 SLO{TTFTms: Num(cfg.SLO.TTFTms), TPOTms: Num(cfg.SLO.TPOTms), E2Ems: Num(cfg.SLO.E2Ems)},
+			SLO:                 methodSLO(cfg),
 			CounterTolerance:    cfg.CounterTolerance,
 			SpeculativeDecoding: cfg.SpeculativeDecoding,
 			MinRuns:             MinRuns,
@@ -112,6 +112,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	s.Exclusions = led.list()
 	s.Environment = environment(sw)
 	s.Findings = lint(sw, s)
+	finishSummary(sw, s)
 	return s
 }
 

@@ -218,8 +218,11 @@ type ChangePointResult struct {
 //     K⁺ = max U_t over t ≤ L/2 (the change must lie in the first half,
 //     and the early segment must be the slower) and its p.
 //  3. Decide. The prefix with the smallest p is the detection; it is
-//     significant when p ≤ α/m (Bonferroni, so α bounds the chance of
-//     cutting a run that has no warm-up). Otherwise nothing is cut.
+//     significant when p ≤ α/m (Bonferroni, so α bounds, as far as
+//     Pettitt's approximation holds, the chance of cutting a series that
+//     has no warm-up; a run's TTFT and TPOT are two series, so a run
+//     without warm-up is cut with a chance of at most about 2α). Otherwise
+//     nothing is cut.
 //  4. Locate. The detection's change point τ̂ is refined to the t ≤ τ̂
 //     maximising U_t over the first 2τ̂ values (τ̂ itself when no U_t there
 //     is positive): on a long prefix U_t wanders past a short warm-up (the

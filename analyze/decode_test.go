@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 const exampleSummary = "../cmd/benchnote/internal/cli/testdata/golden/example/summary.json"
@@ -32,19 +34,19 @@ func TestDecodeSummaryRoundTrip(t *testing.T) {
 }
 
 func TestDecodeSummaryErrors(t *testing.T) {
-	good := `{"schema":"benchnote.summary/v2","levels":[{"mode":"concurrency","concurrency":4,"runs":["a"],"stats":[{"key":"ttft.p50","per_run":[1]}]}],"runs":[{"dir":"a"}]}`
+	good := `{"schema":"benchnote.summary/v3","levels":[{"mode":"concurrency","concurrency":4,"runs":["a"],"stats":[{"key":"ttft.p50","per_run":[1]}]}],"runs":[{"dir":"a"}]}`
 	tests := []struct {
 		name, in, want string
 	}{
-		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v2"`},
+		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v3"`},
 		{"no schema", `{"title":"t"}`, `x.json: no "schema" field`},
 		{"syntax", `{"schema":`, `x.json: unexpected EOF`},
 		{"bad token", `{"schema": tru}`, `x.json:offset 15: invalid character`},
-		{"wrong type", `{"schema":"benchnote.summary/v2","levels":[{"concurrency":"four"}]}`, `field "levels.LevelKey.concurrency": expected int, got string`},
+		{"wrong type", `{"schema":"benchnote.summary/v3","levels":[{"concurrency":"four"}]}`, `field "levels.LevelKey.concurrency": expected int, got string`},
 		{"trailing data", good + ` {}`, `x.json:offset 161: data after the summary object`},
 		{"per-run mismatch", strings.Replace(good, `"per_run":[1]`, `"per_run":[1,2]`, 1), `x.json: levels[0].stats[0] (ttft.p50): 2 per-run values for 1 runs`},
 		{"unknown run", strings.Replace(good, `"runs":[{"dir":"a"}]`, `"runs":[{"dir":"b"}]`, 1), `x.json: levels[0].runs[0]: run "a" is not in runs[]`},
-		{"levels out of order", `{"schema":"benchnote.summary/v2","levels":[{"mode":"concurrency","concurrency":4},{"mode":"concurrency","concurrency":2}]}`, `levels[1]: concurrency 2 does not follow concurrency 4`},
+		{"levels out of order", `{"schema":"benchnote.summary/v3","levels":[{"mode":"concurrency","concurrency":4},{"mode":"concurrency","concurrency":2}]}`, `levels[1]: concurrency 2 does not follow concurrency 4`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,11 +62,13 @@ func TestDecodeSummaryErrors(t *testing.T) {
 }
 
 func FuzzDecodeSummary(f *testing.F) {
-	f.Add([]byte(`{"schema":"benchnote.summary/v2","levels":[{"mode":"concurrency","concurrency":4,"runs":["a"],"stats":[{"key":"k","per_run":[null]}]}],"runs":[{"dir":"a"}]}`))
-	f.Add([]byte(`{"schema":"benchnote.summary/v2"}`))
+	f.Add([]byte(`{"schema":"benchnote.summary/v3","levels":[{"mode":"concurrency","concurrency":4,"runs":["a"],"stats":[{"key":"k","per_run":[null]}]}],"runs":[{"dir":"a"}]}`))
+	f.Add([]byte(`{"schema":"benchnote.summary/v3"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := DecodeSummary(bytes.NewReader(data), "fuzz.json")
+		var s *Summary
+		var err error
+		fuzzbudget.Check(t, "DecodeSummary", len(data), func() { s, err = DecodeSummary(bytes.NewReader(data), "fuzz.json") })
 		if err != nil {
 			return
 		}

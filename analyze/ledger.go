@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"sort"
-	"strings"
 )
 
 // Exclusion scopes, in report order.
@@ -73,19 +72,6 @@ func (l *ledger) list() []Exclusion {
 		return out[i].Reason < out[j].Reason
 	})
 	return out
-}
-
-// errorKey shortens an error text to a grouping key: its first line, at
-// most 80 characters.
-func errorKey(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i] + " …"
-	}
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:80]) + "…"
-	}
-	return s
 }
 
 // sortedReasonCounts turns a count map into a slice, largest first, then by reason.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // promCase is one classic-histogram case of Prometheus's own tests of
@@ -60,13 +61,13 @@ func sameFloat(got, want float64) bool {
 }
 
 // TestPrometheusQuantileCases runs every classic-histogram case of
-// Prometheus's histograms.test, native_histograms.test and quantile_test.go
-// through HistogramQuantile. The le labels are parsed as numbers, as
+// Prometheus's histograms.test, native_histograms.test, quantile_test.go
+// and engine_test.go through HistogramQuantile. The le labels are parsed as numbers, as
 // Prometheus parses them, so bounds written differently merge.
 func TestPrometheusQuantileCases(t *testing.T) {
 	cases := loadPromCases(t)
-	if len(cases) != 103 {
-		t.Errorf("%d cases, want 103 (77 from histograms.test, 2 from native_histograms.test, 24 from quantile_test.go)", len(cases))
+	if len(cases) != 104 {
+		t.Errorf("%d cases, want 104 (77 from histograms.test, 2 from native_histograms.test, 24 from quantile_test.go, 1 from engine_test.go)", len(cases))
 	}
 	perFile := map[string]int{}
 	for _, c := range cases {
@@ -100,6 +101,7 @@ func TestPrometheusQuantileCases(t *testing.T) {
 		"promql/promqltest/testdata/histograms.test":        77,
 		"promql/promqltest/testdata/native_histograms.test": 2,
 		"promql/quantile_test.go":                           24,
+		"promql/engine_test.go":                             1,
 	}
 	for f, n := range want {
 		if perFile[f] != n {
@@ -128,7 +130,8 @@ func FuzzHistogramQuantile(f *testing.F) {
 			}
 			bs = append(bs, ingest.Bucket{UpperBound: bound, Count: float64(data[i+1])})
 		}
-		v := HistogramQuantile(q, ingest.Histogram{Buckets: bs})
+		var v float64
+		fuzzbudget.Check(t, "HistogramQuantile", len(data), func() { v = HistogramQuantile(q, ingest.Histogram{Buckets: bs}) })
 		if !(q > 0 && q <= 1) || math.IsNaN(v) {
 			return
 		}

@@ -151,12 +151,12 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Counts.Measured = len(measured)
 
 	// Every per-request figure of the measured requests, in one pass.
-	m := scanMeasured(req, measured, classes, classTotal, cfg.SLO, int64(run.MaxTokens))
+	m := scanMeasured(run, req, measured, classes, classTotal, cfg.SLO, int64(run.MaxTokens))
 	rs.Counts.Errors, rs.Counts.ZeroToken, rs.Counts.OneToken, rs.Counts.MultiToken =
 		m.classes[classError], m.classes[classZero], m.classes[classOne], m.classes[classMulti]
-	rs.Errors = sortedReasonCounts(m.errorsByText)
+	rs.Errors = m.errors.list()
 	for _, e := range rs.Errors {
-		led.add(ScopeRequest, "request error (not a latency sample): "+e.Reason, e.Count, run.Dir)
+		led.add(ScopeRequest, "request error (not a latency sample): "+e.Class, e.Count, errorExample(run.Dir, e))
 	}
 	led.add(ScopeRequest, "no output tokens, n = 0 (not a latency sample)", rs.Counts.ZeroToken, run.Dir)
 	led.add(ScopeStatistic, "one output token, n = 1: no TPOT or user-TPS sample (TTFT and E2E kept)", rs.Counts.OneToken, run.Dir)
@@ -193,11 +193,11 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	}
 
 	// What the window holds, over every accepted row, in one pass.
-	a := scanAccepted(run, req, classes, cfg.SLO, &m.reasons)
+	a := scanAccepted(run, req, classes)
 	rs.Scrapes = checkScrapes(run)
 	rs.Throughput = throughput(run, req, &m, &a, rs.Scrapes, led)
 	rs.Server = serverHistograms(run, a.lowToken, cfg, rs.Scrapes, led)
-	rs.Goodput = goodput(run, req, &m, &a, cfg.SLO, rs.Streamed)
+	rs.Goodput = goodput(run, req, &m, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(&m, method)
 	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
@@ -206,8 +206,8 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 // measuredScan is what one pass over a run's measured requests, in send
 // order, finds.
 type measuredScan struct {
-	classes      [4]int
-	errorsByText map[string]int
+	classes [4]int
+	errors  *errorClasses
 	// Streaming check: requests with n ≥ 2, and those with E2E = TTFT.
 	withOutput, flat int
 	// Latency samples, in send order.
@@ -215,10 +215,12 @@ type measuredScan struct {
 	zeroDecode               int
 	gapSum                   float64
 	gapCount                 int64
-	// Goodput over the measured requests.
-	reasons  [3]string // the SLO failure texts
-	passed   int
-	failedBy map[string]int
+	// Goodput over the measured requests, and over those of them that
+	// complete inside the window (when it is known).
+	reasons        [3]string // the SLO failure texts
+	passed         int
+	failedBy       map[string]int
+	passedInWindow int
 	// Workload of the successful requests.
 	prompt, output    []int64
 	early, earlyBasis int
@@ -234,31 +236,32 @@ type measuredScan struct {
 // scanMeasured computes, in one pass over the measured requests, their
 // class counts and errors, the latency samples, the SLO verdicts, the
 // workload and the client-side span. classTotal bounds each class's count.
-func scanMeasured(req *ingest.Requests, measured []int, classes []uint8, classTotal [4]int, slo ingest.SLO, runMaxTokens int64) measuredScan {
+func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, classTotal [4]int, slo ingest.SLO, runMaxTokens int64) measuredScan {
 	withTokens := classTotal[classOne] + classTotal[classMulti]
 	ok := withTokens + classTotal[classZero]
 	m := measuredScan{
-		errorsByText: map[string]int{},
-		e2e:          make([]float64, 0, withTokens),
-		ttft:         make([]float64, 0, withTokens),
-		tpot:         make([]float64, 0, classTotal[classMulti]),
-		userTPS:      make([]float64, 0, classTotal[classMulti]),
-		reasons:      [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)},
-		failedBy:     map[string]int{},
-		prompt:       make([]int64, 0, ok),
-		output:       make([]int64, 0, ok),
-		busyFirst:    math.Inf(1), busyLast: math.Inf(-1),
+		errors:    newErrorClasses(),
+		e2e:       make([]float64, 0, withTokens),
+		ttft:      make([]float64, 0, withTokens),
+		tpot:      make([]float64, 0, classTotal[classMulti]),
+		userTPS:   make([]float64, 0, classTotal[classMulti]),
+		reasons:   [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)},
+		failedBy:  map[string]int{},
+		prompt:    make([]int64, 0, ok),
+		output:    make([]int64, 0, ok),
+		busyFirst: math.Inf(1), busyLast: math.Inf(-1),
 		clientFirst: math.Inf(1), clientLast: math.Inf(-1),
 	}
 	if req.TRequestSent != nil {
 		m.sent = make([]float64, 0, len(measured))
 	}
+	inWindow := windowFilter(run, req)
 	for _, i := range measured {
 		c := classes[i]
 		m.classes[c]++
 		switch c {
 		case classError:
-			m.errorsByText[errorKey(req.Status[i])]++
+			m.errors.add(req.Status[i])
 		case classOne, classMulti:
 			ttft, e2e := req.TTFTms[i], req.E2Ems[i]
 			m.e2e = append(m.e2e, e2e)
@@ -284,6 +287,9 @@ func scanMeasured(req *ingest.Requests, measured []int, classes []uint8, classTo
 			m.failedBy[why]++
 		} else {
 			m.passed++
+			if inWindow(i) {
+				m.passedInWindow++
+			}
 		}
 		if c != classError {
 			m.prompt = append(m.prompt, req.PromptTokens[i])
@@ -330,14 +336,12 @@ type acceptedScan struct {
 	// inWindow and outside count the successful requests completing inside
 	// and outside the window (when it is known).
 	inWindow, outside int
-	// passedInWindow counts those inside that meet every SLO.
-	passedInWindow int
 	// lowToken counts the successful requests with 0 or 1 output tokens.
 	lowToken int
 }
 
 // scanAccepted places every accepted row in the window, once.
-func scanAccepted(run *ingest.Run, req *ingest.Requests, classes []uint8, slo ingest.SLO, reasons *[3]string) acceptedScan {
+func scanAccepted(run *ingest.Run, req *ingest.Requests, classes []uint8) acceptedScan {
 	var a acceptedScan
 	inWindow := windowFilter(run, req)
 	known := run.Window.Known()
@@ -359,9 +363,6 @@ func scanAccepted(run *ingest.Run, req *ingest.Requests, classes []uint8, slo in
 			a.inWindow++
 		default:
 			a.outside++
-		}
-		if in && sloFailure(req, i, c, slo, reasons) == "" {
-			a.passedInWindow++
 		}
 	}
 	return a
@@ -714,9 +715,9 @@ func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reason
 
 // goodput computes the percentage of measured requests meeting every
 // applicable SLO, and the rate of passing requests over the window. The
-// rate counts the requests completing inside the window (the set behind
-// requests/s), so it can never exceed requests/s.
-func goodput(run *ingest.Run, req *ingest.Requests, m *measuredScan, a *acceptedScan, slo ingest.SLO, streamed bool) Goodput {
+// rate counts the measured requests completing inside the window (a subset
+// of the set behind requests/s), so it can never exceed requests/s.
+func goodput(run *ingest.Run, req *ingest.Requests, m *measuredScan, slo ingest.SLO, streamed bool) Goodput {
 	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: m.passed + sumCounts(m.failedBy)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
 		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
@@ -731,8 +732,8 @@ func goodput(run *ingest.Run, req *ingest.Requests, m *measuredScan, a *accepted
 		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
 		return g
 	}
-	g.PassedInWindow = a.passedInWindow
-	g.RateBasis = windowBasis(run, req)
+	g.PassedInWindow = m.passedInWindow
+	g.RateBasis = goodputBasis(run, req)
 	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }

@@ -14,6 +14,7 @@ package analyze
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benchnote/benchnote/ingest"
@@ -26,7 +27,15 @@ import (
 // "concurrency" (with "concurrency") or "rate" (with "rate", a number or
 // "inf", and "arrival" when known); runs carry "import" and the summary
 // "reported" for imported results; counts may carry "cool_down".
-const SchemaVersion = "benchnote.summary/v2"
+//
+// v3: runs' "errors" are grouped by error class (numbers and ids
+// normalised) with examples; goodput's "passed_in_window" and
+// "requests_per_s" count measured requests only (no warm-up); the summary
+// has "answers" (the highest load meeting the SLOs), method.slo has
+// "attainment" and "from"; levels have "error_percent",
+// "zero_output_percent", "output_rate_key", "suspect" and
+// "server_resolution"; runs have "notes".
+const SchemaVersion = "benchnote.summary/v3"
 
 // Num is a float64 that encodes NaN and ±Inf as JSON null ("not available").
 type Num float64
@@ -99,6 +108,9 @@ type Summary struct {
 	// Reported holds the runs imported with their tools' aggregates only:
 	// figures as reported, never recomputed and never part of a level.
 	Reported []ReportedRun `json:"reported,omitempty"`
+	// Answers is the headline: per load mode in the sweep (concurrency,
+	// then rate), the highest level meeting the SLOs.
+	Answers []Answer `json:"answers"`
 }
 
 // Method records every choice that shapes the numbers.
@@ -141,6 +153,120 @@ type SLO struct {
 	TTFTms Num `json:"ttft_ms"`
 	TPOTms Num `json:"tpot_ms"`
 	E2Ems  Num `json:"e2e_ms"`
+	// Attainment is the share of a level's measured requests, in (0, 1],
+	// that must meet every target for the level to meet the SLOs: its
+	// median goodput across runs must be at least 100 × Attainment %.
+	Attainment float64 `json:"attainment"`
+	// From says where each setting came from.
+	From SLOFrom `json:"from"`
+}
+
+// Where an SLO setting came from, for SLOFrom.
+const (
+	// FromDefault: benchnote's default (the targets are the measurement
+	// rules' example; the attainment is benchnote's choice).
+	FromDefault = "default"
+	// FromSweepYAML: the sweep's sweep.yaml.
+	FromSweepYAML = "sweep.yaml"
+	// FromCommandLine: benchnote report --slo.
+	FromCommandLine = "command line"
+)
+
+// SLOFrom says, per SLO setting, where its value came from: FromDefault,
+// FromSweepYAML or FromCommandLine.
+type SLOFrom struct {
+	TTFT       string `json:"ttft"`
+	TPOT       string `json:"tpot"`
+	E2E        string `json:"e2e"`
+	Attainment string `json:"attainment"`
+}
+
+// Set reports whether any target applies.
+func (s SLO) Set() bool {
+	return s.TTFTms.Valid() && s.TTFTms > 0 || s.TPOTms.Valid() && s.TPOTms > 0 || s.E2Ems.Valid() && s.E2Ems > 0
+}
+
+// Answer is the headline for one load mode: the highest level whose median
+// goodput across runs meets the attainment target, with the figures a
+// reader needs next to it. Its figures are copies of the level's
+// statistics, so they carry their own labels.
+type Answer struct {
+	// Mode is "concurrency" or "rate".
+	Mode string `json:"mode"`
+	// Level is the highest level meeting the SLOs; nil when none does
+	// (or when Unavailable says why there is no answer).
+	Level *LevelKey `json:"level"`
+	// Best is the level with the highest median goodput when none meets
+	// the SLOs; nil otherwise.
+	Best *LevelKey `json:"best,omitempty"`
+	// Goodput, Output and Requests are the level's goodput.percent, its
+	// output tokens/s (the statistic OutputKey names) and its
+	// throughput.requests_per_s; for Best when no level meets the SLOs.
+	Goodput  AcrossRuns `json:"goodput"`
+	Output   AcrossRuns `json:"output_tokens_per_s"`
+	Requests AcrossRuns `json:"requests_per_s"`
+	// RunsMeeting counts the level's runs whose own goodput meets the
+	// attainment target, of Goodput.Runs.
+	RunsMeeting int `json:"runs_meeting"`
+	// LowerNotMeeting lists the levels below Level (same mode) that do
+	// not meet the SLOs: goodput is not monotonic in load.
+	LowerNotMeeting []LevelKey `json:"lower_not_meeting,omitempty"`
+	// Unavailable says why there is no answer (no target set, no level
+	// with a goodput figure); empty otherwise.
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// Suspicion marks statistics of a level that rest on data which failed a
+// check, so that the report greys them and names the reason instead of
+// headlining them as plain numbers.
+type Suspicion struct {
+	// Rule is the lint finding's rule ("counter-client-mismatch",
+	// "error-rate", ...).
+	Rule string `json:"rule"`
+	// Keys are the statistic keys concerned; a key ending in "." stands
+	// for every key it prefixes ("ttft.").
+	Keys []string `json:"keys"`
+	// Runs are the level's runs the check failed in, of RunsOf usable
+	// runs; empty when the level as a whole failed it.
+	Runs   []string `json:"runs,omitempty"`
+	RunsOf int      `json:"runs_of"`
+}
+
+// Concerns reports whether the suspicion covers the statistic key.
+func (s Suspicion) Concerns(key string) bool {
+	for _, k := range s.Keys {
+		if k == key || strings.HasSuffix(k, ".") && strings.HasPrefix(key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// LevelBucket is where a level's server-histogram quantile lies in the
+// buckets, over the level's runs.
+type LevelBucket struct {
+	// Key is the statistic key ("server.ttft.p95").
+	Key string `json:"key"`
+	// Coarse is set when the quantile is an interpolation inside a bucket
+	// that cannot resolve it (QuantileBucket.Coarse) in any of the runs.
+	Coarse bool `json:"coarse"`
+	// LoMs is the lowest lower bound and HiMs the highest upper bound
+	// (null for +Inf) of the buckets the runs' quantiles fell in.
+	LoMs Num `json:"lo_ms"`
+	HiMs Num `json:"hi_ms"`
+}
+
+// ErrorClass is one class of request errors: the error texts that differ
+// only in numbers and ids, or tracebacks ending in the same exception.
+type ErrorClass struct {
+	// Class is the normalised text: a traceback's last line (the
+	// exception), otherwise the first line; numbers become <n> and ids
+	// <id>; at most 200 characters.
+	Class string `json:"class"`
+	Count int    `json:"count"`
+	// Examples are up to three distinct texts of the class as written
+	// (the same line, unnormalised, at most 300 characters).
+	Examples []string `json:"examples"`
 }
 
 // Distribution summarises one sample of values.
@@ -333,9 +459,9 @@ type Goodput struct {
 	Passed  int `json:"passed"`
 	// Measured is the denominator: every measured request, errors and n = 0 included.
 	Measured int `json:"measured"`
-	// PassedInWindow counts the requests completing inside the window that
-	// meet every target (warm-up included when the window covers it): the
-	// numerator of RequestsPerSec, a subset of Throughput.RequestsInWindow.
+	// PassedInWindow counts the measured requests (warm-up excluded)
+	// completing inside the window that meet every target: the numerator
+	// of RequestsPerSec, a subset of Throughput.RequestsInWindow.
 	PassedInWindow int `json:"passed_in_window"`
 	// RateBasis says how requests were placed in the window.
 	RateBasis string `json:"rate_basis,omitempty"`
@@ -580,8 +706,10 @@ type RunSummary struct {
 	Server   []ServerHistogram `json:"server"`
 	Goodput  Goodput           `json:"goodput"`
 	Workload Workload          `json:"workload"`
-	// Errors counts failed requests by error text.
-	Errors []ReasonCount `json:"errors"`
+	// Errors counts failed measured requests by error class, largest first.
+	Errors []ErrorClass `json:"errors"`
+	// Notes is run.yaml's free-text notes ("" when none).
+	Notes string `json:"notes,omitempty"`
 	// Import says where an imported run came from; absent otherwise.
 	Import *ImportSummary `json:"import,omitempty"`
 }
@@ -633,6 +761,34 @@ type Level struct {
 	ServerObservations []RoleCount `json:"server_observations"`
 	// Workload pooled over the level's measured requests.
 	Workload Workload `json:"workload"`
+	// ErrorPercent = failed / measured requests × 100 and
+	// ZeroOutputPercent = successful requests with no output token /
+	// measured requests × 100, over all the level's runs; null when
+	// nothing was measured.
+	ErrorPercent      Num `json:"error_percent"`
+	ZeroOutputPercent Num `json:"zero_output_percent"`
+	// OutputRateKey names the statistic a headline shows for output
+	// tokens/s: the server counter rate when at least one run has it and
+	// it is not suspect, else the client rate when available, else the
+	// server rate (suspect or missing).
+	OutputRateKey string `json:"output_rate_key"`
+	// Suspect lists the checks this level's data failed and the
+	// statistics they make suspect.
+	Suspect []Suspicion `json:"suspect"`
+	// ServerResolution says, per server-histogram quantile shown, where it
+	// lies in the buckets.
+	ServerResolution []LevelBucket `json:"server_resolution,omitempty"`
+}
+
+// Suspicions returns the suspicions covering a statistic key.
+func (l Level) Suspicions(key string) []Suspicion {
+	var out []Suspicion
+	for _, s := range l.Suspect {
+		if s.Concerns(key) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Stat returns the across-runs statistic with the given key, or false.

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
@@ -179,16 +180,16 @@ func warmupRuleText(w ingest.WarmupConfig) string {
 		return "MSER-5, the marginal standard error rule (White 1997; batch size 5 as in White, Cobb and Spratt 2000), " + both +
 			". The series is reduced to means Z₁ … Z_k of consecutive batches of 5 values; the cut is 5·d*, where d* (0 ≤ d* ≤ ⌊k/2⌋) minimises MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (k − d)². A minimum at ⌊k/2⌋ means no stable part was found: nothing is discarded"
 	case ingest.WarmupStabilisation:
-		return fmt.Sprintf("stabilisation, the measurement protocol's illustrative heuristic (not a validated rule): in send order, the median of each block of %d requests must change by less than %g%% from the previous block %d times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded", w.Window, 100*w.Tolerance, w.Consecutive)
+		return fmt.Sprintf("stabilisation, the measurement protocol's illustrative heuristic (not a validated rule): in send order, the median of each block of %d requests must change by less than %s%% from the previous block %d times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded", w.Window, percentText(w.Tolerance), w.Consecutive)
 	}
 	return fmt.Sprintf("change point, Pettitt's rank test for one change in location (Pettitt 1979), %s. "+
 		"On each prefix of the series of length L = L₀, L₀/2, L₀/4, … ≥ %d (L₀ = the series length, at most %s), "+
 		"U_t = 2·Σ_{i≤t} r_i − t(L+1) (r_i the mid-ranks) and K = max U_t over t ≤ L/2, the early part being the slower; "+
 		"the prefix with the smallest p ≈ exp(−6K²/(L³+L²)) is significant when p ≤ α/m, α = %g, m = the number of prefixes tested. "+
 		"Its change point τ is then located as the t ≤ τ maximising U_t over the first 2τ values, "+
-		"and the requests before it are warm-up when their median is at least %g%% above the median of the rest of the prefix. "+
+		"and the requests before it are warm-up when their median is at least %s%% above the median of the rest of the prefix. "+
 		"Not significant, or a smaller slowdown: no warm-up detected, nothing is discarded; an early part that is faster (a load ramp) is never cut",
-		both, ChangePointMinPrefix, groupThousands(ChangePointHorizon), w.Alpha, 100*w.MinSlowdown)
+		both, ChangePointMinPrefix, groupThousands(ChangePointHorizon), w.Alpha, percentText(w.MinSlowdown))
 }
 
 // warmupStatisticText says what the warm-up trace's statistic is.
@@ -202,6 +203,12 @@ func warmupStatisticText(mode string) string {
 		return "relative change of the block median from the previous block ÷ tolerance (below 1 counts as stable)"
 	}
 	return ""
+}
+
+// percentText writes a fraction as a percentage without the float noise
+// of the multiplication (100 × 0.15 is 15.000000000000002 in float64).
+func percentText(x float64) string {
+	return strconv.FormatFloat(roundSignificant(100*x, 12), 'g', -1, 64)
 }
 
 // groupThousands writes n with comma separators.
@@ -301,7 +308,7 @@ func changePointVerdict(s warmupSeriesData, alpha, minSlowdown float64) seriesVe
 	if r.Cut > 0 {
 		v.Outcome, v.Cut = WarmupCut, s.sendCut(r.Cut)
 	} else if r.Significant {
-		v.small = fmt.Sprintf("%s is %.2g%% slower before request %d, less than the %g%% that counts as warm-up", s.metric, 100*r.Slowdown, s.sendCut(r.Located)+1, 100*minSlowdown)
+		v.small = fmt.Sprintf("%s is %.2g%% slower before request %d, less than the %s%% that counts as warm-up", s.metric, 100*r.Slowdown, s.sendCut(r.Located)+1, percentText(minSlowdown))
 	}
 	return v
 }
@@ -393,7 +400,11 @@ func combineVerdicts(res *WarmupResult, vs []seriesVerdict) {
 		res.Outcome = WarmupNotStabilised
 		what := "never stabilised under the rule"
 		if res.Mode == ingest.WarmupMSER5 {
-			what = "has no stable second half under MSER-5 (its minimum lies on the boundary ⌊k/2⌋)"
+			verb := "has"
+			if len(unstable) > 1 {
+				verb = "have"
+			}
+			what = verb + " no stable second half under MSER-5 (its minimum lies on the boundary ⌊k/2⌋)"
 		}
 		res.Note = fmt.Sprintf("%s %s; no request was discarded", strings.Join(unstable, " and "), what)
 		return

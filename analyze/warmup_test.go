@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // TestPettittUByHand checks U_t on series small enough to work by hand.
@@ -127,7 +128,9 @@ func TestChangePointCutKnownAnswers(t *testing.T) {
 		{"step of 40 in 400", stepSeries(40, 400, 500), 40, true},
 		{"step of 10 in 1000", stepSeries(10, 1000, 500), 10, true},
 		{"step of 150 in 3000", stepSeries(150, 3000, 500), 150, true},
-		// Stationary: the pattern's running sums are ≤ 0, so K⁺ = 0, p = 1.
+		// Stationary: on long prefixes the pattern's running sums stay ≤ 0;
+		// the shortest prefix (25) reaches K⁺ = 9, p ≈ 0.97 (worked out in
+		// TestWarmupStationaryRun): not significant.
 		{"stationary pattern", stepSeries(0, 400, 500), 0, false},
 		// An increasing trend (a growing queue): U_t = −t(N−t) < 0.
 		{"increasing trend", increasing, 0, false},
@@ -310,14 +313,30 @@ func TestWarmupRulesProperty(t *testing.T) {
 		{"mser5", ingest.WarmupConfig{Mode: ingest.WarmupMSER5}, false},
 		{"stabilisation 10/2%/3", ingest.WarmupConfig{Mode: ingest.WarmupStabilisation, Window: 10, Tolerance: 0.02, Consecutive: 3}, false},
 	}
+	// Warm-up lengths are also reported in bands: short warm-ups are the
+	// hard ones.
+	bands := [][2]int{{0, 5}, {6, 30}, {31, 100}, {101, 200}}
 	for _, rule := range rules {
 		var errs, cuts []int
 		within, small := 0, 0
+		var inBand, withinBand, uncutBand [4]int
 		for _, c := range warm {
-			e := runCut(c, rule.wc) - c.k
+			cut := runCut(c, rule.wc)
+			e := cut - c.k
 			errs = append(errs, e)
-			if e >= -5 && e <= 5 {
+			ok := e >= -5 && e <= 5
+			if ok {
 				within++
+			}
+			for b, r := range bands {
+				if c.k >= r[0] && c.k <= r[1] {
+					inBand[b]++
+					if ok {
+						withinBand[b]++
+					} else if cut == 0 {
+						uncutBand[b]++
+					}
+				}
 			}
 		}
 		for _, c := range stationary {
@@ -336,6 +355,10 @@ func TestWarmupRulesProperty(t *testing.T) {
 		}
 		fmt.Fprintf(&b, " (min %d, max %d); stationary: cut ≤ 5 in %.1f%%; cut quantiles p50 %d p95 %d p99 %d max %d",
 			errs[0], errs[len(errs)-1], 100*float64(small)/float64(n), quantileInts(cuts, 0.5), quantileInts(cuts, 0.95), quantileInts(cuts, 0.99), cuts[len(cuts)-1])
+		b.WriteString("; within ±5 of k by band:")
+		for i, r := range bands {
+			fmt.Fprintf(&b, " k %d–%d %d of %d (%d missed with no cut)", r[0], r[1], withinBand[i], inBand[i], uncutBand[i])
+		}
 		t.Log(b.String())
 		if rule.must && (float64(within) < 0.95*float64(n) || float64(small) < 0.95*float64(n)) {
 			t.Errorf("%s: within ±5 of k in %d of %d, cut ≤ 5 on stationary runs in %d of %d; want ≥ 95 %% each", rule.name, within, n, small, n)
@@ -553,9 +576,106 @@ func FuzzChangePointCut(f *testing.F) {
 				}
 			}
 		}
-		r := ChangePointCut(xs, 0.01, 0)
+		var r ChangePointResult
+		fuzzbudget.Check(t, "ChangePointCut", len(data), func() { r = ChangePointCut(xs, 0.01, 0) })
 		if r.Cut < 0 || r.Cut > len(xs)/2 || (r.Cut > 0 && (!r.Significant || !(r.Slowdown >= 0))) {
 			t.Fatalf("x = %v: %+v", xs, r)
 		}
 	})
+}
+
+// TestWarmupRuleText checks the method section's statement of each rule:
+// its parameters and its source, in words. Tolerance 0.15 and minimum
+// slowdown 0.07 are written as 15 % and 7 %, not as 100 × their float64
+// (15.000000000000002, 7.000000000000001).
+func TestWarmupRuleText(t *testing.T) {
+	const both = "on the TTFT of every request with output and on the TPOT of every request with n ≥ 2, each in send order; the later of the two cuts is applied and the requests before it are discarded"
+	tests := []struct {
+		wc   ingest.WarmupConfig
+		want string
+	}{
+		{ingest.WarmupConfig{Mode: ingest.WarmupNone}, "none: every request is measured"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupFixed, Count: 12},
+			"fixed override: the first 12 requests in send order are discarded whatever the data show. The measurement rules discourage a fixed count (warm-up depends on framework, model, kernels and clocks); choose a rule that finds it"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupMSER5},
+			"MSER-5, the marginal standard error rule (White 1997; batch size 5 as in White, Cobb and Spratt 2000), " + both +
+				". The series is reduced to means Z₁ … Z_k of consecutive batches of 5 values; the cut is 5·d*, where d* (0 ≤ d* ≤ ⌊k/2⌋) minimises MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (k − d)². A minimum at ⌊k/2⌋ means no stable part was found: nothing is discarded"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupStabilisation, Window: 20, Tolerance: 0.15, Consecutive: 4},
+			"stabilisation, the measurement protocol's illustrative heuristic (not a validated rule): in send order, the median of each block of 20 requests must change by less than 15% from the previous block 4 times in a row, for TTFT and for TPOT; requests before the first block of that streak are warm-up and discarded"},
+		{ingest.WarmupConfig{Mode: ingest.WarmupChangePoint, Alpha: 0.05, MinSlowdown: 0.07},
+			"change point, Pettitt's rank test for one change in location (Pettitt 1979), " + both + ". " +
+				"On each prefix of the series of length L = L₀, L₀/2, L₀/4, … ≥ 20 (L₀ = the series length, at most 32,768), " +
+				"U_t = 2·Σ_{i≤t} r_i − t(L+1) (r_i the mid-ranks) and K = max U_t over t ≤ L/2, the early part being the slower; " +
+				"the prefix with the smallest p ≈ exp(−6K²/(L³+L²)) is significant when p ≤ α/m, α = 0.05, m = the number of prefixes tested. " +
+				"Its change point τ is then located as the t ≤ τ maximising U_t over the first 2τ values, " +
+				"and the requests before it are warm-up when their median is at least 7% above the median of the rest of the prefix. " +
+				"Not significant, or a smaller slowdown: no warm-up detected, nothing is discarded; an early part that is faster (a load ramp) is never cut"},
+	}
+	for _, tt := range tests {
+		if got := warmupRuleText(tt.wc); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.wc.Mode, got, tt.want)
+		}
+	}
+	for x, want := range map[float64]string{0.15: "15", 0.07: "7", 0.02: "2", 0.005: "0.5", 0.333: "33.3"} {
+		if got := percentText(x); got != want {
+			t.Errorf("percentText(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// TestWarmupStationaryRun: a run without warm-up (stepSeries with k = 0,
+// 100 130 110 120 repeated) is not cut and says "no warm-up detected", with
+// no note, no exclusion and no warm-up count. The least unlikely prefix is
+// the shortest, 25 values: seven 100s (mid-rank 4), six each of 110
+// (10.5), 120 (16.5) and 130 (22.5), so with N+1 = 26 each value moves U_t
+// by 2r − 26 = −18, +19, −5, +7 in pattern order, and the running sums over
+// t ≤ 12 are −18, 1, −4, 3, −15, 4, −1, 6, −12, 7, 2, 9: K⁺ = 9 at t = 12,
+// p = exp(−6·81/(25³+25²)) = exp(−486/16250) ≈ 0.97, far above α/m.
+func TestWarmupStationaryRun(t *testing.T) {
+	s := Analyze(&ingest.Sweep{Config: ingest.DefaultConfig(), Runs: []*ingest.Run{stepRun("c4/r1", 1, 0, 400, false)}})
+	w := s.Runs[0].Warmup
+	if w.Outcome != WarmupNotDetected || w.Discarded != 0 || w.Note != "" || !w.Stabilised || w.DecidedBy != "" || len(w.Series) != 2 {
+		t.Fatalf("warm-up = %+v, want no warm-up detected, nothing discarded, no note", w)
+	}
+	for _, sr := range w.Series {
+		// 400, 200, 100, 50, 25: m = 5 prefixes, α/m = 0.002.
+		if sr.Outcome != WarmupNotDetected || sr.Cut != 0 || sr.Values != 400 || sr.Prefix != 25 || !near(float64(sr.P), math.Exp(-486.0/16250)) ||
+			!near(float64(sr.Threshold), 0.002) || sr.Slowdown.Valid() {
+			t.Errorf("series %+v, want not detected on the prefix of 25, p exp(−486/16250), threshold 0.002", sr)
+		}
+	}
+	if c := s.Runs[0].Counts; c.WarmUp != 0 || c.Measured != 400 {
+		t.Errorf("counts = %+v, want warm_up 0, measured 400", c)
+	}
+	if got := exclusionCount(s, "warm-up (change-point rule): discarded before measuring"); got != 0 {
+		t.Errorf("warm-up exclusion = %d, want none", got)
+	}
+	if lw := s.Levels[0].Warmup; lw.Runs != 1 || lw.CutMedian != 0 || lw.CutMax != 0 || lw.Discarded != 0 ||
+		len(lw.Outcomes) != 1 || lw.Outcomes[0] != (ReasonCount{Reason: WarmupNotDetected, Count: 1}) {
+		t.Errorf("level warm-up = %+v", lw)
+	}
+}
+
+// TestMSERNoStableHalfNote: on a steadily rising series (TTFT 100, 101, …;
+// TPOT the same ÷ 8) the batch means rise by 5 per batch, so the spread of
+// the batches kept, and MSER(d), falls with every batch dropped: the
+// minimum lies on the boundary ⌊k/2⌋ for both series, nothing is cut, and
+// the note names both.
+func TestMSERNoStableHalfNote(t *testing.T) {
+	var rs []req
+	for i := 0; i < 300; i++ {
+		ttft := 100 + float64(i)
+		rs = append(rs, req{id: fmt.Sprintf("r%d", i), n: 5, ttft: ttft, e2e: ttft + 4*ttft/8})
+	}
+	cfg := ingest.DefaultConfig()
+	cfg.Warmup = ingest.WarmupConfig{Mode: ingest.WarmupMSER5}
+	s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, rs)}})
+	w := s.Runs[0].Warmup
+	want := "TTFT and TPOT have no stable second half under MSER-5 (its minimum lies on the boundary ⌊k/2⌋); no request was discarded"
+	if w.Outcome != WarmupNotStabilised || w.Discarded != 0 || w.Note != want {
+		t.Errorf("warm-up = %+v, note %q; want never stabilised, note %q", w, w.Note, want)
+	}
+	if !hasFinding(s, "warm-up-never-stabilised") {
+		t.Error("no warm-up-never-stabilised finding")
+	}
 }

@@ -230,11 +230,32 @@ type xitongsysRow struct {
 	Level         string   `parquet:"name=level, type=BYTE_ARRAY, convertedtype=UTF8"`
 	LevelMode     string   `parquet:"name=level_mode, type=BYTE_ARRAY, convertedtype=UTF8"`
 	LevelValue    float64  `parquet:"name=level_value, type=DOUBLE"`
+	LevelArrival  *string  `parquet:"name=level_arrival, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
 	Run           string   `parquet:"name=run, type=BYTE_ARRAY, convertedtype=UTF8"`
 	Repeat        int32    `parquet:"name=repeat, type=INT32"`
 	Statistic     string   `parquet:"name=statistic, type=BYTE_ARRAY, convertedtype=UTF8"`
 	Unit          string   `parquet:"name=unit, type=BYTE_ARRAY, convertedtype=UTF8"`
 	Value         *float64 `parquet:"name=value, type=DOUBLE, repetitiontype=OPTIONAL"`
+}
+
+// readXitongsys reads every row of a stats.parquet with xitongsys/parquet-go.
+func readXitongsys(t *testing.T, path string) []xitongsysRow {
+	t.Helper()
+	fr, err := local.NewLocalFileReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	pr, err := reader.NewParquetReader(fr, new(xitongsysRow), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]xitongsysRow, pr.GetNumRows())
+	if err := pr.Read(&rows); err != nil {
+		t.Fatal(err)
+	}
+	pr.ReadStop()
+	return rows
 }
 
 func TestStatsParquetRoundTrip(t *testing.T) {
@@ -250,25 +271,12 @@ func TestStatsParquetRoundTrip(t *testing.T) {
 	}
 	want := compare.RunValues(s)
 
-	fr, err := local.NewLocalFileReader(filepath.Join(dir, e.ID, StatsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fr.Close()
-	pr, err := reader.NewParquetReader(fr, new(xitongsysRow), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int(pr.GetNumRows())
+	rows := readXitongsys(t, filepath.Join(dir, e.ID, StatsFile))
+	n := len(rows)
 	// 3 levels × 3 runs × (50 summary statistics + the error rate).
 	if n != len(want) || n != 3*3*51 {
 		t.Fatalf("%d rows, want %d", n, len(want))
 	}
-	rows := make([]xitongsysRow, n)
-	if err := pr.Read(&rows); err != nil {
-		t.Fatal(err)
-	}
-	pr.ReadStop()
 	micro := e.When().UnixMicro()
 	nulls := 0
 	for i, r := range rows {
@@ -280,7 +288,7 @@ func TestStatsParquetRoundTrip(t *testing.T) {
 			*r.Precision != "bfloat16" || *r.Engine != "vllm" || *r.EngineVersion != "0.16.0" {
 			t.Fatalf("row %d: environment %v %v %v", i, r.GPU, r.Model, r.EngineVersion)
 		}
-		if r.Level != w.Level.Label() || r.LevelMode != "concurrency" || r.LevelValue != w.Level.Value ||
+		if r.Level != w.Level.Label() || r.LevelMode != "concurrency" || r.LevelValue != w.Level.Value || r.LevelArrival != nil ||
 			r.Run != w.Run || int(r.Repeat) != w.Repeat || r.Statistic != w.Key || r.Unit != w.Unit {
 			t.Fatalf("row %d: %+v, want %+v", i, r, w)
 		}
@@ -382,5 +390,103 @@ func copyTree(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStatsParquetRoundTripRateLevels: rate levels keep their value
+// (+Infinity for rate inf) and arrival process through xitongsys/parquet-go;
+// an absent label and arrival are nulls, a missing value is a null.
+func TestStatsParquetRoundTripRateLevels(t *testing.T) {
+	rate := func(r float64, arrival string) analyze.LevelKey {
+		return analyze.LevelKey{Mode: "rate", Rate: analyze.Rate(r), Arrival: arrival}
+	}
+	s := &analyze.Summary{Schema: analyze.SchemaVersion}
+	for _, k := range []analyze.LevelKey{rate(16, "poisson"), rate(math.Inf(1), "")} {
+		l := analyze.Level{LevelKey: k, Runs: []string{"a/run-1", "a/run-2"}}
+		if k.Arrival == "" {
+			l.Runs = []string{"b/run-1", "b/run-2"}
+		}
+		l.Stats = []analyze.AcrossRuns{{Key: "ttft.p95", Unit: "ms", PerRun: []analyze.Num{120.5, analyze.NaN}}}
+		for i, dir := range l.Runs {
+			s.Runs = append(s.Runs, analyze.RunSummary{Dir: dir, LevelKey: k, Repeat: i + 1, Counts: analyze.Counts{Measured: 200, Errors: 5 * i}})
+		}
+		s.Levels = append(s.Levels, l)
+	}
+	e := Entry{ID: "0123456789abcdef", Time: "2026-03-01T12:00:00.25Z", Fingerprint: "fedcba9876543210"}
+	p := filepath.Join(t.TempDir(), StatsFile)
+	var buf bytes.Buffer
+	if err := WriteStats(&buf, e, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := readXitongsys(t, p)
+	type row struct {
+		level, arrival, run, key string
+		value                    float64
+		repeat                   int32
+	}
+	// Per level: ttft.p95 of both runs, then the error rate (0/200, 5/200).
+	nan := math.NaN()
+	want := []row{
+		{"16 req/s, poisson arrivals", "poisson", "a/run-1", "ttft.p95", 120.5, 1},
+		{"16 req/s, poisson arrivals", "poisson", "a/run-2", "ttft.p95", nan, 2},
+		{"16 req/s, poisson arrivals", "poisson", "a/run-1", "errors.percent", 0, 1},
+		{"16 req/s, poisson arrivals", "poisson", "a/run-2", "errors.percent", 2.5, 2},
+		{"rate inf", "", "b/run-1", "ttft.p95", 120.5, 1},
+		{"rate inf", "", "b/run-2", "ttft.p95", nan, 2},
+		{"rate inf", "", "b/run-1", "errors.percent", 0, 1},
+		{"rate inf", "", "b/run-2", "errors.percent", 2.5, 2},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		w := want[i]
+		arrival, value := "", nan
+		if r.LevelArrival != nil {
+			arrival = *r.LevelArrival
+		}
+		if r.Value != nil {
+			value = *r.Value
+		}
+		wantValue := 16.0
+		if w.level == "rate inf" {
+			wantValue = math.Inf(1)
+		}
+		if r.EntryID != e.ID || r.Time != 1772366400250000 || r.Label != nil || r.Fingerprint != e.Fingerprint || r.GPU != nil ||
+			r.Level != w.level || r.LevelMode != "rate" || r.LevelValue != wantValue || arrival != w.arrival ||
+			(r.LevelArrival == nil) != (w.arrival == "") || r.Run != w.run || r.Repeat != w.repeat || r.Statistic != w.key ||
+			!(value == w.value || math.IsNaN(value) && math.IsNaN(w.value)) {
+			t.Errorf("row %d: %+v (arrival %q, value %v), want %+v", i, r, arrival, value, w)
+		}
+	}
+}
+
+// TestReadmeShowsTheArchiveQuery: README shows the same DuckDB query over
+// every entry's stats.parquet as docs/archive.md, with columns that exist.
+func TestReadmeShowsTheArchiveQuery(t *testing.T) {
+	const query = "SELECT time, entry_id, label, level, run, value AS ttft_p95_ms\n" +
+		"FROM read_parquet('ARCHIVE/*/stats.parquet')\n" +
+		"WHERE statistic = 'ttft.p95'\n" +
+		"ORDER BY time, level_value, repeat;\n"
+	for _, doc := range []string{"../README.md", "../docs/archive.md"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "```sql\n"+query+"```") {
+			t.Errorf("%s does not show the archive query:\n%s", doc, query)
+		}
+	}
+	cols := map[string]bool{}
+	for _, f := range StatsColumns {
+		cols[f.Name] = true
+	}
+	for _, c := range []string{"time", "entry_id", "label", "level", "run", "value", "statistic", "level_value", "repeat"} {
+		if !cols[c] {
+			t.Errorf("the query uses %q, which stats.parquet does not have", c)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // FuzzReadStats feeds ReadStats arbitrary files against the sum of a good
@@ -34,7 +35,9 @@ func FuzzReadStats(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := ReadStats(p, sum, nil)
+		var rows []StatRow
+		var err error
+		fuzzbudget.Check(t, "ReadStats", len(data), func() { rows, err = ReadStats(p, sum, nil) })
 		switch {
 		case bytes.Equal(data, good.Bytes()):
 			// ttft.p95 and the error rate (1 of 4 failed) of the one run.

@@ -470,9 +470,12 @@ func checkWorkload(r Rule, base, new Profile) Check {
 	}
 	ch.Base, ch.New = fmtV(worst.b), fmtV(worst.n)
 	change := fmt.Sprintf("%+.1f %%", 100*(worst.n-worst.b)/math.Abs(worst.b))
-	if points {
+	switch {
+	case points:
 		change = fmt.Sprintf("%+.1f pp", worst.n-worst.b)
-	} else if worst.b == 0 {
+	case worst.b == 0 && worst.n == 0:
+		change = "+0.0 %"
+	case worst.b == 0:
 		change = "from 0"
 	}
 	ch.Note = fmt.Sprintf("largest difference at %s: %s (tolerance %s)", worst.level.Label(), change, fmtTol)

@@ -67,6 +67,11 @@ type Test struct {
 	MinP   analyze.Num `json:"min_p"`
 	Method string      `json:"method"`
 	Ties   bool        `json:"ties"`
+	// Alpha is the level PAdjusted is held to; NBase and NNew are the
+	// runs with a value on each side (the test's sample sizes).
+	Alpha float64 `json:"alpha"`
+	NBase int     `json:"n_base"`
+	NNew  int     `json:"n_new"`
 }
 
 // Row is one headline statistic at one level.
@@ -162,6 +167,9 @@ const (
 	OutcomeUndecided   = "undecided"
 	OutcomeImprovement = "improvement"
 	OutcomeNoChange    = "no change"
+	// OutcomeNothingCompared: no level is present on both sides, so
+	// nothing could be compared.
+	OutcomeNothingCompared = "nothing compared"
 )
 
 // Result is a whole comparison.
@@ -173,7 +181,8 @@ type Result struct {
 	// Outcome is OutcomeRegression when anything was flagged worse or the
 	// error rate rose, else OutcomeUndecided when a worse change beyond
 	// the threshold could not be tested, else OutcomeImprovement when
-	// something was flagged better, else OutcomeNoChange.
+	// something was flagged better, else OutcomeNoChange; it is
+	// OutcomeNothingCompared when no level is present on both sides.
 	Outcome string        `json:"outcome"`
 	Tests   Tests         `json:"tests"`
 	Levels  []LevelResult `json:"levels"`
@@ -313,7 +322,7 @@ func newRow(m Metric, b, n Across, ok bool, opts Options) Row {
 		return row
 	}
 	row.Test = &Test{U: analyze.Num(mw.U), P: analyze.Num(mw.P), PAdjusted: analyze.Num(mw.P),
-		MinP: analyze.Num(mw.MinP), Method: mw.Method, Ties: mw.Ties}
+		MinP: analyze.Num(mw.MinP), Method: mw.Method, Ties: mw.Ties, Alpha: opts.Alpha, NBase: mw.N2, NNew: mw.N1}
 	return row
 }
 
@@ -349,7 +358,11 @@ func decide(levels []LevelResult, opts Options) Tests {
 	for k, rf := range refs {
 		row := &levels[rf.l].Rows[rf.r]
 		row.Test.PAdjusted = analyze.Num(adjusted[k])
-		if float64(row.Test.MinP) >= t.EffectiveAlpha {
+		// A row whose floor is not below α/m can still be rejected by
+		// Holm's later steps (it is compared with α/(m−j+1) once the j−1
+		// smaller p-values are rejected) when other rows have more runs:
+		// then its runs were enough, and it needs none.
+		if float64(row.Test.MinP) >= t.EffectiveAlpha && !(adjusted[k] < opts.Alpha) {
 			row.NeedRuns = t.RunsNeeded
 		}
 		switch {
@@ -401,6 +414,9 @@ func extent(xs []float64) (lo, hi float64) {
 }
 
 func outcome(r *Result) string {
+	if len(r.Levels) == 0 {
+		return OutcomeNothingCompared
+	}
 	var reg, undecided, imp bool
 	for _, l := range r.Levels {
 		for _, row := range l.Rows {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 func run(base, new fakeSweep, opts Options) *Result {
@@ -366,7 +367,9 @@ func FuzzParseThreshold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		th, err := ParseThreshold(s)
+		var th Threshold
+		var err error
+		fuzzbudget.Check(t, "ParseThreshold", len(s), func() { th, err = ParseThreshold(s) })
 		if err != nil {
 			return
 		}
@@ -374,4 +377,114 @@ func FuzzParseThreshold(f *testing.F) {
 			t.Fatalf("ParseThreshold(%q) accepted value %v", s, th.Value)
 		}
 	})
+}
+
+// TestHolmRejectsRowsBelowTheFirstStep checks a family with unequal run
+// counts: a row whose floor is not below α/m is still flagged when Holm's
+// later steps reject it, and is undecided only when they cannot.
+//
+// Concurrency 4 has 8 runs a side, its 10 latencies 1.3× higher (exact p
+// 2/C(16, 8) = 2/12870 each) and its two rates equal on both sides (p = 1).
+// At concurrency 16 only TTFT p95 varies, also 1.3× higher, with 5 runs a
+// side (p = 2/C(10, 5) = 2/252); every other row there has no variation.
+// So m = 13 and α/m = 0.05/13 = 0.00385, which 5 vs 5 (floor 0.00794)
+// cannot beat: K = 6. Holm: the ten smallest p adjust to 13·2/12870 =
+// 26/12870; the eleventh, 2/252, to (13 − 10)·2/252 = 6/252 = 0.0238 < α,
+// so it is rejected. With 3 runs a side at concurrency 16 its p is 2/20
+// and adjusts to 3·0.1 = 0.3: undecided, needing 6 runs per side.
+func TestHolmRejectsRowsBelowTheFirstStep(t *testing.T) {
+	value := func(k float64) func(c, r int, key string) float64 {
+		return func(c, r int, key string) float64 {
+			m, _ := MetricByKey(key)
+			switch {
+			case c == 16 && key != "ttft.p95":
+				return baseValue(c, 0, key) // the same in every run, on both sides
+			case m.Unit == "ms":
+				return k * baseValue(c, r, key)
+			}
+			return baseValue(c, r, key)
+		}
+	}
+	opts := DefaultOptions()
+	opts.Correction = CorrectionHolm
+	for _, tt := range []struct {
+		runs16              int
+		p16, adj16          float64
+		verdict16           string
+		need16, regressions int
+	}{
+		{runs16: 5, p16: 2.0 / 252, adj16: 6.0 / 252, verdict16: VerdictRegression, need16: 0, regressions: 11},
+		{runs16: 3, p16: 2.0 / 20, adj16: 3 * 2.0 / 20, verdict16: VerdictUndecided, need16: 6, regressions: 10},
+	} {
+		base := fakeSweep{levels: []int{4, 16}, runs: 8, runsAt: map[int]int{16: tt.runs16}, value: value(1)}
+		new := base
+		new.value = value(1.3)
+		r := run(base, new, opts)
+		if r.Tests.Count != 13 || math.Abs(r.Tests.EffectiveAlpha-0.05/13) > 1e-15 || r.Tests.RunsNeeded != 6 {
+			t.Fatalf("%d runs at c16: tests %+v, want 13 tests, α/m = 0.05/13, K = 6", tt.runs16, r.Tests)
+		}
+		c4 := r.Levels[0].Rows[0] // TTFT p50 at concurrency 4
+		if math.Abs(float64(c4.Test.P)-2.0/12870) > 1e-15 || math.Abs(float64(c4.Test.PAdjusted)-26.0/12870) > 1e-15 ||
+			c4.Verdict != VerdictRegression || c4.NeedRuns != 0 || c4.Test.Alpha != 0.05 || c4.Test.NBase != 8 || c4.Test.NNew != 8 {
+			t.Errorf("%d runs at c16: c4 TTFT p50 %+v test %+v", tt.runs16, c4, *c4.Test)
+		}
+		c16 := r.Levels[1].Rows[1] // TTFT p95 at concurrency 16
+		if c16.Metric.Key != "ttft.p95" || math.Abs(float64(c16.Test.P)-tt.p16) > 1e-15 ||
+			math.Abs(float64(c16.Test.PAdjusted)-tt.adj16) > 1e-12 || c16.Verdict != tt.verdict16 || c16.NeedRuns != tt.need16 ||
+			c16.Test.NBase != tt.runs16 || c16.Test.NNew != tt.runs16 {
+			t.Errorf("%d runs at c16: c16 TTFT p95 verdict %q need %d, test %+v; want %q, need %d, p %v, adjusted %v",
+				tt.runs16, c16.Verdict, c16.NeedRuns, *c16.Test, tt.verdict16, tt.need16, tt.p16, tt.adj16)
+		}
+		if v := verdicts(r); v[VerdictRegression] != tt.regressions {
+			t.Errorf("%d runs at c16: verdicts %v, want %d regressions", tt.runs16, v, tt.regressions)
+		}
+		if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitFail || len(g.Lines) != tt.regressions {
+			t.Errorf("%d runs at c16: gate %d with %d lines, want 1 with %d", tt.runs16, g.Code, len(g.Lines), tt.regressions)
+		}
+	}
+}
+
+func TestWorkloadCheckAtZero(t *testing.T) {
+	l := LevelID{Mode: ModeConcurrency, Value: 4}
+	prof := func(output float64) Profile {
+		return Profile{Levels: []LevelWorkload{{Level: l, PromptMedian: 500, OutputMedian: analyze.Num(output), EarlyStopPercent: 0}}}
+	}
+	rule, _ := RuleByKey("workload.output_tokens")
+	for _, tt := range []struct {
+		base, new float64
+		want      Check
+	}{
+		// Both medians 0 (every request failed or returned nothing): no drift.
+		{0, 0, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "0", Status: StatusWithinBounds, Effect: EffectNone,
+			Note: "largest difference at concurrency 4: +0.0 % (tolerance 5 %)"}},
+		{0, 12, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "12", Status: StatusBeyondBounds, Effect: EffectCaveat,
+			Note: "largest difference at concurrency 4: from 0 (tolerance 5 %); beyond tolerance at 1 of 1 common level(s)"}},
+	} {
+		if got := checkWorkload(rule, prof(tt.base), prof(tt.new)); got != tt.want {
+			t.Errorf("output medians %v → %v:\n got %+v\nwant %+v", tt.base, tt.new, got, tt.want)
+		}
+	}
+}
+
+// TestNoCommonLevelComparesNothing: a gate must not pass a comparison that
+// compared nothing.
+func TestNoCommonLevelComparesNothing(t *testing.T) {
+	r := run(fakeSweep{levels: []int{1, 4}, runs: 3}, fakeSweep{levels: []int{16}, runs: 3}, DefaultOptions())
+	if r.Outcome != OutcomeNothingCompared || len(r.Levels) != 0 || r.Tests.Count != 0 || len(r.OnlyBase) != 2 || len(r.OnlyNew) != 1 {
+		t.Fatalf("outcome %q, %d common levels, %d tests, only base %d, only new %d", r.Outcome, len(r.Levels), r.Tests.Count, len(r.OnlyBase), len(r.OnlyNew))
+	}
+	g := r.Gate(GateOptions{FailOn: FailOnRegression})
+	want := "nothing compared: no level is present on both sides (base concurrency 1, concurrency 4, new concurrency 16) (--allow-incomparable passes anyway)"
+	if g.Code != ExitUndecided || len(g.Lines) != 1 || g.Lines[0] != want {
+		t.Errorf("gate %+v, want exit 2 with %q", g, want)
+	}
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression, AllowIncomparable: true}); g.Code != ExitPass || len(g.Lines) != 0 {
+		t.Errorf("--allow-incomparable: gate %+v, want exit 0", g)
+	}
+	// Not comparable still wins and says why.
+	other := fakeSweep{levels: []int{16}, runs: 3, env: withEnv("gpu", "NVIDIA H100 80GB HBM3")}
+	r = run(fakeSweep{levels: []int{1, 4}, runs: 3}, other, DefaultOptions())
+	if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitUndecided || !strings.HasPrefix(g.Lines[0], "not comparable: gpu") {
+		t.Errorf("not comparable and nothing compared: gate %+v", g)
+	}
 }

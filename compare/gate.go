@@ -21,7 +21,7 @@ const (
 const (
 	ExitPass       = 0 // nothing flagged that fails
 	ExitFail       = 1 // a flagged regression (or what --fail-on chose)
-	ExitUndecided  = 2 // not comparable, or too few runs to decide
+	ExitUndecided  = 2 // not comparable, too few runs to decide, or no common level
 	ExitInputError = 3 // the inputs or options could not be used
 )
 
@@ -50,10 +50,11 @@ func CheckFailOn(s string) error {
 	return fmt.Errorf("--fail-on %q: expected %s, %s or %s", s, FailOnRegression, FailOnErrorRate, FailOnAny)
 }
 
-// Gate decides the exit code: 2 when the sweeps are not comparable
-// (unless allowed), else 1 when something chosen by FailOn is flagged,
-// else 2 when a change beyond the threshold in a direction that would fail
-// could not be tested for want of runs (unless allowed), else 0.
+// Gate decides the exit code: 2 when the sweeps are not comparable or have
+// no level in common (unless allowed), else 1 when something chosen by
+// FailOn is flagged, else 2 when a change beyond the threshold in a
+// direction that would fail could not be tested for want of runs (unless
+// allowed), else 0.
 func (r *Result) Gate(g GateOptions) Gate {
 	var out Gate
 	if r.Comparability.Verdict == NotComparable && !g.AllowIncomparable {
@@ -63,6 +64,12 @@ func (r *Result) Gate(g GateOptions) Gate {
 		}
 		out.Code = ExitUndecided
 		out.Lines = append(out.Lines, "not comparable: "+strings.Join(why, "; ")+" (--expect KEY declares an intended change; --allow-incomparable compares anyway)")
+		return out
+	}
+	if r.Outcome == OutcomeNothingCompared && !g.AllowIncomparable {
+		out.Code = ExitUndecided
+		out.Lines = append(out.Lines, fmt.Sprintf("nothing compared: no level is present on both sides (base %s, new %s) (--allow-incomparable passes anyway)",
+			levelList(r.OnlyBase), levelList(r.OnlyNew)))
 		return out
 	}
 	var fails []string
@@ -98,6 +105,22 @@ func (r *Result) Gate(g GateOptions) Gate {
 		}
 	}
 	return out
+}
+
+// levelList names up to five levels: "concurrency 1, concurrency 4 and 3 more".
+func levelList(ls []OneSided) string {
+	if len(ls) == 0 {
+		return "none"
+	}
+	var names []string
+	for i, l := range ls {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(ls)-i))
+			break
+		}
+		names = append(names, l.Label)
+	}
+	return strings.Join(names, ", ")
 }
 
 func quoteOr(s string) string {

@@ -12,6 +12,8 @@ import (
 type fakeSweep struct {
 	levels []int
 	runs   int
+	// runsAt overrides runs at some concurrency levels.
+	runsAt map[int]int
 	env    map[string]string
 	// value returns run r's value of key at concurrency c; the error rate
 	// is given as a percentage of 1000 measured requests.
@@ -63,8 +65,12 @@ func (f fakeSweep) build() *analyze.Summary {
 		prompt = 500
 	}
 	for _, c := range f.levels {
+		runs := f.runs
+		if n, ok := f.runsAt[c]; ok {
+			runs = n
+		}
 		l := analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}}
-		for r := 1; r <= f.runs; r++ {
+		for r := 1; r <= runs; r++ {
 			dir := fmt.Sprintf("c%d/run-%d", c, r)
 			l.Runs = append(l.Runs, dir)
 			errs := int(math.Round(value(c, r, ErrorRateKey) * 10))
@@ -77,7 +83,7 @@ func (f fakeSweep) build() *analyze.Summary {
 			}
 			ar := analyze.AcrossRuns{Key: m.Key, Unit: m.Unit}
 			var vals []float64
-			for r := 1; r <= f.runs; r++ {
+			for r := 1; r <= runs; r++ {
 				v := value(c, r, m.Key)
 				ar.PerRun = append(ar.PerRun, analyze.Num(v))
 				if !math.IsNaN(v) {

@@ -363,7 +363,9 @@ func (h *History) detect(byID map[string]Input, opts Options) {
 	for i := range tests {
 		t := &tests[i]
 		t.change.PAdjusted = analyze.Num(adjusted[i])
-		if t.minP >= h.Tests.EffectiveAlpha {
+		// As in compare: a floor not below α/m does not stop Holm's later
+		// steps from rejecting the test when other tests have more runs.
+		if t.minP >= h.Tests.EffectiveAlpha && !(adjusted[i] < o.Alpha) {
 			t.change.NeedRuns = h.Tests.RunsNeeded
 		}
 		if !t.both {

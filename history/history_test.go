@@ -208,3 +208,63 @@ func TestBuildIsDeterministic(t *testing.T) {
 		t.Errorf("a 30 %% drop: %+v", a.Changes)
 	}
 }
+
+// TestHolmRejectsTestsBelowTheFirstStep: three entries, so each series has
+// one test (entries 2 and 3 against entry 1). Concurrency 4 has 8 runs an
+// entry and its TTFT p50 and p95 rise by 30 %: 16 runs against 8, fully
+// apart, p = 2/C(24, 8) = 2/735471. Concurrency 16 has 3 runs an entry and
+// its TTFT p95 rises by 30 %: 6 against 3, p = 2/C(9, 3) = 2/84. Every other
+// statistic is constant (no test), so m = 3 and α/m = 0.0167, below the
+// 6-vs-3 floor 2/84 = 0.0238; yet Holm rejects it at its third step
+// (adjusted p = max(3·2/735471, 1·2/84) = 2/84 < 0.05): a change point,
+// not undecided.
+func TestHolmRejectsTestsBelowTheFirstStep(t *testing.T) {
+	level16 := compare.LevelID{Mode: compare.ModeConcurrency, Value: 16}
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	p := profile("L40S", "580")
+	var in []Input
+	for i := 0; i < 3; i++ {
+		at := t0.Add(time.Duration(i) * 24 * time.Hour)
+		e := Input{ID: fmt.Sprintf("%016x", i+1), Time: float64(at.Unix()), TimeText: at.Format(time.RFC3339),
+			Fingerprint: p.Fingerprint(), Profile: p, Values: map[compare.LevelID]map[string][]float64{level4: {}, level16: {}}}
+		k := 1.0
+		if i > 0 {
+			k = 1.3
+		}
+		for _, m := range compare.Headline {
+			for lvl, runs := range map[compare.LevelID]int{level4: 8, level16: 3} {
+				var vals []float64
+				for r := 0; r < runs; r++ {
+					v := 50.0
+					if m.Key == "ttft.p95" || (m.Key == "ttft.p50" && lvl == level4) {
+						v = k * (100 + float64(r) + 0.1*float64(i))
+					}
+					vals = append(vals, v)
+				}
+				e.Values[lvl][m.Key] = vals
+			}
+		}
+		in = append(in, e)
+	}
+	opts := DefaultOptions()
+	opts.Compare.Correction = compare.CorrectionHolm
+	h := Build(in, opts)
+	if h.Tests.Count != 3 || h.Tests.RunsNeeded != 5 {
+		t.Fatalf("tests %+v, want 3 tests needing 5 runs per side", h.Tests)
+	}
+	cps := changesOf(h, KindChange)
+	if len(cps) != 3 || len(h.Changes) != 3 {
+		t.Fatalf("changes %+v, want 3 change points", h.Changes)
+	}
+	for _, c := range cps {
+		wantP, wantAdj := 2.0/735471, 6.0/735471
+		if c.Level == level16 {
+			wantP, wantAdj = 2.0/84, 2.0/84
+		}
+		if c.Entry != fmt.Sprintf("%016x", 2) || c.NeedRuns != 0 ||
+			math.Abs(float64(c.P)-wantP) > 1e-15 || math.Abs(float64(c.PAdjusted)-wantAdj) > 1e-15 {
+			t.Errorf("%s %s: entry %s need %d p %v adjusted %v; want entry 2, need 0, p %v, adjusted %v",
+				c.Label, c.Metric.Key, c.Entry, c.NeedRuns, c.P, c.PAdjusted, wantP, wantAdj)
+		}
+	}
+}

@@ -7,6 +7,9 @@ type Config struct {
 	Title string `yaml:"title" json:"title"`
 	// SLO holds the per-request latency targets used for goodput.
 	SLO SLO `yaml:"slo" json:"slo"`
+	// SLOFrom says where each SLO setting came from: DefaultConfig,
+	// sweep.yaml or the command line.
+	SLOFrom SLOSources `yaml:"-" json:"slo_from"`
 	// Percentile is "nearest-rank" (rank = ceil(p*N)) or "linear".
 	Percentile string `yaml:"percentile" json:"percentile"`
 	// MAD is "raw" (median of absolute deviations) or "scaled" (x1.4826).
@@ -37,6 +40,29 @@ type SLO struct {
 	TTFTms float64 `yaml:"ttft_ms" json:"ttft_ms"`
 	TPOTms float64 `yaml:"tpot_ms" json:"tpot_ms"`
 	E2Ems  float64 `yaml:"e2e_ms" json:"e2e_ms"`
+	// Attainment is the share of a level's measured requests, in (0, 1],
+	// that must meet every target for the level to meet the SLOs.
+	Attainment float64 `yaml:"attainment" json:"attainment"`
+}
+
+// Where a setting came from, for SLOSources.
+const (
+	// FromDefault: DefaultConfig (the measurement rules' example targets,
+	// benchnote's attainment).
+	FromDefault = "default"
+	// FromSweepYAML: the sweep's sweep.yaml.
+	FromSweepYAML = "sweep.yaml"
+	// FromCommandLine: a command-line flag (benchnote report --slo).
+	FromCommandLine = "command line"
+)
+
+// SLOSources says, per SLO setting, where its value came from (FromDefault,
+// FromSweepYAML or FromCommandLine).
+type SLOSources struct {
+	TTFT       string `json:"ttft"`
+	TPOT       string `json:"tpot"`
+	E2E        string `json:"e2e"`
+	Attainment string `json:"attainment"`
 }
 
 // Warm-up modes: the rule sweep.yaml names under warmup.mode.
@@ -112,12 +138,19 @@ func DefaultMetricNames() MetricNames {
 	}
 }
 
+// DefaultAttainment is the share of measured requests that must meet
+// every SLO target for a level to meet the SLOs when sweep.yaml does not
+// say (slo.attainment): benchnote's choice, 90 %, the attainment commonly
+// used to compare serving systems; the measurement rules name none.
+const DefaultAttainment = 0.9
+
 // DefaultConfig returns the settings used when sweep.yaml is absent or
 // silent: the measurement protocol's defaults.
 func DefaultConfig() Config {
 	return Config{
 		Title:                  "Benchmark sweep",
-		SLO:                    SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000},
+		SLO:                    SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000, Attainment: DefaultAttainment},
+		SLOFrom:                SLOSources{TTFT: FromDefault, TPOT: FromDefault, E2E: FromDefault, Attainment: FromDefault},
 		Percentile:             "nearest-rank",
 		MAD:                    "raw",
 		Warmup:                 WarmupConfig{Mode: WarmupChangePoint, Alpha: 0.01, MinSlowdown: 0.02, Window: 10, Tolerance: 0.02, Consecutive: 3},

@@ -54,6 +54,17 @@ func omComparable(fams []*dto.MetricFamily) string {
 		} else {
 			f.Help = nil
 		}
+		// A histogram or summary whose only sample is _created has no
+		// sample the text format can write (found by
+		// FuzzOpenMetricsMatchesExpfmt); benchnote reads nothing from it.
+		f.Metric = slices.DeleteFunc(f.Metric, func(m *dto.Metric) bool {
+			h, s := m.Histogram, m.Summary
+			return h != nil && h.SampleCount == nil && h.SampleCountFloat == nil && h.SampleSum == nil && len(h.Bucket) == 0 ||
+				s != nil && s.SampleCount == nil && s.SampleSum == nil && len(s.Quantile) == 0
+		})
+		if len(f.Metric) == 0 && (f.GetType() == dto.MetricType_HISTOGRAM || f.GetType() == dto.MetricType_GAUGE_HISTOGRAM || f.GetType() == dto.MetricType_SUMMARY) {
+			continue
+		}
 		for _, m := range f.Metric {
 			slices.SortFunc(m.Label, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
 			if m.Counter != nil {

@@ -1176,8 +1176,9 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			t.Fatalf("row %d: negative count", i)
 		}
 		failed := q.Status != nil && StatusFailed(q.Status[i])
-		if failed && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
-			// A failed request may have no timings.
+		if (failed || q.CompletionTokens[i] == 0) && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
+			// A failed request, and a successful one with no output token,
+			// may have no timings (docs/input-format.md).
 		} else if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= math.MaxFloat64) {
 			t.Fatalf("row %d: TTFT %v E2E %v", i, q.TTFTms[i], q.E2Ems[i])
 		}

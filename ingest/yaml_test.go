@@ -33,6 +33,10 @@ func TestParseSweepConfigRanges(t *testing.T) {
 			`sweep.yaml:2:11: error: slo.e2e_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got ".inf"`},
 		{"slo above a day", "slo: {e2e_ms: 1e10}\n",
 			`sweep.yaml:1:15: error: slo.e2e_ms: expected a number in [0, 86,400,000] (milliseconds; 0 disables it), got "1e10"`},
+		{"attainment zero", "slo: {attainment: 0}\n",
+			`sweep.yaml:1:19: error: slo.attainment: expected a number in (0, 1], got "0"`},
+		{"attainment as a percentage", "slo: {attainment: 90}\n",
+			`sweep.yaml:1:19: error: slo.attainment: expected a number in (0, 1], got "90"`},
 		{"title a mapping", "title: {a: b}\n",
 			`sweep.yaml:1:8: error: title: expected a text of at most 500 characters, got a mapping`},
 		{"title empty", "title:\n",
@@ -86,14 +90,25 @@ func TestParseSweepConfigRanges(t *testing.T) {
 }
 
 func TestParseSweepConfigAcceptsRangeEnds(t *testing.T) {
-	cfg, diags, err := ParseSweepConfig([]byte("title: \"T\"\nslo: {ttft_ms: 0, tpot_ms: 86400000, e2e_ms: 0.5}\n"+
+	cfg, diags, err := ParseSweepConfig([]byte("title: \"T\"\nslo: {ttft_ms: 0, tpot_ms: 86400000, e2e_ms: 0.5, attainment: 1}\n"+
 		"counter_tolerance: 0.999\nnon_streamed_fraction: 1\n"), "sweep.yaml")
 	if err != nil || len(diags) != 0 {
 		t.Fatal(err, diags)
 	}
-	want := SLO{TTFTms: 0, TPOTms: 86400000, E2Ems: 0.5}
-	if cfg.Title != "T" || cfg.SLO != want || cfg.CounterTolerance != 0.999 || cfg.StreamingCheckFraction != 1 {
+	want := SLO{TTFTms: 0, TPOTms: 86400000, E2Ems: 0.5, Attainment: 1}
+	from := SLOSources{TTFT: FromSweepYAML, TPOT: FromSweepYAML, E2E: FromSweepYAML, Attainment: FromSweepYAML}
+	if cfg.Title != "T" || cfg.SLO != want || cfg.SLOFrom != from || cfg.CounterTolerance != 0.999 || cfg.StreamingCheckFraction != 1 {
 		t.Errorf("config = %+v", cfg)
+	}
+	// A target sweep.yaml leaves out keeps its default, and says so.
+	cfg, _, err = ParseSweepConfig([]byte("slo: {ttft_ms: 500}\n"), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = SLO{TTFTms: 500, TPOTms: 150, E2Ems: 5000, Attainment: 0.9}
+	from = SLOSources{TTFT: FromSweepYAML, TPOT: FromDefault, E2E: FromDefault, Attainment: FromDefault}
+	if cfg.SLO != want || cfg.SLOFrom != from {
+		t.Errorf("slo = %+v from %+v, want %+v from %+v", cfg.SLO, cfg.SLOFrom, want, from)
 	}
 	for _, empty := range []string{"", "\n# only a comment\n", "---\n", "~\n"} {
 		cfg, diags, err := ParseSweepConfig([]byte(empty), "sweep.yaml")

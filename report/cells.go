@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,9 @@ type cellContext struct {
 // input cannot place a figure.
 const plotToken = "\x10BENCHNOTE·FIGURE·"
 
-func (c *cellContext) block(args []string, tgt target) (string, error) {
+// block evaluates a block cell.
+func (r *render) block(args []string) (string, error) {
+	c, tgt := r.ctx, r.tgt
 	switch args[0] {
 	case "table":
 		if len(args) != 2 {
@@ -30,24 +33,39 @@ func (c *cellContext) block(args []string, tgt target) (string, error) {
 		}
 		fn, ok := tables[args[1]]
 		if !ok {
-			return "", fmt.Errorf("unknown table %q (known: %s)", args[1], strings.Join(tableNames(), ", "))
+			return "", fmt.Errorf("unknown table %q%s (known: %s)", args[1], didYouMean(args[1], tableNames(), nil), strings.Join(tableNames(), ", "))
 		}
-		return fn(c.s), nil
+		md := fn(c.s)
+		if _, ok := blocks[args[1]]; ok && tgt == targetHTML {
+			md = blockOpen(args[1]) + md + blockClose(args[1])
+		}
+		return md, nil
 	case "plot":
 		if len(args) != 2 {
 			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
 		}
 		return c.plot(args[1], tgt)
-	case "exclusions", "findings", "alerts", "environment", "method", "notes", "imports":
+	case "labels":
+		if len(args) != 2 || args[1] != "short" && args[1] != "full" {
+			return "", errors.New("labels takes short or full: {{labels short}} puts the full label of each inline figure after it in a footnote (report.md) or a tooltip (report.html)")
+		}
+		r.short = args[1] == "short"
+		return "", nil
+	case "quality", "alerts":
+		if len(args) != 1 {
+			return "", fmt.Errorf("%s takes no arguments", args[0])
+		}
+		return qualityCell(c.s, tgt), nil
+	case "headline", "exclusions", "findings", "environment", "method", "notes", "imports":
 		if len(args) != 1 {
 			return "", fmt.Errorf("%s takes no arguments", args[0])
 		}
 		return map[string]func(*analyze.Summary) string{
-			"exclusions": exclusionsCell, "findings": findingsCell, "alerts": alertsCell, "environment": environmentCell,
+			"headline": headlineCell, "exclusions": exclusionsCell, "findings": findingsCell, "environment": environmentCell,
 			"method": methodCell, "notes": notesCell, "imports": importsCell,
 		}[args[0]](c.s), nil
 	}
-	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
+	return "", fmt.Errorf("unknown cell %q%s (known: %s)", args[0], didYouMean(args[0], cellNames(), cellSynonyms), knownCells())
 }
 
 func (c *cellContext) plot(name string, tgt target) (string, error) {
@@ -56,7 +74,7 @@ func (c *cellContext) plot(name string, tgt target) (string, error) {
 		known = known || n == name
 	}
 	if !known {
-		return "", fmt.Errorf("unknown plot %q (known: %s)", name, strings.Join(PlotNames, ", "))
+		return "", fmt.Errorf("unknown plot %q%s (known: %s)", name, didYouMean(name, PlotNames, nil), strings.Join(PlotNames, ", "))
 	}
 	p, ok := c.plots[name]
 	if !ok {
@@ -68,35 +86,78 @@ func (c *cellContext) plot(name string, tgt target) (string, error) {
 	return fmt.Sprintf("\n![%s](plots/%s.svg)\n\n*%s*\n\n", mdEscape(p.Alt), name, mdEscape(p.Caption)), nil
 }
 
-func (c *cellContext) inline(args []string) (string, error) {
+// inline evaluates an inline cell.
+func (r *render) inline(args []string) (string, error) {
+	c := r.ctx
 	if len(args) == 0 {
-		return "", errors.New("empty cell")
+		return "", errors.New("empty cell: write a cell name inside {{ }}, e.g. {{value ttft.p95}}")
 	}
 	if isBlockCell(args[0]) {
 		return "", fmt.Errorf("cell %q must stand alone on its line", args[0])
 	}
+	noArgs := func() error {
+		if len(args) > 1 {
+			return fmt.Errorf("%s takes no arguments; unexpected %q", args[0], args[1])
+		}
+		return nil
+	}
 	switch args[0] {
 	case "title":
-		return mdEscape(c.s.Title), nil
+		return mdEscape(c.s.Title), noArgs()
 	case "runs":
-		return strconv.Itoa(len(c.s.Runs)), nil
+		return strconv.Itoa(len(c.s.Runs)), noArgs()
 	case "levels":
 		v := viewOf(c.s)
 		var ls []string
 		for _, l := range c.s.Levels {
 			ls = append(ls, v.cell(l.Load()))
 		}
-		return strings.Join(ls, ", "), nil
+		return strings.Join(ls, ", "), noArgs()
 	case "load":
-		return viewOf(c.s).noun(), nil
+		return viewOf(c.s).noun(), noArgs()
 	case "value":
-		return c.value(args[1:])
+		return r.value(args[1:])
 	case "pooled":
-		return c.pooled(args[1:])
+		return r.pooled(args[1:])
 	case "count":
 		return c.count(args[1:])
 	}
-	return "", fmt.Errorf("unknown cell %q (known: %s)", args[0], knownCells())
+	return "", fmt.Errorf("unknown cell %q%s (known: %s)", args[0], didYouMean(args[0], cellNames(), cellSynonyms), knownCells())
+}
+
+// labelArgs takes the short and full arguments out of a cell's arguments:
+// short reports whether the figure's label is to be moved into a footnote
+// or tooltip (the notebook's {{labels}} setting unless the cell says).
+func (r *render) labelArgs(args []string) (rest []string, short bool) {
+	short = r.short
+	for _, a := range args {
+		switch a {
+		case "short":
+			short = true
+		case "full":
+			short = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, short
+}
+
+// oneKey checks that a cell got exactly one key besides its level, and
+// says what is wrong otherwise.
+func oneKey(cell, takes, example string, rest []string) error {
+	switch {
+	case len(rest) == 0:
+		return fmt.Errorf("%s takes a key, e.g. %s", cell, example)
+	case len(rest) > 1:
+		extra := rest[1]
+		hint := ""
+		if _, err := strconv.ParseFloat(extra, 64); err == nil {
+			hint = fmt.Sprintf(" (a level is written c=%s or rate=%s)", extra, extra)
+		}
+		return fmt.Errorf("%s takes %s; unexpected %q%s, e.g. %s", cell, takes, extra, hint, example)
+	}
+	return nil
 }
 
 // isLevelArg reports whether a cell argument selects a level.
@@ -186,14 +247,43 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 		}
 		return analyze.Level{}, nil, fmt.Errorf("%s matches %d levels (%s): add the arrival process, e.g. %s:%s", sel, len(found), strings.Join(names, "; "), sel, found[0].Load().Arrival)
 	}
+	hint := ""
+	if near, ok := nearestLevel(candidates, want); ok {
+		hint = fmt.Sprintf("; did you mean %s?", near.Key())
+	}
 	if kind == "c" && v.concurrencyOnly() {
 		var have []string
 		for _, l := range c.s.Levels {
 			have = append(have, strconv.Itoa(l.Concurrency))
 		}
-		return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)", want.Concurrency, strings.Join(have, ", "))
+		return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)%s", want.Concurrency, strings.Join(have, ", "), hint)
 	}
-	return analyze.Level{}, nil, fmt.Errorf("no level %s in the sweep (have %s)", want.Label(), c.levelNames(v))
+	return analyze.Level{}, nil, fmt.Errorf("no level %s in the sweep (have %s)%s", want.Label(), c.levelNames(v), hint)
+}
+
+// nearestLevel returns the level of want's mode closest to it in value
+// (on a log scale, as load is swept; the lower of two equally close).
+func nearestLevel(levels []analyze.Level, want ingest.LoadLevel) (ingest.LoadLevel, bool) {
+	var best ingest.LoadLevel
+	bestDist := math.Inf(1)
+	for _, l := range levels {
+		load := l.Load()
+		if load.Mode != want.Mode {
+			continue
+		}
+		a, b := load.Value(), want.Value()
+		d := math.Inf(1)
+		switch {
+		case math.IsInf(a, 1) && math.IsInf(b, 1):
+			d = 0
+		case !math.IsInf(a, 1) && !math.IsInf(b, 1) && a > 0 && b > 0:
+			d = math.Abs(math.Log(a / b))
+		}
+		if d < bestDist {
+			best, bestDist = load, d
+		}
+	}
+	return best, !math.IsInf(bestDist, 1)
 }
 
 // levelNames lists the sweep's levels by name.
@@ -205,13 +295,15 @@ func (c *cellContext) levelNames(v levelView) string {
 	return strings.Join(have, ", ")
 }
 
-func (c *cellContext) value(args []string) (string, error) {
+func (r *render) value(args []string) (string, error) {
+	c := r.ctx
+	args, short := r.labelArgs(args)
 	lv, rest, err := c.level(args)
 	if err != nil {
 		return "", err
 	}
-	if len(rest) != 1 {
-		return "", errors.New("value takes one statistic key, e.g. {{value ttft.p95 c=8}}")
+	if err := oneKey("value", "one key, a level and short or full", "{{value ttft.p95 c=8}}", rest); err != nil {
+		return "", err
 	}
 	ar, ok := lv.Stat(rest[0])
 	if !ok {
@@ -219,7 +311,7 @@ func (c *cellContext) value(args []string) (string, error) {
 		for _, s := range lv.Stats {
 			keys = append(keys, s.Key)
 		}
-		return "", fmt.Errorf("unknown metric %q (known: %s)", rest[0], strings.Join(keys, ", "))
+		return "", fmt.Errorf("unknown metric %q%s (known: %s)", rest[0], didYouMean(rest[0], keys, nil), strings.Join(keys, ", "))
 	}
 	if ar.Runs == 0 || !ar.Median.Valid() {
 		return fmt.Sprintf("n/a (%s %s not available at %s)", ar.Statistic, ar.Metric, viewOf(c.s).name(lv.Load())), nil
@@ -232,9 +324,16 @@ func (c *cellContext) value(args []string) (string, error) {
 	if m := statMethod(ar, c.s.Method.Percentile); m != "" {
 		labels = append(labels, m)
 	}
-	s := fmt.Sprintf("%s ± %s %s (median ± %s MAD of per-run %s; %s; %d %s at %s)",
-		fmtNum(ar.Median), fmtNum(ar.MAD), ar.Unit, c.s.Method.MAD, what, strings.Join(labels, "; "),
-		ar.Runs, plural(ar.Runs, "run", "runs"), viewOf(c.s).name(lv.Load()))
+	label := fmt.Sprintf("median ± %s MAD of per-run %s; %s; %d %s at %s",
+		c.s.Method.MAD, what, strings.Join(labels, "; "), ar.Runs, plural(ar.Runs, "run", "runs"), viewOf(c.s).name(lv.Load()))
+	figure := fmtSpread(ar.Median, ar.MAD) + " " + ar.Unit
+	var s string
+	if short {
+		s = r.label(figure, label)
+	} else {
+		s = figure + " (" + label + ")"
+	}
+	s = suspectInline(lv, ar.Key, s)
 	if ar.FewRuns {
 		s += " " + fewRunsMark
 	}
@@ -273,20 +372,27 @@ func isPercentile(stat string) bool {
 	return true
 }
 
-func (c *cellContext) pooled(args []string) (string, error) {
+func (r *render) pooled(args []string) (string, error) {
+	c := r.ctx
+	args, short := r.labelArgs(args)
 	lv, rest, err := c.level(args)
 	if err != nil {
 		return "", err
 	}
-	if len(rest) != 1 || !strings.Contains(rest[0], ".") {
-		return "", errors.New("pooled takes METRIC.STAT, e.g. {{pooled ttft.p99 c=8}}")
+	if err := oneKey("pooled", "one key, a level and short or full", "{{pooled ttft.p99 c=8}}", rest); err != nil {
+		return "", err
 	}
-	parts := strings.SplitN(rest[0], ".", 2)
+	var known []string
+	for _, m := range []string{"ttft", "tpot", "e2e", "itl"} {
+		for _, st := range []string{"p50", "p95", "p99", "max", "mean"} {
+			known = append(known, m+"."+st)
+		}
+	}
+	metric, stat, _ := strings.Cut(rest[0], ".")
 	dists := map[string]analyze.Distribution{"ttft": lv.PooledTTFT, "tpot": lv.PooledTPOT, "e2e": lv.PooledE2E, "itl": lv.PooledITL}
-	d, ok := dists[parts[0]]
-	stat := parts[1]
+	d, ok := dists[metric]
 	if !ok || (stat != "p50" && stat != "p95" && stat != "p99" && stat != "max" && stat != "mean") {
-		return "", fmt.Errorf("unknown pooled metric %q (known: ttft, tpot, e2e, itl with .p50, .p95, .p99, .max, .mean)", rest[0])
+		return "", fmt.Errorf("unknown pooled metric %q%s (known: ttft, tpot, e2e, itl with .p50, .p95, .p99, .max, .mean)", rest[0], didYouMean(rest[0], known, nil))
 	}
 	v := d.Value(stat)
 	if !v.Valid() {
@@ -298,8 +404,13 @@ func (c *cellContext) pooled(args []string) (string, error) {
 	} else if stat == "max" {
 		how = "maximum"
 	}
-	return fmt.Sprintf("%s %s (%s %s, %s over %s values from %d %s at %s)",
-		fmtNum(v), d.Unit, stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), viewOf(c.s).name(lv.Load())), nil
+	figure := fmtNum(v) + " " + d.Unit
+	label := fmt.Sprintf("%s %s, %s over %s values from %d %s at %s",
+		stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), viewOf(c.s).name(lv.Load()))
+	if short {
+		return r.label(figure, "pooled "+label), nil
+	}
+	return figure + " (" + label + ")", nil
 }
 
 func (c *cellContext) count(args []string) (string, error) {
@@ -322,8 +433,8 @@ func (c *cellContext) count(args []string) (string, error) {
 		"rows_read": counts.RowsRead, "failed_run_rows": counts.FailedRunRows, "bad_rows": counts.BadRows, "accepted": counts.Accepted, "warm_up": counts.WarmUp, "cool_down": counts.CoolDown,
 		"measured": counts.Measured, "errors": counts.Errors, "zero_token": counts.ZeroToken, "one_token": counts.OneToken, "multi_token": counts.MultiToken,
 	}
-	if len(rest) != 1 {
-		return "", errors.New("count takes one field, e.g. {{count measured}}")
+	if err := oneKey("count", "one field and a level", "{{count measured c=8}}", rest); err != nil {
+		return "", err
 	}
 	n, ok := fields[rest[0]]
 	if !ok {
@@ -332,7 +443,7 @@ func (c *cellContext) count(args []string) (string, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return "", fmt.Errorf("unknown count %q (known: %s)", rest[0], strings.Join(names, ", "))
+		return "", fmt.Errorf("unknown count %q%s (known: %s)", rest[0], didYouMean(rest[0], names, nil), strings.Join(names, ", "))
 	}
 	return fmtInt(int64(n)), nil
 }

@@ -29,10 +29,12 @@ func TestProblemsAreShown(t *testing.T) {
 		cell string
 		want []string
 	}{
+		{"{{quality}}", []string{
+			"> - **error** `error-rate`: concurrency 2: 5 of 9 measured requests failed",
+			"> - warning `empty-scrape`: 1 run(s) have a scrape with no metric",
+		}},
 		{"{{alerts}}", []string{
-			"Errors and warnings among them:",
-			"- **error** `error-rate`: concurrency 2: 5 of 9 measured requests failed",
-			"- warning `empty-scrape`: 1 run(s) have a scrape with no metric",
+			"> - **error** `error-rate`: concurrency 2: 5 of 9 measured requests failed",
 		}},
 		{"{{method}}", []string{
 			"| error-rate threshold | 5 % | a run or level with a larger share of failed measured requests is an error finding |",
@@ -61,9 +63,9 @@ func TestProblemsAreShown(t *testing.T) {
 	}
 	s.Findings = s.Findings[2:]
 	s.Method.IgnoredSettings = nil
-	out, _ := renderNotebook([]byte("{{alerts}}\n{{method}}"), "nb.md", &cellContext{s: s}, targetMarkdown)
+	out, _ := renderNotebook([]byte("{{quality}}\n{{method}}"), "nb.md", &cellContext{s: s}, targetMarkdown)
 	for _, w := range []string{
-		"; none of them is an error or a warning.\n",
+		"> **Nothing to report.** No lint finding is an error or a warning (1 info finding, listed with the lint findings).\n",
 		"| ignored settings | none | every key in sweep.yaml and run.yaml was understood |\n",
 	} {
 		if !strings.Contains(string(out), w) {

@@ -72,17 +72,70 @@ func fmtInt(n int64) string {
 	return b.String()
 }
 
-// fmtAcross formats an across-runs statistic as "median ± MAD (n runs)".
-// A figure resting on fewer than 3 runs shows its run count flagged.
-func fmtAcross(ar analyze.AcrossRuns) string {
+// maxSpreadSigFigs caps the significant figures a value rounded to its
+// spread keeps: a spread many orders below the value is noise, not
+// precision.
+const maxSpreadSigFigs = 6
+
+// fmtSpread formats "value ± spread" with both rounded to the same
+// decimal place: that of the spread's second significant figure
+// ("5963 ± 75", "114.7 ± 3.5", "19.7571 ± 0.0070"), so the value shows no
+// more digits than its spread supports. A zero or missing spread leaves
+// the value as fmtNum writes it ("310 ± 0").
+func fmtSpread(v, spread analyze.Num) string {
+	if !v.Valid() {
+		return na
+	}
+	if !spread.Valid() || spread == 0 {
+		return fmtNum(v) + " ± 0"
+	}
+	sp := math.Abs(float64(spread))
+	dec := 1 - int(math.Floor(math.Log10(sp)))
+	if f := math.Abs(float64(v)); f > 0 {
+		if limit := maxSpreadSigFigs - 1 - int(math.Floor(math.Log10(f))); dec > limit {
+			dec = limit
+		}
+	}
+	return roundTo(float64(v), dec) + " ± " + roundTo(sp, dec)
+}
+
+// roundTo formats x rounded to dec decimal places; a negative dec rounds
+// to tens, hundreds, ... and prints no decimals.
+func roundTo(x float64, dec int) string {
+	var s string
+	if dec >= 0 {
+		s = strconv.FormatFloat(x, 'f', dec, 64)
+	} else {
+		p := math.Pow(10, float64(-dec))
+		s = strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
+	}
+	if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
+// fmtAcross formats an across-runs statistic as "median ± MAD", rounded
+// to the spread, with a % sign for a percentage. The caption of its table
+// says what the cells are and its runs column how many usable runs each
+// level has (runs); a cell shows its own number of runs only when it
+// differs, flagged when fewer than 3.
+func fmtAcross(ar analyze.AcrossRuns, runs int) string {
 	if ar.Runs == 0 || !ar.Median.Valid() {
 		return na
 	}
-	runs := fmt.Sprintf("%d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
-	if ar.FewRuns {
-		runs = flagOpen + "⚠ " + runs + flagClose
+	s := fmtSpread(ar.Median, ar.MAD)
+	if ar.Unit == "%" {
+		s += " %"
 	}
-	return fmt.Sprintf("%s ± %s (%s)", fmtNum(ar.Median), fmtNum(ar.MAD), runs)
+	if ar.Runs != runs {
+		n := fmt.Sprintf("%d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
+		if ar.FewRuns {
+			n = flagOpen + "⚠ " + n + flagClose
+		}
+		s += " (" + n + ")"
+	}
+	return s
 }
 
 func plural(n int, one, many string) string {

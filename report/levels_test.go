@@ -37,17 +37,17 @@ func TestLevelCells(t *testing.T) {
 		want   string
 		errMsg string
 	}{
-		{"concurrency default", levelSummary(c4, c16), "value ttft.p95", "200 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 16)", ""},
-		{"c=min", levelSummary(c4, c16), "value ttft.p95 c=min", "100 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 4)", ""},
-		{"rate=16 in a rate sweep", levelSummary(r2, r16p, rInf), "value ttft.p95 rate=16", "200 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at 16 req/s)", ""},
-		{"rate=inf", levelSummary(r2, r16p, rInf), "value ttft.p95 rate=inf", "300 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at rate inf)", ""},
-		{"level=max in a mixed sweep", levelSummary(c4, r2, rInf), "value ttft.p95 level=max", "300 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at rate inf)", ""},
-		{"c=max in a mixed sweep", levelSummary(c4, r2, rInf), "value ttft.p95 c=max", "100 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 4)", ""},
-		{"arrival disambiguates", levelSummary(r16c, r16p), "value ttft.p95 rate=16:poisson", "200 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at 16 req/s, poisson arrivals)", ""},
+		{"concurrency default", levelSummary(c4, c16), "value ttft.p95", "200.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 16)", ""},
+		{"c=min", levelSummary(c4, c16), "value ttft.p95 c=min", "100.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 4)", ""},
+		{"rate=16 in a rate sweep", levelSummary(r2, r16p, rInf), "value ttft.p95 rate=16", "200.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at 16 req/s)", ""},
+		{"rate=inf", levelSummary(r2, r16p, rInf), "value ttft.p95 rate=inf", "300.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at rate inf)", ""},
+		{"level=max in a mixed sweep", levelSummary(c4, r2, rInf), "value ttft.p95 level=max", "300.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at rate inf)", ""},
+		{"c=max in a mixed sweep", levelSummary(c4, r2, rInf), "value ttft.p95 c=max", "100.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 4)", ""},
+		{"arrival disambiguates", levelSummary(r16c, r16p), "value ttft.p95 rate=16:poisson", "200.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at 16 req/s, poisson arrivals)", ""},
 		{"two rate=16 levels", levelSummary(r16c, r16p), "value ttft.p95 rate=16", "", "rate=16 matches 2 levels (16 req/s, constant arrivals; 16 req/s, poisson arrivals): add the arrival process, e.g. rate=16:constant"},
 		{"c=max without concurrency levels", levelSummary(r2, rInf), "value ttft.p95 c=max", "", "c=max: the sweep has no concurrency level (its levels: 2 req/s, rate inf); use level=max"},
-		{"missing rate", levelSummary(r2, rInf), "value ttft.p95 rate=8", "", "no level 8 req/s in the sweep (have 2 req/s, rate inf)"},
-		{"missing concurrency", levelSummary(c4, c16), "value ttft.p95 c=8", "", "no concurrency level 8 in the sweep (have 4, 16)"},
+		{"missing rate", levelSummary(r2, rInf), "value ttft.p95 rate=8", "", "no level 8 req/s in the sweep (have 2 req/s, rate inf); did you mean rate=2?"},
+		{"missing concurrency", levelSummary(c4, c16), "value ttft.p95 c=8", "", "no concurrency level 8 in the sweep (have 4, 16); did you mean c=4?"},
 		{"levels, concurrency", levelSummary(c4, c16), "levels", "4, 16", ""},
 		{"levels, rates", levelSummary(r2, rInf), "levels", "2 req/s, rate inf", ""},
 		{"load, mixed", levelSummary(c4, r2), "load", "load", ""},
@@ -55,8 +55,8 @@ func TestLevelCells(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := &cellContext{s: tt.s}
-			got, err := ctx.inline(strings.Fields(tt.cell))
+			r := &render{ctx: &cellContext{s: tt.s}, footIndex: map[string]int{}}
+			got, err := r.inline(strings.Fields(tt.cell))
 			if tt.errMsg != "" {
 				if err == nil || err.Error() != tt.errMsg {
 					t.Errorf("error %v, want %q", err, tt.errMsg)

@@ -1032,6 +1032,9 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		caption += fmt.Sprintf(" Failed runs (%d) are not shown.", failed)
 	}
 	alt := fmt.Sprintf("Small multiples, one per %s (%s): each run's TTFT per request in send order and a vertical line where the warm-up was cut", v.perLevel(), v.list(levels))
+	if s.Method.Warmup == ingest.WarmupNone {
+		alt = fmt.Sprintf("Small multiples, one per %s (%s): each run's TTFT per request in send order; warm-up handling is off, so nothing was cut", v.perLevel(), v.list(levels))
+	}
 	if anyStat {
 		alt += ", beside the warm-up rule's statistic per request"
 	}

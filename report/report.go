@@ -1,7 +1,8 @@
 // Package report renders an analyze.Summary as a notebook-style write-up:
-// report.md (GitHub-flavoured Markdown), report.html (the same document
-// through goldmark, self-contained with inline SVG charts), summary.json and
-// plots/*.svg.
+// report.md (GitHub-flavoured Markdown, charts linked relatively),
+// report.html (the same document through goldmark, self-contained with
+// inline SVG charts), pr.md (its first screen for a pull-request comment),
+// summary.json and plots/*.svg.
 //
 // A notebook is Markdown prose with cells ({{table ttft}}, {{plot cdf-ttft}},
 // {{value ttft.p95 c=8}}, ...) that are evaluated against the Summary; the
@@ -70,7 +71,8 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files[MarkdownFile] = []byte(controls.EscapeText(dropFlags.Replace(string(md))))
+	files[MarkdownFile] = []byte(controls.EscapeText(dropFlags.Replace(string(md) + markdownFooter)))
+	files[PRFile] = prMarkdown(s)
 	htmlMD, err := renderNotebook(nb, name, ctx, targetHTML)
 	if err != nil {
 		return nil, err
@@ -88,18 +90,24 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	return files, nil
 }
 
+// markdownFooter ends report.md: what its links need, and where the
+// summary for a pull-request comment is.
+const markdownFooter = "\n---\n\n*Rendered by benchnote " + Version + ". This file links its charts relatively (`plots/*.svg`): keep it next to its `plots/` directory. For a pull-request comment, paste `" + PRFile + "`, the first screen of this report without images or links (at most 60,000 characters).*\n"
+
 var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 
-// dropFlags removes the flag delimiters: Markdown shows a flag as text.
-var dropFlags = strings.NewReplacer(flagOpen, "", flagClose, "")
+// dropFlags removes the flag and suspect delimiters: Markdown shows a
+// flag or a suspect figure as text.
+var dropFlags = strings.NewReplacer(flagOpen, "", flagClose, "", suspectOpen, "", suspectClose, "", tipOpen, "", tipMid, " ", tipClose, "")
 
 // flagPattern finds a flag inside one run of text.
 var flagPattern = regexp.MustCompile(flagOpen + `([^` + flagOpen + flagClose + `<]*)` + flagClose)
 
-// styleFlags turns every flag in the text of a goldmark HTML fragment into
-// a styled span, and drops the delimiters anywhere else (inside a tag, as
-// in an image's alt text). goldmark escapes '<' and '>' in text and in
-// attribute values, so a '<' always opens a tag and a '>' closes it.
+// styleFlags turns every flag, suspect figure and tooltip in the text of a
+// goldmark HTML fragment into a styled span, and drops the delimiters
+// anywhere else (inside a tag, as in an image's alt text). goldmark
+// escapes '<' and '>' in text and in attribute values, so a '<' always
+// opens a tag and a '>' closes it.
 func styleFlags(html string) string {
 	var b strings.Builder
 	for html != "" {
@@ -107,7 +115,7 @@ func styleFlags(html string) string {
 		if lt < 0 {
 			lt = len(html)
 		}
-		b.WriteString(dropFlags.Replace(flagPattern.ReplaceAllString(html[:lt], `<span class="warn">$1</span>`)))
+		b.WriteString(dropFlags.Replace(styleText(html[:lt])))
 		html = html[lt:]
 		gt := strings.IndexByte(html, '>')
 		if gt < 0 {
@@ -130,7 +138,7 @@ func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) 
 	if err := markdown.Convert(md, &body); err != nil {
 		return nil, fmt.Errorf("markdown: %w", err)
 	}
-	html := styleFlags(body.String())
+	html := tableOfContents(replaceBlocks(styleFlags(body.String())))
 	for name, p := range plots {
 		token := "<p>" + plotToken + name + "</p>"
 		if !strings.Contains(html, token) {

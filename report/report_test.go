@@ -103,7 +103,7 @@ func TestNotebookCells(t *testing.T) {
 		name, notebook, want, wantErr string
 	}{
 		{"inline value", "p95 was {{value ttft.p95 c=2}}.",
-			"p95 was 141 ± 1 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 2).", ""},
+			"p95 was 141.0 ± 1.0 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 2).", ""},
 		{"pooled", "{{pooled ttft.p50 c=min}}",
 			"121 ms (p50 TTFT, nearest-rank percentile over 9 values from 3 runs at concurrency 2)", ""},
 		{"count", "{{count measured}} measured of {{count rows_read}}", "9 measured of 9", ""},
@@ -111,12 +111,12 @@ func TestNotebookCells(t *testing.T) {
 			"100 ± 0 % (median ± raw MAD of per-run goodput; measured requests meeting every SLO / measured requests; 3 runs at concurrency 2)", ""},
 		{"levels and runs", "{{runs}} runs at {{levels}}", "3 runs at 2", ""},
 		{"fenced cells are left alone", "```\n{{bogus}}\n```", "```\n{{bogus}}\n```", ""},
-		{"unknown cell", "line one\n{{bogus}}", "", "nb.md:2: unknown cell \"bogus\""},
-		{"unknown table", "\n\n{{table nope}}", "", "nb.md:3: unknown table \"nope\""},
-		{"unknown plot", "{{plot nope}}", "", "nb.md:1: unknown plot \"nope\""},
-		{"unknown metric", "x {{value ttft.p42 c=2}}", "", "nb.md:1: unknown metric \"ttft.p42\""},
-		{"unknown level", "x {{value ttft.p95 c=7}}", "", "nb.md:1: no concurrency level 7 in the sweep (have 2)"},
-		{"block cell inline", "see {{table ttft}} here", "", "nb.md:1: cell \"table\" must stand alone on its line"},
+		{"unknown cell", "line one\n{{bogus}}", "", "nb.md:2:1: unknown cell \"bogus\""},
+		{"unknown table", "\n\n{{table nope}}", "", "nb.md:3:1: unknown table \"nope\""},
+		{"unknown plot", "{{plot nope}}", "", "nb.md:1:1: unknown plot \"nope\""},
+		{"unknown metric", "x {{value ttft.p42 c=2}}", "", "nb.md:1:3: unknown metric \"ttft.p42\""},
+		{"unknown level", "x {{value ttft.p95 c=7}}", "", "nb.md:1:3: no concurrency level 7 in the sweep (have 2); did you mean c=2?"},
+		{"block cell inline", "see {{table ttft}} here", "", "nb.md:1:5: cell \"table\" must stand alone on its line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -83,7 +83,7 @@ func TestInputsCannotControlOrImitate(t *testing.T) {
 		"| driver | ⚠ 2 runs |\n",
 		"| cuda | 12.4\\\\x1b\\]0;title\\\\a |\n",
 		"| python | https\\://www\\.python.org/ |\n",
-		"| request | request error (not a latency sample): ⚠ 2 runs\\\\x00\\\\x1b\\[2J see http\\://evil.example.com | 1 | `c2/run\\x1b[31m-1\\x00` |\n",
+		"| request | request error (not a latency sample): ⚠ \\<n\\> runs\\\\x00\\\\x1b\\[\\<n\\>J see http\\://evil.example.com | 1 | `c2/run\\x1b[31m-1\\x00: ⚠ 2 runs\\x00\\x1b[2J see http://evil.example.com` |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -100,16 +100,17 @@ func TestInputsCannotControlOrImitate(t *testing.T) {
 		"<td>engine</td>\n<td>ops@example.com</td>",
 		"<td>driver</td>\n<td>⚠ 2 runs</td>",
 		"<td>python</td>\n<td>https://www.python.org/</td>",
-		"<td>request error (not a latency sample): ⚠ 2 runs\\x00\\x1b[2J see http://evil.example.com</td>",
+		"<td>request error (not a latency sample): ⚠ &lt;n&gt; runs\\x00\\x1b[&lt;n&gt;J see http://evil.example.com</td>",
 		"<td>4</td>\n<td>2 <span class=\"warn\">⚠ fewer than 3 runs</span></td>",
-		"(<span class=\"warn\">⚠ 2 runs</span>)",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if n := strings.Count(html, "<a "); n != 2 {
-		t.Errorf("report.html has %d links, want the notebook's own 2 (#exclusions, #lint-findings):\n%s", n, grepLines(html, "<a "))
+	// The only links are the page's own: the table of contents and the
+	// notebook's cross-references, all to headings on the page.
+	if n, own := strings.Count(html, "<a "), strings.Count(html, `<a href="#`); n != own || n == 0 {
+		t.Errorf("report.html has %d links, %d of them to the page itself; want only links to the page's headings:\n%s", n, own, grepLines(html, "<a "))
 	}
 	if strings.Contains(html, `<span class="warn">⚠ 2 runs</span></td>`) {
 		t.Errorf("input text styled as a flag:\n%s", grepLines(html, `warn">⚠ 2 runs</span></td>`))

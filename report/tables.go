@@ -44,26 +44,26 @@ func runsCell(l analyze.Level) string {
 	return s
 }
 
-func stat(l analyze.Level, key string) string {
-	ar, ok := l.Stat(key)
-	if !ok {
-		return na
-	}
-	return fmtAcross(ar)
+// acrossCaption is the sentence a table of across-run figures ends its
+// caption with: what a cell is, once for the whole table.
+func acrossCaption(s *analyze.Summary) string {
+	return fmt.Sprintf("Cells: median ± %s MAD across the level's runs (the runs column), both rounded to the second significant figure of the MAD; a cell resting on fewer runs says how many.", s.Method.MAD)
 }
 
 func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string {
 	return func(s *analyze.Summary) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "**%s (%s)**: %s. Each run's p50/p95/p99 are %s percentiles over its measured requests (per-request sample); the mean is request-weighted. Cells show the median ± %s MAD of the per-run values across the level's runs, with the number of runs.\n\n",
-			title, unit, def, s.Method.Percentile, s.Method.MAD)
+		fmt.Fprintf(&b, "**%s (%s)**: %s. Each run's p50/p95/p99 are %s percentiles over its measured requests (per-request sample); the mean is request-weighted. %s\n\n",
+			title, unit, def, s.Method.Percentile, acrossCaption(s))
+		n := newNotes(s)
 		var rows [][]string
 		for _, l := range s.Levels {
 			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
-				stat(l, prefix+".p50"), stat(l, prefix+".p95"), stat(l, prefix+".p99"), stat(l, prefix+".mean")})
+				n.stat(l, prefix+".p50"), n.stat(l, prefix+".p95"), n.stat(l, prefix+".p99"), n.stat(l, prefix+".mean")})
 		}
 		b.WriteString(table([]string{viewOf(s).column(), "runs", "samples (requests)",
 			"p50 (" + unit + ")", "p95 (" + unit + ")", "p99 (" + unit + ")", "mean, request-weighted (" + unit + ")"}, rows))
+		b.WriteString(n.footer())
 		return b.String()
 	}
 }
@@ -79,13 +79,15 @@ func requestsFor(prefix string, l analyze.Level) int {
 
 func itlTable(s *analyze.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Inter-token latency (ms)**. The gap-weighted mean is Σ(E2E − TTFT) / Σ(n − 1) over each run's requests with n ≥ 2, weighting every gap equally (unlike mean TPOT, which weights every request equally). Per-gap percentiles come from the chunk arrival times and only when every chunk carried exactly one token; otherwise they are n/a. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
+	fmt.Fprintf(&b, "**Inter-token latency (ms)**. The gap-weighted mean is Σ(E2E − TTFT) / Σ(n − 1) over each run's requests with n ≥ 2, weighting every gap equally (unlike mean TPOT, which weights every request equally). Per-gap percentiles come from the chunk arrival times and only when every chunk carried exactly one token; otherwise they are n/a. %s\n\n", acrossCaption(s))
+	n := newNotes(s)
 	var rows [][]string
 	for _, l := range s.Levels {
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "itl.gap_weighted_mean"),
-			stat(l, "itl.p50"), stat(l, "itl.p95"), stat(l, "itl.p99")})
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "itl.gap_weighted_mean"),
+			n.stat(l, "itl.p50"), n.stat(l, "itl.p95"), n.stat(l, "itl.p99")})
 	}
 	b.WriteString(table([]string{viewOf(s).column(), "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
+	b.WriteString(n.footer())
 	var unknown []string
 	for _, r := range s.Runs {
 		if r.Failed || r.GapDistributionKnown {
@@ -123,15 +125,17 @@ func pooledTable(s *analyze.Summary) string {
 
 func throughputTable(s *analyze.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Throughput**. Server rates are counter deltas (end scrape − start scrape) divided by each run's declared window; output and prompt tokens are separate rates and are never added. Requests/s counts successful requests completing inside the window. Client output tokens/s is Σ completion_tokens / (T_last − T_first) over the measured requests, a different denominator. Cells: median ± %s MAD across runs (runs).\n\n", s.Method.MAD)
+	fmt.Fprintf(&b, "**Throughput**. Server rates are counter deltas (end scrape − start scrape) divided by each run's declared window; output and prompt tokens are separate rates and are never added. Requests/s counts successful requests completing inside the window. Client output tokens/s is Σ completion_tokens / (T_last − T_first) over the measured requests, a different denominator. %s\n\n", acrossCaption(s))
+	n := newNotes(s)
 	var rows [][]string
 	for _, l := range s.Levels {
 		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l),
-			stat(l, "throughput.output_tokens_per_s"), stat(l, "throughput.prompt_tokens_per_s"),
-			stat(l, "throughput.requests_per_s"), stat(l, "throughput.client_output_tokens_per_s")})
+			n.stat(l, "throughput.output_tokens_per_s"), n.stat(l, "throughput.prompt_tokens_per_s"),
+			n.stat(l, "throughput.requests_per_s"), n.stat(l, "throughput.client_output_tokens_per_s")})
 	}
 	b.WriteString(table([]string{viewOf(s).column(), "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
 		"requests/s (client, in window)", "output tokens/s (client, T_last − T_first)"}, rows))
+	b.WriteString(n.footer())
 	b.WriteString("\nWindows and counter checks per run:\n\n")
 	var wrows [][]string
 	for _, r := range s.Runs {
@@ -160,8 +164,9 @@ func serverTable(s *analyze.Summary) string {
 	if s.Method.SpeculativeDecoding {
 		b.WriteString(" Speculative decoding is on: the inter-token histogram is per step, not per token.")
 	}
-	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles (runs).", s.Method.MAD)
-	b.WriteString(" A quantile that falls in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half its estimate is an interpolation inside that bucket, not a resolved measurement: such cells name the bucket (bounds in ms).\n\n")
+	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles across the level's runs, rounded to the MAD's second significant figure.", s.Method.MAD)
+	b.WriteString(" A quantile that falls in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half its estimate is not resolved by the buckets: its cell gives only the bound the buckets support, \"≤ 300 (bucket 0–300)\" or \"> 10000 (+Inf bucket)\", with the bucket's bounds in ms over the level's runs.\n\n")
+	n := newNotes(s)
 	var rows [][]string
 	for _, l := range s.Levels {
 		for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
@@ -177,7 +182,7 @@ func serverTable(s *analyze.Summary) string {
 			}
 			row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
 			for _, q := range []string{"p50", "p95", "p99"} {
-				row = append(row, stat(l, "server."+role+"."+q)+coarseBucket(s, l.LevelKey, role, q))
+				row = append(row, n.mark(l, "server."+role+"."+q, serverCell(l, "server."+role+"."+q)))
 			}
 			rows = append(rows, row)
 		}
@@ -186,6 +191,7 @@ func serverTable(s *analyze.Summary) string {
 		b.WriteString("No server histogram was available.\n")
 	} else {
 		b.WriteString(table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
+		b.WriteString(n.footer())
 	}
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
@@ -225,29 +231,27 @@ func serverTable(s *analyze.Summary) string {
 	return b.String()
 }
 
-// coarseBucket names the bucket a server quantile was interpolated in when
-// the buckets cannot resolve it in any run of the level, else "".
-func coarseBucket(s *analyze.Summary, level analyze.LevelKey, role, quantile string) string {
-	for _, r := range s.Runs {
-		if r.LevelKey != level || r.Failed {
+// serverCell is a server quantile's cell: median ± MAD when the buckets
+// resolve it in every run, else the bound they support and the bucket.
+func serverCell(l analyze.Level, key string) string {
+	ar, ok := l.Stat(key)
+	if !ok || ar.Runs == 0 {
+		return na
+	}
+	for _, b := range l.ServerResolution {
+		if b.Key != key || !b.Coarse {
 			continue
 		}
-		for _, h := range r.Server {
-			if h.Role != role || h.Omitted != "" {
-				continue
-			}
-			for _, q := range h.Resolution {
-				if q.Quantile == quantile && q.Coarse {
-					hi := "+Inf"
-					if q.HiMs.Valid() {
-						hi = fmtNum(q.HiMs)
-					}
-					return fmt.Sprintf(" (in bucket %s–%s)", fmtNum(q.LoMs), hi)
-				}
-			}
+		runs := ""
+		if ar.Runs != len(l.Runs) {
+			runs = fmt.Sprintf(", %d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
 		}
+		if !b.HiMs.Valid() {
+			return fmt.Sprintf("> %s (+Inf bucket%s)", fmtNum(b.LoMs), runs)
+		}
+		return fmt.Sprintf("≤ %s (bucket %s–%s%s)", fmtNum(b.HiMs), fmtNum(b.LoMs), fmtNum(b.HiMs), runs)
 	}
-	return ""
+	return fmtAcross(ar, len(l.Runs))
 }
 
 func serverSample(s *analyze.Summary, role string) string {
@@ -264,7 +268,8 @@ func serverSample(s *analyze.Summary, role string) string {
 func goodputTable(s *analyze.Summary) string {
 	var b strings.Builder
 	slo := sloText(s.Method.SLO)
-	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing requests completing inside the window / window (req/s), the same requests as requests/s, so it never exceeds it. This is a per-request pass rate, not a statement about a percentile. Cells: median ± %s MAD across runs (runs).\n\n", slo, s.Method.MAD)
+	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing measured requests completing inside the window / window (req/s); warm-up requests are not counted, and since requests/s counts every successful request in the window, request goodput never exceeds it. This is a per-request pass rate, not a statement about a percentile. %s\n\n", slo, acrossCaption(s))
+	n := newNotes(s)
 	var rows [][]string
 	for _, l := range s.Levels {
 		var fs []string
@@ -275,10 +280,11 @@ func goodputTable(s *analyze.Summary) string {
 		if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
 			passedCell = na
 		}
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "goodput.percent"), stat(l, "goodput.requests_per_s"),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "goodput.percent"), n.stat(l, "goodput.requests_per_s"),
 			passedCell, strings.Join(fs, "; ")})
 	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s)", "passed / measured (all runs)", "failures by first failed target"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s, warm-up excluded)", "passed / measured (all runs)", "failures by first failed target"}, rows))
+	b.WriteString(n.footer())
 	return b.String()
 }
 
@@ -301,16 +307,17 @@ func sloText(slo analyze.SLO) string {
 
 func workloadTable(s *analyze.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across runs.\n\n", s.Method.Percentile, s.Method.MAD)
+	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across the level's runs (the runs column), rounded to the MAD's second significant figure.\n\n", s.Method.Percentile, s.Method.MAD)
+	n := newNotes(s)
 	var rows [][]string
 	for _, l := range s.Levels {
 		w := l.Workload
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), fmtInt(int64(w.PromptTokens.N)),
+		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(w.PromptTokens.N)),
 			fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
 			fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
-			pct(w.EarlyStopPercent), stat(l, "workload.inter_arrival.p50"), stat(l, "workload.achieved_concurrency")})
+			pct(w.EarlyStopPercent), n.stat(l, "workload.inter_arrival.p50"), n.stat(l, "workload.achieved_concurrency")})
 	}
-	b.WriteString(table([]string{viewOf(s).column(), "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
+	b.WriteString(table([]string{viewOf(s).column(), "runs", "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
 	return b.String()
 }
 
@@ -336,18 +343,15 @@ func runsTable(s *analyze.Summary) string {
 			fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
 	}
 	b.WriteString(table([]string{viewOf(s).column(), "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows))
-	return b.String()
-}
-
-func headlineTable(s *analyze.Summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Per level: median ± %s MAD across runs of per-run %s p95 (per-request samples), server output tokens/s and goodput %%.\n\n", s.Method.MAD, s.Method.Percentile)
-	var rows [][]string
-	for _, l := range s.Levels {
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), stat(l, "ttft.p95"), stat(l, "tpot.p95"), stat(l, "e2e.p95"),
-			stat(l, "throughput.output_tokens_per_s"), stat(l, "goodput.percent")})
+	var notes []string
+	for _, r := range s.Runs {
+		if strings.TrimSpace(r.Notes) != "" {
+			notes = append(notes, fmt.Sprintf("- %s: %s", code(r.Dir), mdEscape(strings.TrimSpace(r.Notes))))
+		}
 	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s (server)", "goodput (%)"}, rows))
+	if len(notes) > 0 {
+		b.WriteString("\nNotes from the runs' run.yaml, as written:\n\n" + strings.Join(notes, "\n") + "\n")
+	}
 	return b.String()
 }
 
@@ -370,6 +374,9 @@ func exclusionsCell(s *analyze.Summary) string {
 		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
 		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
+	}
+	if s.Method.Warmup == "none" {
+		rows[4][2] = "none: warm-up handling is off (warmup: none), every accepted request is measured"
 	}
 	if a.CoolDown > 0 || markedWarmup(s) > 0 {
 		rows[3][2] = "= warm-up + cool-down + measured"
@@ -425,25 +432,6 @@ func findingsCell(s *analyze.Summary) string {
 		rows = append(rows, []string{sev, code(f.Rule), mdEscape(f.Message), mdEscape(f.Source), strings.Join(runs, ", ")})
 	}
 	return table([]string{"severity", "rule", "finding", "measurement rule", "runs"}, rows)
-}
-
-// alertsCell lists the error and warning findings in one line each, so
-// that they are seen before the figures they qualify.
-func alertsCell(s *analyze.Summary) string {
-	var lines []string
-	for _, f := range s.Findings {
-		switch f.Severity {
-		case "error":
-			lines = append(lines, fmt.Sprintf("- **error** %s: %s", code(f.Rule), mdEscape(f.Message)))
-		case "warning":
-			lines = append(lines, fmt.Sprintf("- warning %s: %s", code(f.Rule), mdEscape(f.Message)))
-		}
-	}
-	const intro = "The [lint findings](#lint-findings) at the end list every rule of the measurement protocol this sweep does not meet, with the runs concerned"
-	if len(lines) == 0 {
-		return intro + "; none of them is an error or a warning.\n"
-	}
-	return intro + ". Errors and warnings among them:\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 func environmentCell(s *analyze.Summary) string {

@@ -34,6 +34,12 @@ func TestMannWhitneyHandComputed(t *testing.T) {
 		{name: "ties across samples", x: []float64{1, 2, 2}, y: []float64{2, 3, 3}, u: 1, p: 6.0 / 20, minP: 0.1, ties: true},
 		// Mid-ranks 2,2,2 and 5,5,5: only the two pure subsets are as extreme.
 		{name: "ties within samples, separated", x: []float64{1, 1, 1}, y: []float64{2, 2, 2}, u: 0, p: 2.0 / 20, minP: 0.1, ties: true},
+		// Pooled 1,1,2,3 | 3,4,4 → mid-ranks 1.5,1.5, 3, 4.5,4.5, 6.5,6.5;
+		// W(x) = 1.5+1.5+3+4.5 = 10.5 against a mean of 16 (U = 0.5: the
+		// tied 3s). Of the C(7, 4) = 35 subsets, W ≤ 10.5 only for
+		// {1.5,1.5,3,4.5} (2 ways: either 4.5) and W ≥ 21.5 only for
+		// {4.5,4.5,6.5,6.5} (1 way): the tails differ, p = 3/35.
+		{name: "4 vs 3 with ties, unequal tails", x: []float64{1, 1, 2, 3}, y: []float64{3, 4, 4}, u: 0.5, p: 3.0 / 35, minP: 2.0 / 35, ties: true},
 		// 4 vs 4: 70 subsets; the two extremes give 2/70.
 		{name: "4 vs 4 separated", x: []float64{1, 2, 3, 4}, y: []float64{5, 6, 7, 8}, u: 0, p: 2.0 / 70, minP: 2.0 / 70},
 		// 2 of {1..5}: sums 3..9, mean 6; W = 9 and W = 3 are one subset each.

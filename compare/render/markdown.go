@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -94,11 +95,27 @@ func render(in Input, lay layout) string {
 	if len(r.ErrorRate) > 0 {
 		fmt.Fprintf(&b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
 		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold. This is a guard, not a test: one run full of errors is enough.\n\n")
+		// Most severe first: the larger of the rises of the median and of
+		// the worst run; compare.json keeps them in level order.
+		shown := append([]compare.ErrorRateRise{}, r.ErrorRate...)
+		rise := func(e compare.ErrorRateRise) float64 {
+			return math.Max(e.NewMedian-e.BaseMedian, e.NewWorst-e.BaseWorst)
+		}
+		sort.SliceStable(shown, func(i, j int) bool { return rise(shown[i]) > rise(shown[j]) })
+		if lay.listCap >= 0 && len(shown) > lay.listCap {
+			shown = shown[:lay.listCap]
+			cut = append(cut, fmt.Sprintf("%d of %d error-rate rises", len(r.ErrorRate)-lay.listCap, len(r.ErrorRate)))
+		}
 		var rows [][]string
-		for _, e := range r.ErrorRate {
+		for _, e := range shown {
 			rows = append(rows, []string{e.Label, pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
 		}
-		b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+		if len(rows) > 0 {
+			b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+		}
+		if len(shown) < len(r.ErrorRate) {
+			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(r.ErrorRate)-len(shown))
+		}
 		b.WriteString("\n")
 	}
 	for _, l := range lists {
@@ -128,7 +145,7 @@ func render(in Input, lay layout) string {
 				compare.ChangeText(lr.Row), pCell(lr.Row, r.Tests), verdictCell(lr.Row)})
 		}
 		if len(tab) > 0 {
-			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", "p", "verdict"}, tab))
+			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", pHeader(r.Tests), "verdict"}, tab))
 		}
 		if len(shown) < len(rows) {
 			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(rows)-len(shown))
@@ -179,7 +196,7 @@ func render(in Input, lay layout) string {
 				b.WriteString("Nothing but \"no change\" or \"not available\" at this level.\n\n")
 				continue
 			}
-			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", "p", "verdict"}, tab))
+			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", pHeader(r.Tests), "verdict"}, tab))
 			b.WriteString("\n")
 		}
 		if omittedRows > 0 {
@@ -239,6 +256,8 @@ func writeVerdict(b *strings.Builder, in Input) {
 		what = fmt.Sprintf("**Undecided**: %d change(s) for the worse beyond the threshold cannot be tested with these runs: need ≥ %d runs per side.", count(compare.VerdictUndecided), r.Tests.RunsNeeded)
 	case compare.OutcomeImprovement:
 		what = fmt.Sprintf("**Improvement**: %d flagged improvement(s), no regression.", count(compare.VerdictImprovement))
+	case compare.OutcomeNothingCompared:
+		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
 	default:
 		what = "**No change**: nothing was flagged beyond the thresholds."
 	}
@@ -279,9 +298,12 @@ func writeVerdict(b *strings.Builder, in Input) {
 	case compare.ExitFail:
 		fmt.Fprintf(b, ", %d reason(s) listed below.", len(in.Gate.Lines))
 	case compare.ExitUndecided:
-		if r.Comparability.Verdict == compare.NotComparable {
+		switch {
+		case r.Comparability.Verdict == compare.NotComparable:
 			b.WriteString(", not comparable.")
-		} else {
+		case r.Outcome == compare.OutcomeNothingCompared:
+			b.WriteString(", nothing compared.")
+		default:
 			b.WriteString(", too few runs to decide.")
 		}
 	}
@@ -401,6 +423,13 @@ func across(a compare.Across, unit string) string {
 		u = " %"
 	}
 	return fmt.Sprintf("%s ± %s%s (%d)", report.FormatNum(a.Median), report.FormatNum(a.MAD), u, a.N)
+}
+
+// pHeader names the p column with the level every row's p (or, under
+// Holm, its adjusted p, shown beside it) is held to, so that each row
+// states its α; its n is in the base and new cells.
+func pHeader(t compare.Tests) string {
+	return fmt.Sprintf("p (α = %s)", fmtFloat(t.Alpha))
 }
 
 func pCell(r compare.Row, t compare.Tests) string {

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // BenchmarkImportVLLMReal imports the 3 MB per-request vLLM 0.6.3 result
@@ -74,6 +77,24 @@ func writeVLLMResult(tb testing.TB, path string, n int) int64 {
 	return st.Size()
 }
 
+// TestWriteGeneratedVLLMResult writes the generated vLLM result that
+// BenchmarkImportVLLMGenerated imports to a file, for timing the import
+// command end to end (docs/benchmarks.md):
+//
+//	BENCHNOTE_VLLM_RESULT=1000000:/tmp/gen.json go test ./ingest/importer -run TestWriteGeneratedVLLMResult
+func TestWriteGeneratedVLLMResult(t *testing.T) {
+	spec := os.Getenv("BENCHNOTE_VLLM_RESULT")
+	if spec == "" {
+		t.Skip("set BENCHNOTE_VLLM_RESULT=N:PATH to write a generated vLLM result of N requests to PATH")
+	}
+	count, path, ok := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 1 || path == "" {
+		t.Fatalf("BENCHNOTE_VLLM_RESULT=%q: want N:PATH", spec)
+	}
+	t.Logf("%s: %d requests, %d bytes", path, n, writeVLLMResult(t, path, n))
+}
+
 // BenchmarkImportVLLMGenerated imports generated vLLM results of 100k and
 // 1M requests: time and memory should grow linearly with the input.
 func BenchmarkImportVLLMGenerated(b *testing.B) {
@@ -122,7 +143,9 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, format := range append([]Format{""}, Formats...) {
-			ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			fuzzbudget.Check(t, "ImportFiles "+string(format), len(data), func() {
+				ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+			})
 		}
 	})
 }

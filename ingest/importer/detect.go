@@ -25,6 +25,15 @@ type shape struct {
 	values  int // top-level values seen (JSON Lines have several)
 	keys    map[string]bool
 	scalars map[string]string
+	// scalarOK is set when the first value is a scalar that parsed: a CSV
+	// starting "time,..." peeks like the literal true, and is not JSON.
+	scalarOK bool
+	// broken is set when the first value could not be read and nothing of
+	// it was recognised ("{hello", a CSV, YAML).
+	broken bool
+	// head is the file's first line, for messages about files that are
+	// not JSON.
+	head string
 }
 
 func (s *shape) has(keys ...string) bool {
@@ -102,6 +111,9 @@ func scanShape(data []byte) *shape {
 		if err != nil {
 			return false
 		}
+		if first && depth == 0 {
+			sh.scalarOK = true
+		}
 		if first && len(v) <= 256 {
 			s := string(v)
 			if k == '"' {
@@ -123,6 +135,9 @@ func scanShape(data []byte) *shape {
 		}
 		sh.values++
 		if !walk("", 0, sh.values == 1) {
+			if sh.values == 1 && len(sh.keys) == 0 && !sh.scalarOK {
+				sh.broken = true
+			}
 			break
 		}
 	}
@@ -142,6 +157,7 @@ func detectFile(path string) (Format, *shape, error) {
 		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
 	sh := scanShape(data)
+	sh.head = firstLine(data)
 	format, why := detect(sh)
 	if format == "" {
 		return "", sh, &SourceError{File: path, Msg: "not a result file benchnote can import: " + why}
@@ -151,6 +167,9 @@ func detectFile(path string) (Format, *shape, error) {
 
 // detect names the format of a shape, or says why none fits.
 func detect(sh *shape) (Format, string) {
+	if sh.broken {
+		return "", notJSON(sh)
+	}
 	switch sh.top {
 	case '{':
 		switch {
@@ -187,9 +206,29 @@ func detect(sh *shape) (Format, string) {
 		}
 		return "", fmt.Sprintf("a JSON array of objects with members %s, which match no known tool's result", keyList(sh))
 	case '"', '0', 'n', 't', 'f':
-		return "", "a JSON " + kindName(sh.top) + ", not an object or array"
+		if sh.scalarOK {
+			return "", "a lone JSON value (" + strings.TrimPrefix(kindName(sh.top), "a ") + "), not an object or array"
+		}
 	}
-	return "", "not JSON (or empty)"
+	return "", notJSON(sh)
+}
+
+// notJSON says that a file is not JSON, quoting its first line.
+func notJSON(sh *shape) string {
+	if sh.head == "" {
+		return "empty (or only blank lines)"
+	}
+	return fmt.Sprintf("not JSON (it begins %s): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output", quoteShort(sh.head))
+}
+
+// firstLine returns the first non-blank line of data, trimmed.
+func firstLine(data []byte) string {
+	for line := range bytes.Lines(data) {
+		if t := strings.TrimSpace(string(line)); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // keyList lists a shape's top-level member names, for messages.

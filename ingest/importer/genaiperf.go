@@ -112,7 +112,7 @@ type genaiRequest struct {
 	responses   int
 }
 
-func importGenAIPerf(r io.Reader, s *source, opts Options) ([]Run, error) {
+func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
 	var version, serviceKind, endpoint string
 	type experiment struct {
@@ -184,15 +184,56 @@ func importGenAIPerf(r io.Reader, s *source, opts Options) ([]Run, error) {
 	if len(exps) == 0 {
 		return nil, &SourceError{File: s.path, Path: "$.experiments", Msg: "expected at least one experiment"}
 	}
+	var sum *perfSummary
+	var sumFile string
+	if len(companions) == 1 {
+		if sum, err = readPerfSummaryFile(companions[0]); err != nil {
+			return nil, err
+		}
+		sumFile = filepath.Base(companions[0].path)
+	}
 	var runs []Run
 	for k, e := range exps {
 		run, err := genaiRun(e.mode, e.value, e.requests, e.window, s, k, version, serviceKind, endpoint, opts)
 		if err != nil {
 			return nil, err
 		}
+		if sum != nil {
+			addGenAISummary(&run, sum, sumFile, len(exps))
+		}
 		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// addGenAISummary gives an experiment's run GenAI-Perf's own figures from
+// the summary beside the export, its environment keys (model, backend) and
+// the client tokenizer it named, when the summary's level is the run's (or
+// the export holds one experiment and the summary records no level).
+func addGenAISummary(run *Run, sum *perfSummary, file string, experiments int) {
+	p := run.Config.Provenance
+	if sum.level.Valid() && sum.level != run.Config.Load || !sum.level.Valid() && experiments > 1 {
+		p.AsReported = append(p.AsReported, fmt.Sprintf("%s is not this experiment's summary (it records %s): its figures are not shown", file, describeLevel(sum.level)))
+		return
+	}
+	p.Reported = sum.figures
+	run.Env = append(run.Env, sum.env...)
+	p.AsReported = append(p.AsReported, "GenAI-Perf's own figures, from "+file)
+	if sum.tokenizer != "" {
+		for i, d := range p.Definitions {
+			if d.Metric == "completion tokens" {
+				p.Definitions[i].Source = "output_sequence_length counts the response text with the client tokenizer " + sum.tokenizer + " (--tokenizer)"
+			}
+		}
+	}
+}
+
+// describeLevel names a level, or says there is none.
+func describeLevel(l ingest.LoadLevel) string {
+	if !l.Valid() {
+		return "no level"
+	}
+	return l.Describe()
 }
 
 // readGenAIRequest reads one request and its responses.
@@ -315,13 +356,14 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		run.Config.Window = &w
 	}
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, chunks: true}, len(reqs), opts.MaxRequests, s.path)
-	var withUsage, noPrompt, noResponse, zero int
+	var withUsage, noPrompt, noResponse, zero, numbered int
 	ids := map[string]int{}
 	for i, q := range reqs {
 		row := newRow()
 		row.id = q.id
 		if row.id == "" || ids[row.id] > 0 {
 			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
+			numbered++
 		}
 		ids[row.id]++
 		row.sent = float64(q.sentNs) / 1e9
@@ -381,8 +423,11 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 	if noPrompt > 0 {
 		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count: they are written without one and excluded as bad rows", noPrompt))
 	}
-	if reqs != nil && reqs[0].id == "" {
+	if numbered > 0 {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableRequestIDs)
+		if numbered < len(reqs) {
+			prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("request ids: %d of %d requests had no chunk id of their own (or shared one) and were numbered", numbered, len(reqs)))
+		}
 	}
 	if run.Config.Window == nil {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWindow)
@@ -393,7 +438,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		{Metric: "completion tokens", Source: "output_sequence_length counts the response text with the client tokenizer named in --tokenizer (another model's, unless set)",
 			Benchnote: "the server's usage.completion_tokens, read from the stream"},
 		{Metric: "ITL", Source: "(request latency − TTFT) / (output_sequence_length − 1), with the client tokenizer's count and the latency to the last response (usage chunk and [DONE] included)",
-			Benchnote: "mean ITL is Σ(E2E − TTFT) / Σ(n − 1) with E2E at the last text-bearing chunk and n from usage"},
+			Benchnote: "that is benchnote's TPOT, here with E2E at the last text-bearing chunk and n from usage; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
 		{Metric: "E2E", Source: "request_latency ends at the last response received, [DONE] included",
 			Benchnote: "E2E ends at the last text-bearing chunk"},
 	}

@@ -52,6 +52,36 @@ type guidellmBenchmark struct {
 	// benchnote compares with, by metric name, in file order.
 	stats  map[string]map[string]float64
 	metric []string
+	// env holds the ≤ 0.3 worker's backend, target and model.
+	env []ingest.KV
+}
+
+// guidellmEnvKey names an environment key GuideLLM records: its ≤ 0.3
+// worker says backend_type, backend_target and backend_model for what
+// later versions' args call backend, target and model.
+func guidellmEnvKey(name string) string {
+	switch name {
+	case "backend_type":
+		return "backend"
+	case "backend_target":
+		return "target"
+	case "backend_model":
+		return "model"
+	}
+	return name
+}
+
+// readEnvScalar reads a string, number or boolean as the environment key
+// key; null, "" and objects are skipped.
+func readEnvScalar(j *jsonIn, key string, env *[]ingest.KV) error {
+	if k := j.peek(); k == '{' || k == '[' {
+		return j.skip()
+	}
+	v, err := j.scalarText()
+	if err == nil && v != "" {
+		*env = append(*env, ingest.KV{Key: key, Value: v})
+	}
+	return err
 }
 
 func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
@@ -64,6 +94,7 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		benchmarks    []*guidellmBenchmark
 		preferUsage   = true
 		total         int
+		env           []ingest.KV
 	)
 	err := j.object(func(name string) error {
 		switch name {
@@ -89,10 +120,13 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 			hasArgs = hasArgs || name == "args"
 			hasConfig = hasConfig || name == "config"
 			return j.object(func(name string) error {
-				if name == "prefer_response_metrics" {
+				switch name {
+				case "prefer_response_metrics":
 					b, err := j.boolean()
 					preferUsage = b
 					return err
+				case "target", "model", "backend", "backend_type", "request_format":
+					return readEnvScalar(j, guidellmEnvKey(name), &env)
 				}
 				return j.skip()
 			})
@@ -136,6 +170,7 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		run.Env = append(append([]ingest.KV(nil), env...), b.env...)
 		runs = append(runs, run)
 	}
 	return runs, nil
@@ -164,6 +199,14 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 		switch name {
 		case "args", "config":
 			return strategy()
+		case "worker":
+			return j.object(func(name string) error {
+				switch name {
+				case "backend_type", "backend_target", "backend_model":
+					return readEnvScalar(j, guidellmEnvKey(name), &b.env)
+				}
+				return j.skip()
+			})
 		case "start_time":
 			v, err := j.number()
 			b.start = v

@@ -21,6 +21,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -125,9 +126,20 @@ type FileFormat struct {
 	Note   string `yaml:"note,omitempty"`
 }
 
+// companionOf maps the formats read alongside records (summaries, stage
+// reports, a sweep's index) to the records' format: --format naming the
+// records leaves them as detected.
+var companionOf = map[Format][]Format{
+	FormatLLMPerfSummary: {FormatLLMPerf},
+	FormatPerfSummary:    {FormatAIPerf, FormatGenAIPerf},
+	FormatInferenceStage: {FormatInferencePerf},
+	FormatVLLMSweepIndex: {FormatVLLM},
+}
+
 // source is one input file.
 type source struct {
 	path   string // as given (or found under a directory given)
+	named  bool   // given on the command line, not found under a directory
 	format Format
 	// multiValue is set when the file holds several top-level values (JSON
 	// Lines), so errors name the line.
@@ -154,7 +166,7 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
-			srcs = append(srcs, &source{path: p})
+			srcs = append(srcs, &source{path: p, named: true})
 			continue
 		}
 		found, err := filesUnder(p)
@@ -169,20 +181,36 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 		}
 	}
 	imp := &Import{}
+	kept := srcs[:0]
 	for _, s := range srcs {
 		f, sh, err := detectFile(s.path)
 		if sh != nil {
 			s.multiValue = sh.values > 1
 		}
-		if opts.Format != "" {
+		switch {
+		case opts.Format != "" && err == nil && slices.Contains(companionOf[f], opts.Format):
+			// --format names the records' format; the summaries read with
+			// them keep theirs.
+			s.format = f
+		case opts.Format != "":
 			s.format = opts.Format
+		case err != nil && !s.named:
+			// A directory holds other JSON files too (GenAI-Perf's
+			// llm_inputs.json, a notebook's settings): listed, not read.
+			var se *SourceError
+			if !errors.As(err, &se) {
+				return nil, err
+			}
+			imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: se.Msg})
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return nil, err
+		default:
+			s.format = f
 		}
-		s.format = f
+		kept = append(kept, s)
 	}
+	srcs = kept
 	markSweepFiles(srcs)
 	comp := pairCompanions(srcs)
 	var warmups []*source
@@ -229,7 +257,7 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 	case FormatSGLang:
 		runs, err = importSGLang(f, s, opts)
 	case FormatGenAIPerf:
-		runs, err = importGenAIPerf(f, s, opts)
+		runs, err = importGenAIPerf(f, s, companions, opts)
 	case FormatPerfSummary:
 		runs, err = importPerfSummary(f, s, opts)
 	case FormatAIPerf:
@@ -319,8 +347,9 @@ type companions struct {
 }
 
 // pairCompanions pairs, within one directory: LLMPerf responses with the
-// LLMPerf summary of the same name prefix; AIPerf records with the AIPerf
-// summary; inference-perf records with the stage reports.
+// LLMPerf summary of the same name prefix; GenAI-Perf's export with its
+// summary; AIPerf records with the AIPerf summary; inference-perf records
+// with the stage reports.
 func pairCompanions(srcs []*source) companions {
 	c := companions{of: map[*source][]*source{}, used: map[*source]bool{}, usedBy: map[*source]string{}}
 	byDir := map[string][]*source{}
@@ -354,6 +383,14 @@ func pairCompanions(srcs []*source) companions {
 			})
 		case FormatAIPerf:
 			pair(s, false, func(o *source) bool { return o.format == FormatPerfSummary })
+		case FormatGenAIPerf:
+			// profile_export.json beside its profile_export_genai_perf.json
+			// (any prefix shared), or an export renamed by its
+			// --profile-export-file beside the one summary of its directory.
+			prefix, renamed := strings.CutSuffix(filepath.Base(s.path), "profile_export.json")
+			pair(s, false, func(o *source) bool {
+				return o.format == FormatPerfSummary && (!renamed || strings.HasPrefix(filepath.Base(o.path), prefix+"profile_export_genai_perf"))
+			})
 		case FormatInferencePerf:
 			pair(s, true, func(o *source) bool { return o.format == FormatInferenceStage })
 		}
@@ -361,35 +398,86 @@ func pairCompanions(srcs []*source) companions {
 	return c
 }
 
-// Warnings lists what the caller should tell the user about an import:
-// runs from different tools at one level, which become repeats of that
-// level as any runs at one level do.
+// Warnings lists what the caller should tell the user about an import.
+// benchnote reads every run at one load level as a repeat of that level,
+// whatever directory (series) it sits in, so it warns when the runs of one
+// level come from different tools, from different series (a vLLM sweep's
+// server settings) or record different environments (another model, or
+// another workload in one JSON Lines file); and when no file held
+// per-request records, since validate and report need at least one run.
 func (imp *Import) Warnings() []string {
-	type key struct {
-		series string
-		level  ingest.LoadLevel
+	type group struct {
+		tools, series []string
+		env           map[string][]string // key → distinct values, in run order
+		keys          []string
 	}
-	tools := map[key][]string{}
-	var order []key
+	groups := map[ingest.LoadLevel]*group{}
+	var order []ingest.LoadLevel
+	perRequest := 0
 	for _, r := range imp.Runs {
 		if r.Requests == nil {
 			continue
 		}
-		k := key{r.Series, r.Config.Load}
-		if _, ok := tools[k]; !ok {
-			order = append(order, k)
+		perRequest++
+		g := groups[r.Config.Load]
+		if g == nil {
+			g = &group{env: map[string][]string{}}
+			groups[r.Config.Load] = g
+			order = append(order, r.Config.Load)
 		}
-		t := r.Config.Provenance.Tool
-		if !slices.Contains(tools[k], t) {
-			tools[k] = append(tools[k], t)
+		if t := r.Config.Provenance.Tool; !slices.Contains(g.tools, t) {
+			g.tools = append(g.tools, t)
+		}
+		if !slices.Contains(g.series, r.Series) {
+			g.series = append(g.series, r.Series)
+		}
+		seen := map[string]bool{}
+		for _, kv := range r.Env {
+			if seen[kv.Key] {
+				continue
+			}
+			seen[kv.Key] = true
+			if _, ok := g.env[kv.Key]; !ok {
+				g.keys = append(g.keys, kv.Key)
+			}
+			if !slices.Contains(g.env[kv.Key], kv.Value) {
+				g.env[kv.Key] = append(g.env[kv.Key], kv.Value)
+			}
 		}
 	}
+	const advice = "they are read as repeats of one level; import the results of different systems, settings or workloads into different sweeps"
 	var out []string
-	for _, k := range order {
-		if len(tools[k]) > 1 {
-			out = append(out, fmt.Sprintf("runs at %s come from different tools (%s): they are read as repeats of one level; import the results of different systems or tools into different sweeps",
-				k.level.Describe(), strings.Join(tools[k], ", ")))
+	for _, l := range order {
+		g := groups[l]
+		var why []string
+		if len(g.tools) > 1 {
+			why = append(why, fmt.Sprintf("come from different tools (%s)", strings.Join(g.tools, ", ")))
 		}
+		if len(g.series) > 1 {
+			names := make([]string, len(g.series))
+			for i, sr := range g.series {
+				names[i] = sr
+				if sr == "" {
+					names[i] = "(none)"
+				}
+			}
+			why = append(why, fmt.Sprintf("come from %d series (%s)", len(g.series), strings.Join(names, ", ")))
+		}
+		var differ []string
+		for _, k := range g.keys {
+			if v := g.env[k]; len(v) > 1 {
+				differ = append(differ, fmt.Sprintf("%s (%s)", k, strings.Join(v, ", ")))
+			}
+		}
+		if len(differ) > 0 {
+			why = append(why, "differ in "+strings.Join(differ, "; "))
+		}
+		if len(why) > 0 {
+			out = append(out, fmt.Sprintf("runs at %s %s: %s", l.Describe(), strings.Join(why, " and "), advice))
+		}
+	}
+	if perRequest == 0 && len(imp.Runs) > 0 {
+		out = append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show beside recomputed runs but cannot report on alone; import them together with per-request results")
 	}
 	return out
 }

@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/golden"
@@ -188,8 +190,7 @@ func TestImportErrors(t *testing.T) {
 			`result.json: $.ttfts[12]: expected a number, got "abc"`},
 		{"array lengths differ", "result.json", vllm(`[0.1,0.1]`), Options{},
 			`result.json: $.input_lens: expected 2 entries like $.ttfts, got 13`},
-		{"truncated", "result.json", vllm(`[0.1,0.1`)[:90], Options{}, `result.json: $.input_lens[`},
-		{"not JSON", "notes.json", "{hello", Options{}, "notes.json: not a result file benchnote can import: "},
+		{"truncated", "result.json", vllm(`[0.1,0.1`)[:90], Options{}, `result.json: $.input_lens[2]: not valid JSON near byte 90: unexpected end of file (truncated?)`},
 		{"no known tool", "other.json", `{"foo": 1, "bar": [1, 2]}`, Options{},
 			"other.json: not a result file benchnote can import: a JSON object with members bar, foo, which match no known tool's result"},
 		{"GuideLLM schema version 3", "benchmarks.json", `{"metadata": {"version": 3, "guidellm_version": "0.9.0"}, "config": {}, "benchmarks": []}`, Options{},
@@ -200,6 +201,22 @@ func TestImportErrors(t *testing.T) {
 			"result.json: $.input_lens[5]: more than 5 requests; refusing to import (raise the limit with --max-requests if the file is genuine)"},
 		{"JSON Lines names the line", "r.jsonl", `{"backend": "vllm", "model_id": "m", "request_rate": 1}` + "\n" + `{"backend": "vllm", "model_id": "m", "request_rate": "often"}` + "\n", Options{},
 			`r.jsonl: line 2: $.request_rate: expected a request rate (a number or "inf"), got "often"`},
+		{"a CSV is not JSON", "profile_export_aiperf.csv", "Metric,avg,min,max\r\nTime to First Token (ms),1,2,3\r\n", Options{},
+			`profile_export_aiperf.csv: not a result file benchnote can import: not JSON (it begins "Metric,avg,min,max"): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output`},
+		{"a CSV starting with t is not a JSON true", "gpu.csv", "time,gpu,pwr\n0.15,0,109\n", Options{},
+			`gpu.csv: not a result file benchnote can import: not JSON (it begins "time,gpu,pwr")`},
+		{"YAML is not JSON", "benchmarks.yaml", "---\nbenchmarks:\n- type_: generative_benchmark\n", Options{},
+			`benchmarks.yaml: not a result file benchnote can import: not JSON (it begins "---")`},
+		{"a broken object is not JSON", "notes.json", "{hello", Options{},
+			`notes.json: not a result file benchnote can import: not JSON (it begins "{hello")`},
+		{"empty", "empty.json", "\n\n", Options{}, "empty.json: not a result file benchnote can import: empty (or only blank lines)"},
+		{"a lone value", "n.json", "42", Options{}, "n.json: not a result file benchnote can import: a lone JSON value (number), not an object or array"},
+		// Python's Infinity is rewritten before decoding; the byte offset
+		// of a later syntax error is still the input's (here 128: line 1
+		// and its newline are 69 bytes, the bad literal starts 59 bytes
+		// into line 2; the rewritten output would put it at 139).
+		{"bad literal after Infinity", "s.jsonl", `{"backend": "sglang", "dataset_name": "x", "request_rate": Infinity}` + "\n" + `{"backend": "sglang", "dataset_name": "x", "request_rate": Infinityx}` + "\n", Options{},
+			"s.jsonl: line 2: $.request_rate: not valid JSON near byte 128: invalid character 'I' at start of value"},
 		{"no level", "ip.json", `[{"start_time": 1.0, "end_time": 2.0, "info": {"input_tokens": 3, "response_metrics": {"output_tokens": 2, "chunk_times": [1.1, 1.2]}}, "error": null}]`, Options{},
 			"ip.json: the file does not record its load level: pass --level c=N, --level rate=R or --level rate=inf"},
 	}
@@ -218,6 +235,17 @@ func TestImportErrors(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// The GuideLLM fixture of a schema version benchnote does not know is
+// refused by name and version, as the file it is.
+func TestUnsupportedGuideLLMVersionFixture(t *testing.T) {
+	p := filepath.Join(fixtures, "guidellm", "v3-benchmarks.json")
+	_, err := ImportFiles([]string{p}, Options{})
+	want := p + ": $.metadata.version: GuideLLM benchmarks.json schema version 3 is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
 	}
 }
 
@@ -286,6 +314,23 @@ func TestPyJSON(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got  %s\nwant %s", out.String(), want)
 	}
+	// Offsets the decoder reports are of the rewritten output; inputOffset
+	// maps them back: each rewrite above adds 11 bytes (the quotes and
+	// \u0000py:), so ', "b"' is at 20 in the output and 9 in the input,
+	// '"d"' at 115 and 82.
+	// The same with the input arriving one byte per read.
+	oneByte := newPyJSON(iotest.OneByteReader(strings.NewReader(in)))
+	if got, err := readAllErr(oneByte); err != nil || string(got) != want {
+		t.Errorf("one byte per read: %s, %v", got, err)
+	}
+	for _, tt := range []struct{ out, in int64 }{{0, 0}, {6, 6}, {20, 9}, {47, 25}, {69, 36}, {115, 82}} {
+		if got := p.inputOffset(tt.out); got != tt.in {
+			t.Errorf("inputOffset(%d) = %d, want %d", tt.out, got, tt.in)
+		}
+		if got := oneByte.inputOffset(tt.out); got != tt.in {
+			t.Errorf("one byte per read: inputOffset(%d) = %d, want %d", tt.out, got, tt.in)
+		}
+	}
 	long := `["` + strings.Repeat("x", 100) + `"]`
 	p = newPyJSON(strings.NewReader(long))
 	p.maxString = 64
@@ -311,5 +356,30 @@ func readAllErr(p *pyJSON) ([]byte, error) {
 			}
 			return out.Bytes(), err
 		}
+	}
+}
+
+// A GenAI-Perf request whose chunks carry no id is numbered, and request
+// ids are then unavailable, whichever request lacks one.
+func TestGenAIPerfRequestIDs(t *testing.T) {
+	req := func(ts int, id string) string {
+		chunk := `data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n`
+		if id != "" {
+			chunk = `data: {\"id\":\"` + id + `\",\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n`
+		}
+		return fmt.Sprintf(`{"timestamp": %d, "response_timestamps": [%d], "response_outputs": [{"response": "%s"}]}`, ts, ts+5000000, chunk)
+	}
+	data := `{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [` + req(1000000000, "a") + `, ` + req(2000000000, "") + `]}]}`
+	p := filepath.Join(t.TempDir(), "profile_export.json")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := importOne(t, p)
+	q, prov := run.Requests, run.Config.Provenance
+	if q.ID(0) != "a" || q.ID(1) != "1-2" || q.TTFTms[1] != 5 {
+		t.Errorf("ids %q %q, TTFT %v", q.ID(0), q.ID(1), q.TTFTms[1])
+	}
+	if !prov.Has(ingest.UnavailableRequestIDs) || !slices.Contains(prov.Recomputed, "request ids: 1 of 2 requests had no chunk id of their own (or shared one) and were numbered") {
+		t.Errorf("unavailable %v, recomputed %v", prov.Unavailable, prov.Recomputed)
 	}
 }

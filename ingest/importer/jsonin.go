@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,14 +51,17 @@ type segment struct {
 // value being read so that every error can name it.
 type jsonIn struct {
 	dec    *jsontext.Decoder
+	py     *pyJSON // the reader under dec, to report input offsets
 	file   string
 	record int
 	stack  []segment
 }
 
 func newJSONIn(r io.Reader, file string) *jsonIn {
+	py := newPyJSON(r)
 	return &jsonIn{
-		dec:  jsontext.NewDecoder(newPyJSON(r), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)),
+		dec:  jsontext.NewDecoder(py, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)),
+		py:   py,
 		file: file,
 	}
 }
@@ -115,8 +119,19 @@ func (j *jsonIn) wrap(err error) error {
 		if errors.Is(syn.Err, io.ErrUnexpectedEOF) {
 			msg = "unexpected end of file (truncated?)"
 		}
-		return &SourceError{File: j.file, Record: j.record, Path: pointerPath(syn.JSONPointer, j.stack),
-			Msg: fmt.Sprintf("not valid JSON near byte %d: %s", syn.ByteOffset, strings.TrimPrefix(msg, "jsontext: "))}
+		offset := syn.ByteOffset
+		if j.py != nil {
+			offset = j.py.inputOffset(offset)
+		}
+		// The decoder's pointer goes deeper than the stack inside skipped
+		// values; the stack knows the index of an array element not yet
+		// begun. Name the deeper of the two.
+		path := pointerPath(syn.JSONPointer, j.stack)
+		if n := len(slices.Collect(syn.JSONPointer.Tokens())); n < len(j.stack) {
+			path = j.path()
+		}
+		return &SourceError{File: j.file, Record: j.record, Path: path,
+			Msg: fmt.Sprintf("not valid JSON near byte %d: %s", offset, strings.TrimPrefix(msg, "jsontext: "))}
 	}
 	return &SourceError{File: j.file, Record: j.record, Msg: err.Error()}
 }
@@ -195,6 +210,23 @@ func (j *jsonIn) got() string {
 	return kindName(k)
 }
 
+// expected returns the error for a value that is not what was expected
+// (what): its text or kind, or, when the next bytes are not JSON at all
+// (PeekKind reports 0 or an invalid kind), the decoder's syntax error with
+// its byte offset.
+func (j *jsonIn) expected(what string) error {
+	switch j.dec.PeekKind() {
+	case 'n', 't', 'f', '"', '0', '{', '[', '}', ']':
+	default:
+		_, err := j.dec.ReadToken()
+		if err == nil || err == io.EOF {
+			return j.errorf("expected %s, got the end of the file (truncated?)", what)
+		}
+		return j.wrap(err)
+	}
+	return j.errorf("expected %s, got %s", what, j.got())
+}
+
 // peek returns the kind of the next value.
 func (j *jsonIn) peek() jsontext.Kind { return j.dec.PeekKind() }
 
@@ -219,7 +251,7 @@ func (j *jsonIn) skip() error { return j.wrap(j.dec.SkipValue()) }
 // decoder positioned at its value; member must consume the value.
 func (j *jsonIn) object(member func(name string) error) error {
 	if k := j.peek(); k != '{' {
-		return j.errorf("expected an object, got %s", j.got())
+		return j.expected("an object")
 	}
 	if _, err := j.dec.ReadToken(); err != nil {
 		return j.wrap(err)
@@ -245,7 +277,7 @@ func (j *jsonIn) object(member func(name string) error) error {
 // decoder positioned at it; elem must consume the element.
 func (j *jsonIn) array(elem func(i int) error) error {
 	if k := j.peek(); k != '[' {
-		return j.errorf("expected an array, got %s", j.got())
+		return j.expected("an array")
 	}
 	if _, err := j.dec.ReadToken(); err != nil {
 		return j.wrap(err)
@@ -293,7 +325,7 @@ func (j *jsonIn) number() (float64, error) {
 		}
 		return 0, j.errorf("expected a number, got %q", u)
 	}
-	return 0, j.errorf("expected a number, got %s", j.got())
+	return 0, j.expected("a number")
 }
 
 // optNumber reads a number or null (NaN).
@@ -348,7 +380,7 @@ func (j *jsonIn) str() (string, error) {
 		}
 		return tok.String(), nil
 	}
-	return "", j.errorf("expected a string, got %s", j.got())
+	return "", j.expected("a string")
 }
 
 // scalarText reads a string, number, boolean or null as text ("" for
@@ -363,7 +395,7 @@ func (j *jsonIn) scalarText() (string, error) {
 		v, err := j.dec.ReadValue()
 		return string(v), j.wrap(err)
 	}
-	return "", j.errorf("expected a string or number, got %s", j.got())
+	return "", j.expected("a string or number")
 }
 
 // boolean reads true or false (null reads as false).
@@ -378,7 +410,7 @@ func (j *jsonIn) boolean() (bool, error) {
 	case 'n':
 		return false, j.skip()
 	}
-	return false, j.errorf("expected true or false, got %s", j.got())
+	return false, j.expected("true or false")
 }
 
 // rate reads a request rate: a number, "inf" or Python's Infinity.
@@ -405,7 +437,7 @@ func (j *jsonIn) rate() (float64, error) {
 // nanoseconds do not fit a float64's 53-bit mantissa.
 func (j *jsonIn) bigCount() (int64, error) {
 	if j.peek() != '0' {
-		return 0, j.errorf("expected a non-negative integer, got %s", j.got())
+		return 0, j.expected("a non-negative integer")
 	}
 	v, err := j.dec.ReadValue()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 )
 
 // Bounds that keep a hostile file from taking unbounded memory: the JSON
@@ -40,6 +41,26 @@ type pyJSON struct {
 	offset   int64  // input bytes consumed, for messages
 	// maxString is the longest string accepted (maxStringBytes).
 	maxString int
+
+	// outBase is the output offset of out[0]; shifts record where a
+	// rewritten literal lengthened the output, so that an offset the
+	// decoder reports can be turned back into one of the input.
+	outBase int64
+	shifts  []shift
+}
+
+// shift says that output from offset at on is extra bytes longer than
+// the input.
+type shift struct{ at, extra int64 }
+
+// inputOffset converts an offset in the converted output into the offset
+// of the same byte in the input.
+func (p *pyJSON) inputOffset(out int64) int64 {
+	i := sort.Search(len(p.shifts), func(i int) bool { return p.shifts[i].at > out })
+	if i == 0 {
+		return out
+	}
+	return out - p.shifts[i-1].extra
 }
 
 func newPyJSON(r io.Reader) *pyJSON {
@@ -53,6 +74,7 @@ func (p *pyJSON) Read(dst []byte) (int, error) {
 			return 0, p.err
 		}
 		n, err := p.r.Read(p.buf)
+		p.outBase += int64(len(p.out))
 		p.out, p.pos = p.out[:0], 0
 		if n > 0 {
 			if cerr := p.convert(p.buf[:n]); cerr != nil {
@@ -139,6 +161,11 @@ func (p *pyJSON) flushLiteral() {
 		p.out = append(p.out, `\u0000py:`...)
 		p.out = append(p.out, p.lit...)
 		p.out = append(p.out, '"')
+		extra := int64(len(`"\u0000py:"`))
+		if n := len(p.shifts); n > 0 {
+			extra += p.shifts[n-1].extra
+		}
+		p.shifts = append(p.shifts, shift{at: p.outBase + int64(len(p.out)), extra: extra})
 	default:
 		p.out = append(p.out, p.lit...)
 	}

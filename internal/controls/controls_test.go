@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 func TestEscape(t *testing.T) {
@@ -37,7 +39,8 @@ func FuzzEscape(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := Escape(s)
+		var got string
+		fuzzbudget.Check(t, "Escape", len(s), func() { got = Escape(s) })
 		if !utf8.ValidString(got) {
 			t.Fatalf("Escape(%q) = %q is not valid UTF-8", s, got)
 		}

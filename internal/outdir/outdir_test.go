@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
 // Three versions of a small report; their file names differ so that a
@@ -178,7 +180,9 @@ func FuzzParseMarker(f *testing.F) {
 	f.Add(m.marker()[:100], true)
 	f.Add([]byte(markerHeader+"\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, partial bool) {
-		m, err := parseMarker(data, partial)
+		var m *manifest
+		var err error
+		fuzzbudget.Check(t, "parseMarker", len(data), func() { m, err = parseMarker(data, partial) })
 		if err != nil {
 			return
 		}

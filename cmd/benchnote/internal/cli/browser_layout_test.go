@@ -144,7 +144,7 @@ func TestBrowserLayout(t *testing.T) {
 					t.Errorf("chart %s has no text", c.ID)
 				}
 				if len(c.Overlaps) > 0 {
-					t.Errorf("chart %s: text over text: %s", c.ID, strings.Join(c.Overlaps, "; "))
+					t.Errorf("chart %s: text over text (is Liberation Sans installed? apt-get install fonts-liberation, see docs/charts.md): %s", c.ID, strings.Join(c.Overlaps, "; "))
 				}
 				if len(c.Outside) > 0 {
 					t.Errorf("chart %s: text outside the chart: %q", c.ID, c.Outside)

@@ -36,10 +36,31 @@ const (
 	// screenshot of the report there (used to refresh docs/report.png).
 	screenshotEnv = "BENCHNOTE_SCREENSHOT"
 
-	// Viewport of the screenshot: wide enough for the plots, tall enough to
-	// show the header, the summary table and the first figures.
-	viewportWidth, viewportHeight = 1280, 2000
+	// Viewport of the test and its screenshot: a laptop screen. Its first
+	// screen must hold the answer's table and the data-quality box.
+	viewportWidth, viewportHeight = 1280, 800
 )
+
+// firstScreenJS reports, for the headline table and the data-quality box,
+// whether they are on the page and where they end, in CSS pixels from the
+// top of the page (the page is not scrolled).
+const firstScreenJS = `(() => {
+	const at = sel => {
+		const el = document.querySelector(sel);
+		if (!el) return {found: false, top: 0, bottom: 0, text: ""};
+		const r = el.getBoundingClientRect();
+		return {found: true, top: r.top + window.scrollY, bottom: r.bottom + window.scrollY, text: el.textContent.slice(0, 200)};
+	};
+	return {table: at("#headline-table table"), quality: at("#data-quality-box")};
+})()`
+
+// boxOnPage is where firstScreenJS found an element.
+type boxOnPage struct {
+	Found  bool    `json:"found"`
+	Top    float64 `json:"top"`
+	Bottom float64 `json:"bottom"`
+	Text   string  `json:"text"`
+}
 
 // figureInfo is what the page reports about one <figure>.
 type figureInfo struct {
@@ -243,6 +264,30 @@ func TestBrowserReport(t *testing.T) {
 	}
 	if tables == 0 {
 		t.Errorf("report.html has no <table>: the summary table is missing")
+	}
+
+	// The first screen answers: the headline table and the data-quality
+	// box are on it, whole.
+	first, err := chromedp.Run(bctx, chromedp.Evaluate[struct {
+		Table   boxOnPage `json:"table"`
+		Quality boxOnPage `json:"quality"`
+	}](firstScreenJS))
+	if err != nil {
+		t.Fatalf("measuring the first screen: %v", err)
+	}
+	for _, b := range []struct {
+		name string
+		box  boxOnPage
+	}{{"the headline table (#headline-table)", first.Table}, {"the data-quality box (#data-quality-box)", first.Quality}} {
+		switch {
+		case !b.box.Found:
+			t.Errorf("report.html has no %s", b.name)
+		case b.box.Bottom > viewportHeight:
+			t.Errorf("%s ends at %.0f px, below the first screen (%d × %d): %q", b.name, b.box.Bottom, viewportWidth, viewportHeight, b.box.Text)
+		}
+	}
+	if first.Quality.Found && !strings.Contains(first.Quality.Text, "error-rate") {
+		t.Errorf("the data-quality box does not list the example's error-rate finding: %q", first.Quality.Text)
 	}
 
 	figures, err := chromedp.Run(bctx, chromedp.Evaluate[[]figureInfo](figuresJS))

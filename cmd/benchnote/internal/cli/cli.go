@@ -242,7 +242,7 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 (a run or file unusable, an error finding) or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			asJSON := fs.Bool("json", false, "print the runs, diagnostics and lint findings as one JSON document (schema benchnote.validate/v1, docs/cli.md)")
-			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			maxRows := addMaxRowsFlag(fs)
 			out := addOutputFlags(fs, "print only the verdict line (redirect stdout for nothing but the exit code)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
@@ -250,6 +250,9 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 				}
 				if *asJSON && out.quiet {
 					return c.usageError("--json and -q cannot be used together")
+				}
+				if err := checkMaxRows(*maxRows); err != nil {
+					return c.usageError("%v", err)
 				}
 				p := c.progress(out)
 				defer p.close()
@@ -522,14 +525,17 @@ func excludedSummary(rf *ingest.RequestFile) string {
 func reportCommand() *command {
 	return &command{
 		name:    "report",
-		summary: "write the report of a sweep: report.md, report.html, summary.json, plots",
+		summary: "write the report of a sweep: report.md, report.html, pr.md, summary.json, plots",
 		args:    "SWEEP", minArgs: 1, maxArgs: 1,
 		requiredFlags: "-o OUT",
 		help: `Reads the sweep directory SWEEP (layout: docs/input-format.md), computes the
 serving metrics as docs/measurement-rules.md states them, and writes
-OUT/report.md, OUT/report.html, OUT/summary.json and OUT/plots/*.svg. The
-report is rendered from the default notebook, or from your own with
---notebook. OUT must be absent, an empty directory or a report benchnote
+OUT/report.md, OUT/report.html, OUT/pr.md (the first screen, for a
+pull-request comment: at most 60,000 characters, no images or links),
+OUT/summary.json and OUT/plots/*.svg. The report is rendered from the
+default notebook, or from your own with --notebook. Goodput uses the SLOs
+of sweep.yaml, or the defaults of the measurement rules; --slo overrides
+them. OUT must be absent, an empty directory or a report benchnote
 wrote (it holds .benchnote-report); anything else is refused and left
 untouched. The new report replaces the old one atomically; a failure
 leaves OUT as it was.
@@ -540,7 +546,8 @@ report was not written, or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the report into the directory `OUT` (required)")
 			notebook := fs.String("notebook", "", "render the Markdown notebook `FILE` instead of the default write-up")
-			maxRows := fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+			slo := fs.String("slo", "", "goodput targets overriding sweep.yaml's, as a `LIST` such as ttft=500ms,tpot=50ms,e2e=10s,attainment=95% (0 disables a target)")
+			maxRows := addMaxRowsFlag(fs)
 			out := addOutputFlags(fs, "print nothing on success; errors and repeated findings still go to stderr")
 			return func(c *call, args []string) int {
 				if *outDir == "" {
@@ -548,6 +555,13 @@ report was not written, or bad usage.`,
 				}
 				if err := out.check(); err != nil {
 					return c.usageError("%v", err)
+				}
+				if err := checkMaxRows(*maxRows); err != nil {
+					return c.usageError("%v", err)
+				}
+				override, err := parseSLO(*slo)
+				if err != nil {
+					return c.usageError("--slo: %v", err)
 				}
 				root := args[0]
 				inputs := []string{root}
@@ -575,6 +589,7 @@ report was not written, or bad usage.`,
 				if len(sw.Runs) == 0 {
 					return c.fail(fmt.Errorf("%s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report", root))
 				}
+				override.apply(&sw.Config)
 				summary := analyze.Analyze(sw)
 				p.stage("rendering", "rendered")
 				files, err := report.Build(summary, opts)
@@ -587,8 +602,8 @@ report was not written, or bad usage.`,
 				}
 				p.finish()
 				if !out.quiet {
-					fmt.Fprintf(c.stdout, "wrote %s (%s): report.md, report.html, summary.json, %s\n", *outDir,
-						plural(len(files), "file", "files"), plural(len(files)-3, "plot", "plots"))
+					fmt.Fprintf(c.stdout, "wrote %s (%s): report.md, report.html, pr.md, summary.json, %s\n", *outDir,
+						plural(len(files), "file", "files"), plural(len(files)-4, "plot", "plots"))
 				}
 				// The report is written, so the exit code is 0; its problems
 				// are repeated here so that a script or a person watching the
@@ -602,4 +617,19 @@ report was not written, or bad usage.`,
 			}
 		},
 	}
+}
+
+// addMaxRowsFlag adds --max-rows-per-run, the most rows a run's requests
+// file may hold (validate and report); checkMaxRows checks the value.
+func addMaxRowsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-rows-per-run", ingest.DefaultMaxRowsPerRun, "fail a run whose requests file holds more than `N` rows")
+}
+
+// checkMaxRows refuses a --max-rows-per-run below 1, which would otherwise
+// mean the default without saying so.
+func checkMaxRows(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--max-rows-per-run %d: expected at least 1", n)
+	}
+	return nil
 }

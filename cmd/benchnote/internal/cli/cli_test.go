@@ -78,9 +78,10 @@ func TestReportGolden(t *testing.T) {
 	files := reportFiles(t, exampleSweep)
 	golden(t, "example/report.md", files["report.md"])
 	golden(t, "example/summary.json", files["summary.json"])
+	golden(t, "example/pr.md", files["pr.md"])
 	golden(t, "example/MANIFEST", manifest(files))
-	if len(files) != 16 {
-		t.Errorf("%d files written, want 16 (report.md, report.html, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
+	if len(files) != 17 {
+		t.Errorf("%d files written, want 17 (report.md, report.html, pr.md, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
 	}
 }
 
@@ -114,7 +115,7 @@ func TestUserNotebook(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := Run([]string{"report", exampleSweep, "-o", out, "--notebook", bad}, &stdout, &stderr)
-	if code != ExitErrors || !strings.Contains(stderr.String(), "bad.md:3: unknown metric \"ttft.p42\"") {
+	if code != ExitErrors || !strings.Contains(stderr.String(), "bad.md:3:5: unknown metric \"ttft.p42\"") {
 		t.Errorf("exit %d, stderr %q; want 2 and an error at bad.md:3", code, stderr.String())
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -145,7 +146,7 @@ func TestReportRepeatsFindingsOnStderr(t *testing.T) {
 	want := []string{
 		"error run-failed", "error error-rate", "error several-engines-in-scrape",
 		"warning fewer-than-3-runs", "warning no-warm-up-handling", "warning missing-window",
-		"warning unknown-settings", "warning environment-differs",
+		"warning unknown-settings", "warning environment-differs", "warning zero-output-requests",
 	}
 	if strings.Join(rules, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stderr findings:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(rules, "\n"), strings.Join(want, "\n"), stderr.String())

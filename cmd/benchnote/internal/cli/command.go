@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/benchnote/benchnote/internal/suggest"
 )
 
 // A command is one entry of the command table (see commands): what the
@@ -342,41 +344,5 @@ func (c *call) progress(o *outputFlags) *progress {
 	return c.shown
 }
 
-// closest returns the candidate nearest to s when it is a plausible typo
-// (edit distance at most 2, and less than half of s), else "".
-func closest(s string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestDist && 2*d < len(s) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of two neighbouring
-// letters ("reprot" → "report") each cost 1.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// closest returns the candidate nearest to s when it is a plausible typo.
+func closest(s string, candidates []string) string { return suggest.Closest(s, candidates) }

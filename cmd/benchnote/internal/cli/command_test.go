@@ -86,6 +86,10 @@ func TestCommandLine(t *testing.T) {
 		{"validate has no -o", []string{"validate", "-o", "out", exampleSweep}, ExitErrors, "", "benchnote validate: unknown flag -o\n" + hint("validate")},
 		{"validate --json and -q", []string{"validate", "--json", "-q", exampleSweep}, ExitErrors, "", "benchnote validate: --json and -q cannot be used together\n" + hint("validate")},
 		{"validate --quiet and --verbose", []string{"validate", "--quiet", "--verbose", exampleSweep}, ExitErrors, "", "benchnote validate: -q and -v cannot be used together\n" + hint("validate")},
+		{"validate --max-rows-per-run 0", []string{"validate", "--max-rows-per-run", "0", exampleSweep}, ExitErrors, "",
+			"benchnote validate: --max-rows-per-run 0: expected at least 1\n" + hint("validate")},
+		{"report --max-rows-per-run -5", []string{"report", "--max-rows-per-run", "-5", exampleSweep, "-o", filepath.Join(empty, "out")}, ExitErrors, "",
+			"benchnote report: --max-rows-per-run -5: expected at least 1\n" + hint("report")},
 
 		// Errors that are not usage mistakes: no hint.
 		{"validate a missing directory", []string{"validate", "no/such/dir"}, ExitErrors, "", "benchnote validate: sweep: stat no/such/dir: no such file or directory\n"},
@@ -98,7 +102,7 @@ func TestCommandLine(t *testing.T) {
 		// Verdicts: -q prints the verdict line only, with the exit code of the full output.
 		{"validate -q with an error finding", []string{"validate", "-q", exampleSweep}, ExitErrors, exampleSweep + ": errors (9 runs; 1 error, 1 warning)\n", ""},
 		{"validate --quiet with warnings only", []string{"validate", "testdata/onerun", "--quiet"}, ExitWarnings, "testdata/onerun: warnings (1 run; 3 warnings)\n", ""},
-		{"validate -q with errors", []string{"validate", "-q", "testdata/badsweep"}, ExitErrors, "testdata/badsweep: errors (6 runs; 8 errors, 14 warnings)\n", ""},
+		{"validate -q with errors", []string{"validate", "-q", "testdata/badsweep"}, ExitErrors, "testdata/badsweep: errors (6 runs; 8 errors, 15 warnings)\n", ""},
 		{"validate with warnings only: singulars", []string{"validate", "testdata/onerun"}, ExitWarnings, "golden:validate-onerun.txt", ""},
 		{"validate --json with an error finding", []string{"validate", "--json", exampleSweep}, ExitErrors, "golden:validate-example.json", ""},
 		{"validate --json with warnings only", []string{"validate", "--json", "testdata/onerun"}, ExitWarnings, "golden:validate-onerun.json", ""},
@@ -139,7 +143,7 @@ func TestReportOutput(t *testing.T) {
 		args   []string
 		stdout string
 	}{
-		{"default", nil, "wrote OUT (15 files): report.md, report.html, summary.json, 12 plots\n"},
+		{"default", nil, "wrote OUT (16 files): report.md, report.html, pr.md, summary.json, 12 plots\n"},
 		{"quiet", []string{"-q"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,7 +248,7 @@ func TestProgressThroughRun(t *testing.T) {
 		{"terminal, quiet", []string{"validate", "-q", "testdata/onerun"}, late(), true, ""},
 		{"terminal, an error erases the line first", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out"), "--notebook", badNotebook}, late(), true,
 			"\rreading and analysing runs, 5.0 s\x1b[K\rreading and analysing runs: 1/1, 5 rows, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\r\x1b[K" +
-				"benchnote report: " + badNotebook + ":1: unknown metric \"ttft.p42\"…"},
+				"benchnote report: " + badNotebook + ":1:5: unknown metric \"ttft.p42\"…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/compare/render"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -39,9 +40,9 @@ compare.json; without -o it prints compare.md. Rules, statistics and the
 table of runs needed: docs/compare.md.
 
 exit codes: 0 nothing flagged that fails, 1 a flagged regression or an
-error-rate rise (each on stderr, one line each), 2 not comparable or too
-few runs to decide (unless --allow-incomparable), 3 an input error or bad
-usage.`,
+error-rate rise (each on stderr, one line each), 2 not comparable, too
+few runs to decide or no level on both sides (unless --allow-incomparable),
+3 an input error or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
 			var expect, thresholds listFlag
@@ -51,7 +52,7 @@ usage.`,
 			alpha := fs.Float64("alpha", def.Alpha, "significance level")
 			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO")
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
-			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable or have too few runs to decide")
+			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
 			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
@@ -79,6 +80,15 @@ usage.`,
 				if err := compare.CheckFailOn(*failOn); err != nil {
 					return c.usageError("%v", err)
 				}
+				// OUT may not be, or hold, BASE or NEW (a report directory
+				// is one benchnote wrote, so only this check keeps it);
+				// refused before the work, and again under WriteDir's lock.
+				inputs := args[:2]
+				if *outDir != "" {
+					if err := outdir.Check(*outDir, inputs...); err != nil {
+						return c.fail(err)
+					}
+				}
 				p := c.progress(out)
 				defer p.close()
 				base, err := loadSummary(args[0], p)
@@ -99,7 +109,7 @@ usage.`,
 				}
 				if *outDir != "" {
 					p.stage("writing", "wrote the files")
-					if err := report.WriteDir(*outDir, files); err != nil {
+					if err := report.WriteDir(*outDir, files, inputs...); err != nil {
 						return c.fail(err)
 					}
 				}

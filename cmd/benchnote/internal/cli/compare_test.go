@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -291,7 +292,7 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{exampleSweep}, "expected 2 arguments (BASE NEW), got 1"},
 		{[]string{exampleSweep, exampleSweep, "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{exampleSweep, "no/such/dir"}, "no/such/dir"},
-		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v2"`},
+		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v3"`},
 		{[]string{exampleSweep, exampleSweep, "--threshold", "ttft=5"}, `threshold "ttft=5": expected a percentage`},
 		{[]string{exampleSweep, exampleSweep, "--threshold", "goodput=5%"}, "goodput changes in percentage points"},
 		{[]string{exampleSweep, exampleSweep, "--expect", "gpus"}, `--expect "gpus": unknown key`},
@@ -405,5 +406,60 @@ func TestCompareMarkdownStaysUnderTheLimit(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.files[render.JSONFile], &doc); err != nil || len(doc.Levels) != 300 {
 		t.Errorf("compare.json: %v, %d levels; want all 300", err, len(doc.Levels))
+	}
+}
+
+// TestCompareMarkdownCapsErrorRateRises: 1,000 levels whose error rate
+// rises in every run would list 1,000 error-rate rises; compare.md keeps
+// under the limit, shows the worst first and says how many it left out.
+func TestCompareMarkdownCapsErrorRateRises(t *testing.T) {
+	base := largeSummary(t, 1000, 3, 0)
+	nw := copySummary(t, base)
+	for i := range nw.Runs {
+		// Level L's three runs (i/3 = L − 1) fail 19 + L − 1 more of their
+		// 376 measured requests: the rise grows with the level.
+		c := &nw.Runs[i].Counts
+		extra := 19 + i/3
+		c.Errors += extra
+		c.MultiToken -= extra
+	}
+	dir := t.TempDir()
+	r := runCompareCLI(t, writeSummary(t, dir, "base", base), writeSummary(t, dir, "new", nw))
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (error-rate rises)", r.code)
+	}
+	md := string(r.files[render.MarkdownFile])
+	if c := utf8.RuneCountInString(md); c >= render.MaxMarkdown {
+		t.Errorf("compare.md has %d characters, want fewer than %d", c, render.MaxMarkdown)
+	}
+	if !strings.Contains(md, "## Error-rate rises (1000)") || !regexp.MustCompile(`Left out: \d+ of 1000 error-rate rises`).MatchString(md) {
+		t.Errorf("compare.md does not say it cut the error-rate rises:\n%.2000s", md)
+	}
+	// The first row shown is the worst: the last level.
+	i := strings.Index(md, "| level | base median |")
+	if i < 0 || !strings.Contains(md[i:i+600], "| concurrency 1000 |") {
+		t.Errorf("the worst error-rate rise is not first:\n%.600s", md[max(i, 0):])
+	}
+	if lines := strings.Count(r.stderr, "error-rate rise at "); lines != 1000 {
+		t.Errorf("stderr has %d error-rate lines, want 1000 (stderr is not shortened)", lines)
+	}
+}
+
+func TestCompareNothingInCommon(t *testing.T) {
+	ex := exampleSummary(t)
+	a, b := copySummary(t, ex), copySummary(t, ex)
+	a.Levels, b.Levels = a.Levels[:2], b.Levels[2:]
+	dir := t.TempDir()
+	r := runCompareCLI(t, writeSummary(t, dir, "a", a), writeSummary(t, dir, "b", b))
+	want := "nothing compared: no level is present on both sides (base concurrency 1, concurrency 4, new concurrency 16) (--allow-incomparable passes anyway)\n"
+	if r.code != 2 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	md := string(r.files[render.MarkdownFile])
+	for _, s := range []string{"**Nothing compared**: no level is present on both sides", "exit **2**, nothing compared.",
+		"- **base only** (2): concurrency 1 (3 runs), concurrency 4 (3 runs)", "- **new only** (1): concurrency 16 (3 runs)"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("compare.md lacks %q:\n%s", s, md)
+		}
 	}
 }

@@ -5,12 +5,13 @@ package cli
 // large or binary inputs, the files corpusGenerated makes). Each case runs
 // through validate and report, and the test checks that nothing panics,
 // the exit codes, one diagnostic's file:line:column, message and reason,
-// the accounting identity rows_read = failed_run_rows + bad_rows +
+// the lint finding a case must raise (corpusFindings; report repeats it on
+// stderr), the accounting identity rows_read = failed_run_rows + bad_rows +
 // accepted (from summary.json) with the rows the case holds, and that a
 // previous report at OUT is left untouched when report fails.
 //
-// To add a case: add testdata/corpus/<name>/ (or a generator), and a row
-// to corpusCases. To see what a case does, run
+// To add a case: add testdata/corpus/<name>/ (or a generator), a row to
+// corpusCases and, when the lint finds the fault, one to corpusFindings. To see what a case does, run
 //
 //	go test ./cmd/benchnote/internal/cli -run 'TestCorpus/<name>' -v
 
@@ -130,6 +131,19 @@ var corpusCases = map[string]corpusWant{
 		"unreadable scrape", 12},
 	"scrape-line-too-long": {1, 0, `c1/r1/metrics-end.prom:1: warning: line of 70,009 bytes, longer than the limit of 65,536 for a scrape line`,
 		"unreadable scrape", 12},
+	// Scrape pairs that cannot bracket one window of one server process
+	// (the finding each must raise is in corpusFindings); scrape-valid is
+	// the same pair without a fault, which raises none.
+	"scrape-valid":             {1, 0, "", "", 12},
+	"scrape-process-restarted": {2, 0, "", "", 12},
+	"scrape-other-model":       {2, 0, "", "", 12},
+	"scrape-identical":         {2, 0, "", "", 12},
+	"scrape-not-monotonic":     {1, 0, "", "", 12},
+	"scrape-two-engines": {2, 0, `c1/r1/metrics-start.prom: error: vllm:generation_tokens_total has 2 series: {engine="0",model_name="m"}, {engine="1",model_name="m"}; set label_selector in sweep.yaml`,
+		"several series", 12},
+
+	// Failed requests: 983 of 1,000 in one run.
+	"error-rate-983-of-1000": {2, 0, "", "", 1008},
 
 	// sweep.yaml: any problem stops both commands.
 	"sweep-duplicate-key":   {2, 2, `sweep.yaml:3:1: error: key "title" given twice (first on line 1)`, "duplicate key", 0},
@@ -142,6 +156,10 @@ var corpusCases = map[string]corpusWant{
 		"bad value", 0},
 	"sweep-unknown-key": {1, 0, `sweep.yaml:1:1: warning: unknown setting "titel" is ignored`, "unknown setting", 12},
 	"sweep-too-large":   {2, 2, `sweep.yaml: error: larger than 1,048,576 bytes, the limit for a settings file`, "too large", 0},
+	"sweep-warmup-window-huge": {2, 2, `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "1e10"`,
+		"bad value", 0},
+	"sweep-warmup-window-fraction": {2, 2, `sweep.yaml:1:39: error: warmup.window: expected an integer from 2 to 1000000, got "2.7"`,
+		"bad value", 0},
 
 	// run.yaml: a problem fails the run.
 	"run-fractional-concurrency": {2, 0, `c1/r1/run.yaml:1:14: error: concurrency: expected an integer from 1 to 1,000,000, got "2.7"`,
@@ -158,6 +176,33 @@ var corpusCases = map[string]corpusWant{
 		"duplicate key", 12},
 	"env-yaml-alias-bomb": {1, 0, `env.yaml:1:1: warning: YAML aliases expand to more than 100,000 values; the rest of the file is not read`,
 		"aliases", 12},
+}
+
+// corpusFindings names, for the cases whose fault is found by the lint
+// rather than by a reader, the start of the finding validate must print
+// ("severity: rule: message"). report must repeat an error or warning
+// finding on stderr. The base sweep's own finding (no-warm-up-handling)
+// is left out.
+var corpusFindings = map[string]string{
+	"csv-quoted-newlines":    "error: error-rate: concurrency 1: 1 of 11 measured requests failed (9.091%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it.",
+	"csv-non-utf8":           "error: error-rate: concurrency 1: 1 of 10 measured requests failed (10%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it.",
+	"csv-header-only":        "warning: empty-run: 1 run(s) have no usable request: nothing was measured, so they add nothing to any figure [c1/r1: the requests file has no data row (header only?)]",
+	"csv-unterminated-quote": "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.csv:3:6: error: a quoted field opened on line 3 is never closed",
+	"parquet-bomb":           "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.parquet: error: the footer declares 5,242,880 rows in a file of 1,701 bytes",
+	"parquet-missing-column": "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.parquet: error: missing required column E2E_ms;",
+	"scrape-counter-reset":   "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported [c1/r1: counter vllm:generation_tokens_total decreased from 100000 to 30",
+	"scrape-missing-inf":     "warning: histogram-without-inf-bucket: 1 run(s) have a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN) [c1/r1: vllm:time_to_first_token_seconds]",
+	"scrape-empty":           "warning: empty-scrape: 1 run(s) have a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable [c1/r1: c1/r1/metrics-start.prom]",
+	"scrape-process-restarted": "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported " +
+		"[c1/r1: process_start_time_seconds is 2026-11-02T09:50:00Z in the start scrape and 2026-11-02T10:00:30Z in the end scrape]",
+	"scrape-other-model": "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported " +
+		`[c1/r1: labels {model_name="m"} in the start scrape and {model_name="other"} in the end scrape (vllm:generation_tokens_total, vllm:prompt_tokens_total, vllm:time_to_first_token_seconds)]`,
+	"scrape-identical": "error: identical-scrapes: 1 run(s) have identical start and end scrape files: they cannot bracket the window, so the run's server throughput and histograms are not reported [c1/r1]",
+	"scrape-not-monotonic": "warning: histogram-not-monotonic: 1 run(s) have server histogram buckets whose count over the window is below a lower bucket's: " +
+		`each was raised to that count before interpolating, as Prometheus's histogram_quantile does, so the quantiles rest on repaired buckets [c1/r1: vllm:time_to_first_token_seconds le="0.1" 2 raised to 3]`,
+	"scrape-two-engines":     "error: several-engines-in-scrape: a metric has several series (engines or models) and no label_selector chooses one; it is not used [c1/r1/metrics-start.prom: error: vllm:generation_tokens_total has 2 series",
+	"error-rate-983-of-1000": "error: error-rate: concurrency 1: 983 of 1008 measured requests failed (97.52%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it. Latency and throughput figures describe only the requests that succeeded [c1/r1 (983 of 1000 measured requests failed, 98.3%)]",
+	"sweep-unknown-key":      `warning: unknown-settings: 1 setting(s) benchnote does not know were ignored (a misspelt key?): sweep.yaml:1:1 titel`,
 }
 
 // corpusBase is the sweep every case starts from: one level, three runs
@@ -263,6 +308,18 @@ var corpusGenerated = map[string]func() map[string][]byte{
 	},
 	"scrape-line-too-long": func() map[string][]byte {
 		return map[string][]byte{"c1/r1/metrics-end.prom": []byte("# HELP x " + strings.Repeat("h", 70000) + "\n")}
+	},
+	"error-rate-983-of-1000": func() map[string][]byte {
+		var b strings.Builder
+		b.WriteString(corpusHeader)
+		for i := range 1000 {
+			if i < 983 {
+				fmt.Fprintf(&b, "r%d,100,0,,,HTTP 500\n", i) // failed requests carry no timings
+			} else {
+				fmt.Fprintf(&b, "r%d,100,10,50,500,ok\n", i)
+			}
+		}
+		return map[string][]byte{"c1/r1/requests.csv": []byte(b.String())}
 	},
 	"sweep-too-large": func() map[string][]byte {
 		return map[string][]byte{"sweep.yaml": []byte("title: t\n" + strings.Repeat("# padding line\n", 80000))}
@@ -476,12 +533,31 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 
+			finding, hasFinding := corpusFindings[name]
+			if hasFinding && !slices.ContainsFunc(strings.Split(printed, "\n"), func(l string) bool { return strings.HasPrefix(l, finding) }) {
+				t.Errorf("validate does not print a finding starting\n%s\nit prints:\n%s", finding, printed)
+			}
+			if name == "scrape-valid" {
+				// The control of the scrape cases: no finding but the base sweep's.
+				for _, l := range strings.Split(printed, "\n") {
+					if (strings.HasPrefix(l, "error: ") || strings.HasPrefix(l, "warning: ")) && !strings.HasPrefix(l, "warning: no-warm-up-handling: ") {
+						t.Errorf("unexpected finding %q", l)
+					}
+				}
+			}
+
 			// report, over a copy of a previous report
 			out := filepath.Join(dir, "out")
 			copyDir(t, prior, out)
 			code, _, stderr = runCLI(t, "report", root, "-o", out)
 			if code != want.report {
 				t.Errorf("report exit %d, want %d; stderr:\n%s", code, want.report, stderr)
+			}
+			if hasFinding && code == ExitClean {
+				repeated := strings.ReplaceAll(stderr, filepath.ToSlash(root)+"/", "")
+				if !slices.ContainsFunc(strings.Split(repeated, "\n"), func(l string) bool { return strings.HasPrefix(l, "benchnote report: "+finding) }) {
+					t.Errorf("report does not repeat the finding on stderr\n%s\nstderr:\n%s", finding, stderr)
+				}
 			}
 			if code != ExitClean {
 				if got := snapshot(t, out); fmt.Sprint(got) != fmt.Sprint(priorFiles) {

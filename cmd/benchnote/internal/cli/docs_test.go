@@ -351,3 +351,28 @@ func TestInstalledBinary(t *testing.T) {
 		t.Errorf("benchnote report -h: %v, stdout %.80q", err, out)
 	}
 }
+
+// TestReadmeNotebookRenders renders the README's example notebook (its
+// ```markdown block) against runs/example: every cell it shows must work.
+func TestReadmeNotebookRenders(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```markdown\n")
+	nb, _, closed := strings.Cut(rest, "\n```")
+	if !ok || !closed {
+		t.Fatal("README.md has no ```markdown block")
+	}
+	path := filepath.Join(t.TempDir(), "writeup.md")
+	if err := os.WriteFile(path, []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := reportFiles(t, exampleSweep, "--notebook", path)
+	md := string(files["report.md"])
+	for _, want := range []string{"**Highest load meeting the SLOs: concurrency 4.**", "[^v1]: median ± raw MAD of per-run p95 TTFT"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the README's notebook renders without %q", want)
+		}
+	}
+}

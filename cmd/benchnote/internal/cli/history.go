@@ -8,6 +8,7 @@ import (
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/history"
 	"github.com/benchnote/benchnote/history/render"
+	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -57,6 +58,10 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				if err := opts.Compare.Validate(); err != nil {
 					return c.usageError("%v", err)
 				}
+				// OUT may not be, or hold, the archive.
+				if err := outdir.Check(*outDir, args[0]); err != nil {
+					return c.fail(err)
+				}
 				a, err := archive.Open(args[0])
 				if err != nil {
 					return c.fail(err)
@@ -70,7 +75,7 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				if err != nil {
 					return c.fail(err)
 				}
-				if err := report.WriteDir(*outDir, files); err != nil {
+				if err := report.WriteDir(*outDir, files, args[0]); err != nil {
 					return c.fail(err)
 				}
 				changes := 0

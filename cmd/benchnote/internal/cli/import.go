@@ -52,6 +52,13 @@ exit codes: 0 imported, 2 an input could not be imported, or bad usage.`,
 					return c.fail(err)
 				}
 				if len(imp.Runs) == 0 {
+					var why []string
+					for _, sk := range imp.Skipped {
+						why = append(why, sk.Path+": "+sk.Note)
+					}
+					if len(why) > 0 {
+						return c.fail(fmt.Errorf("nothing to import from %s; skipped %s", strings.Join(files, ", "), strings.Join(why, "; ")))
+					}
 					return c.fail(fmt.Errorf("nothing to import from %s", strings.Join(files, ", ")))
 				}
 				written, err := importer.Layout(imp)

@@ -299,6 +299,46 @@ func TestReportConcurrentRuns(t *testing.T) {
 	}
 }
 
+// TestCompareAndHistoryRefuseTheirInputs gives compare and history an OUT
+// that is, or holds, one of their inputs. A report directory given to
+// compare is one benchnote wrote, so without the input check it would be
+// replaced by the comparison (it was, before): each case must exit with
+// the command's error code, print the refusal naming the input, and change
+// nothing on disk.
+func TestCompareAndHistoryRefuseTheirInputs(t *testing.T) {
+	root := t.TempDir()
+	sweep := tinySweep(t, root, nil)
+	base, nw := filepath.Join(root, "base"), filepath.Join(root, "new")
+	reportTree(t, sweep, base)
+	reportTree(t, sweep, nw)
+	arch := filepath.Join(root, "archive")
+	if code, _, stderr := runCLI(t, "archive", "add", sweep, "--to", arch, "--label", "rev-1", "--time", "2026-12-01T00:00:00Z"); code != 0 {
+		t.Fatalf("archive add: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		args   []string
+		code   int
+		out    string
+		reason string
+	}{
+		{[]string{"compare", base, nw, "-o", base}, 3, base, fmt.Sprintf("it is the input %q", base)},
+		{[]string{"compare", base, filepath.Join(nw, "summary.json"), "-o", nw}, 3, nw,
+			fmt.Sprintf("it contains the input %q", filepath.Join(nw, "summary.json"))},
+		{[]string{"history", arch, "-o", arch}, 2, arch, fmt.Sprintf("it is the input %q", arch)},
+	}
+	for _, tt := range tests {
+		before := treeHash(t, root)
+		code, stdout, stderr := runCLI(t, tt.args...)
+		want := "benchnote " + tt.args[0] + ": " + (&outdir.RefusedError{Path: tt.out, Reason: tt.reason}).Error() + "\n"
+		if code != tt.code || stderr != want || stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q\nstderr %q\nwant %d and %q", tt.args, code, stdout, stderr, tt.code, want)
+		}
+		if treeHash(t, root) != before {
+			t.Errorf("%q changed the disk", tt.args)
+		}
+	}
+}
+
 // TestValidateEscapesControlCharacters names a run directory and a stray
 // file with terminal escape sequences: validate prints them escaped, and
 // no control byte but newline reaches its output.

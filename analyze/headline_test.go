@@ -1,0 +1,214 @@
+package analyze
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// passRun is a run of 10 three-token requests at concurrency conc: the
+// first pass have TTFT 50 ms, the rest 200 ms (E2E = TTFT + 20 ms).
+func passRun(conc, repeat, pass int) *ingest.Run {
+	var rs []req
+	for i := 0; i < 10; i++ {
+		ttft := 200.0
+		if i < pass {
+			ttft = 50
+		}
+		rs = append(rs, req{id: fmt.Sprint(i), n: 3, ttft: ttft, e2e: ttft + 20})
+	}
+	return makeRun(fmt.Sprintf("c%d/run-%d", conc, repeat), conc, repeat, rs)
+}
+
+// ttftOnly is a configuration whose only goodput target is TTFT ≤ 100 ms.
+func ttftOnly() ingest.Config {
+	cfg := noWarmupConfig()
+	cfg.SLO = ingest.SLO{TTFTms: 100, Attainment: 0.9}
+	cfg.SLOFrom = ingest.SLOSources{TTFT: ingest.FromSweepYAML, TPOT: ingest.FromSweepYAML, E2E: ingest.FromSweepYAML, Attainment: ingest.FromDefault}
+	return cfg
+}
+
+func TestAnswers(t *testing.T) {
+	c := func(n int) *LevelKey { return &LevelKey{Mode: "concurrency", Concurrency: n} }
+	tests := []struct {
+		name string
+		// passes[level][run]: passing requests of 10, at concurrency 1, 2, 4.
+		passes [3][3]int
+		cfg    func() ingest.Config
+		want   Answer // Goodput, Output and Requests are checked separately
+		median float64
+	}{
+		{
+			// Per-run goodput 90, 90, 80 %: the median, 90 %, meets the
+			// 90 % target exactly; 2 of the 3 runs do.
+			name:   "the highest level at the target",
+			passes: [3][3]int{{10, 10, 10}, {9, 9, 8}, {5, 5, 5}},
+			cfg:    ttftOnly,
+			want:   Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 2},
+			median: 90,
+		},
+		{
+			name:   "a lower level below the target is named",
+			passes: [3][3]int{{5, 5, 5}, {10, 10, 9}, {2, 2, 2}},
+			cfg:    ttftOnly,
+			want:   Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 3, LowerNotMeeting: []LevelKey{*c(1)}},
+			median: 100,
+		},
+		{
+			// 80, 70 and 80 % at concurrency 1, 2, 4: none meets 90 %; of
+			// the two best the higher load is named.
+			name:   "no level meets the target",
+			passes: [3][3]int{{8, 8, 8}, {7, 7, 7}, {8, 8, 9}},
+			cfg:    ttftOnly,
+			want:   Answer{Mode: "concurrency", Best: c(4), RunsMeeting: 1},
+			median: 80,
+		},
+		{
+			name:   "no target set",
+			passes: [3][3]int{{10, 10, 10}, {10, 10, 10}, {10, 10, 10}},
+			cfg: func() ingest.Config {
+				cfg := ttftOnly()
+				cfg.SLO.TTFTms = 0
+				return cfg
+			},
+			want: Answer{Mode: "concurrency", Unavailable: "no SLO target is set"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs []*ingest.Run
+			for i, conc := range []int{1, 2, 4} {
+				for r, pass := range tt.passes[i] {
+					runs = append(runs, passRun(conc, r+1, pass))
+				}
+			}
+			s := Analyze(&ingest.Sweep{Config: tt.cfg(), Runs: runs})
+			if len(s.Answers) != 1 {
+				t.Fatalf("%d answers, want 1", len(s.Answers))
+			}
+			a := s.Answers[0]
+			if tt.want.Unavailable == "" {
+				if a.Goodput.Key != "goodput.percent" || float64(a.Goodput.Median) != tt.median {
+					t.Errorf("goodput %s median %v, want goodput.percent %v", a.Goodput.Key, a.Goodput.Median, tt.median)
+				}
+				// No scrapes and no send times: the server rate is the
+				// one named, and it has no runs.
+				if a.Output.Key != KeyServerOutputRate || a.Output.Runs != 0 || a.Requests.Key != "throughput.requests_per_s" {
+					t.Errorf("output %s (%d runs), requests %s", a.Output.Key, a.Output.Runs, a.Requests.Key)
+				}
+			}
+			a.Goodput, a.Output, a.Requests = AcrossRuns{}, AcrossRuns{}, AcrossRuns{}
+			if !reflect.DeepEqual(a, tt.want) {
+				t.Errorf("answer %+v\nwant   %+v", a, tt.want)
+			}
+		})
+	}
+}
+
+func TestMethodSLOSources(t *testing.T) {
+	s := Analyze(&ingest.Sweep{Config: ttftOnly(), Runs: []*ingest.Run{passRun(1, 1, 10)}})
+	want := SLO{TTFTms: 100, TPOTms: 0, E2Ems: 0, Attainment: 0.9,
+		From: SLOFrom{TTFT: FromSweepYAML, TPOT: FromSweepYAML, E2E: FromSweepYAML, Attainment: FromDefault}}
+	if s.Method.SLO != want {
+		t.Errorf("method.slo = %+v, want %+v", s.Method.SLO, want)
+	}
+	if !s.Method.SLO.Set() || (SLO{TTFTms: 0, TPOTms: NaN, E2Ems: 0}).Set() {
+		t.Error("Set: wrong for 100/0/0 or 0/NaN/0")
+	}
+}
+
+// TestLevelQuality: the error and zero-output shares, the suspicions and
+// the output rate a headline shows, and the zero-output finding.
+func TestLevelQuality(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0).UTC()
+	// 10 requests sent one per second from t0: 2 failed, 1 returned no
+	// token, 7 with 3 tokens in 250 ms (TTFT 50).
+	mk := func(dir string, repeat int, generated float64) *ingest.Run {
+		var rs []req
+		for i := 0; i < 10; i++ {
+			r := req{id: fmt.Sprint(i), n: 3, ttft: 50, e2e: 250, sent: float64(t0.Unix() + int64(i))}
+			switch i {
+			case 3, 6:
+				r.status, r.n = "HTTP 503 upstream connect error, retry 3", 0
+			case 8:
+				r.n = 0
+			}
+			rs = append(rs, r)
+		}
+		run := makeRun(dir, 2, repeat, rs)
+		run.Window = ingest.Window{Start: t0, End: t0.Add(20 * time.Second), Source: "run.yaml"}
+		run.ScrapeStart = &ingest.Scrape{Path: dir + "/metrics-start.prom", Families: 1, Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 0}}
+		run.ScrapeEnd = &ingest.Scrape{Path: dir + "/metrics-end.prom", Families: 1, Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: generated}}
+		return run
+	}
+	// The client counts 7 × 3 = 21 completion tokens in the window. Run 1's
+	// counter says 21, run 2's 42 (100 % off), run 3's 21.
+	sw := &ingest.Sweep{Config: ttftOnly(), Runs: []*ingest.Run{mk("c2/run-1", 1, 21), mk("c2/run-2", 2, 42), mk("c2/run-3", 3, 21)}}
+	s := Analyze(sw)
+	lv := s.Levels[0]
+	if float64(lv.ErrorPercent) != 20 || float64(lv.ZeroOutputPercent) != 10 {
+		t.Errorf("error %v %%, zero output %v %%, want 20 and 10", lv.ErrorPercent, lv.ZeroOutputPercent)
+	}
+	runs := []string{"c2/run-1", "c2/run-2", "c2/run-3"}
+	want := []Suspicion{
+		{Rule: "error-rate", Keys: latencyKeys, Runs: runs, RunsOf: 3},
+		{Rule: "zero-output-requests", Keys: latencyKeys, Runs: runs, RunsOf: 3},
+		{Rule: "counter-client-mismatch", Keys: serverRateKeys, Runs: []string{"c2/run-2"}, RunsOf: 3},
+	}
+	if !reflect.DeepEqual(lv.Suspect, want) {
+		t.Errorf("suspect %+v\nwant    %+v", lv.Suspect, want)
+	}
+	if got := len(lv.Suspicions("ttft.p95")); got != 2 {
+		t.Errorf("ttft.p95 has %d suspicions, want 2", got)
+	}
+	if got := len(lv.Suspicions("goodput.percent")); got != 0 {
+		t.Errorf("goodput.percent has %d suspicions, want 0", got)
+	}
+	// The server rate is suspect in one run; the client rate (7 × 3
+	// tokens over 6.25 s, from the first send to the last completion)
+	// takes its place.
+	if lv.OutputRateKey != KeyClientOutputRate {
+		t.Errorf("output rate key %q, want the client's", lv.OutputRateKey)
+	}
+	var zero *Finding
+	for i, f := range s.Findings {
+		if f.Rule == "zero-output-requests" {
+			zero = &s.Findings[i]
+		}
+	}
+	if zero == nil || zero.Severity != "warning" || len(zero.Runs) != 3 ||
+		zero.Message != "concurrency 2: 3 of 30 measured requests (10%) succeeded without any output token (n = 0), more than the error-rate threshold of 1%; 3 of 3 run(s) are above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output" {
+		t.Errorf("zero-output finding %+v", zero)
+	}
+	// Errors are grouped by class: the retry count is a number.
+	if e := s.Runs[0].Errors; len(e) != 1 || e[0].Class != "HTTP 503 upstream connect error, retry <n>" || e[0].Count != 2 {
+		t.Errorf("error classes %+v", e)
+	}
+}
+
+// TestRequestGoodputExcludesWarmup: request goodput counts measured
+// requests only; requests/s counts every successful request in the window.
+func TestRequestGoodputExcludesWarmup(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0).UTC()
+	var rs []req
+	for i := 0; i < 10; i++ {
+		rs = append(rs, req{id: fmt.Sprint(i), n: 3, ttft: 50, e2e: 100, sent: float64(t0.Unix() + int64(i))})
+	}
+	run := makeRun("c1/run-1", 1, 1, rs)
+	run.Window = ingest.Window{Start: t0, End: t0.Add(20 * time.Second), Source: "run.yaml"}
+	cfg := ttftOnly()
+	cfg.Warmup = ingest.WarmupConfig{Mode: ingest.WarmupFixed, Count: 4}
+	s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{run}})
+	r := s.Runs[0]
+	// 10 in the window, 4 of them warm-up: 10 / 20 s and 6 / 20 s.
+	if float64(r.Throughput.RequestsPerSec) != 0.5 || r.Goodput.PassedInWindow != 6 || float64(r.Goodput.RequestsPerSec) != 0.3 {
+		t.Errorf("requests/s %v, passed in window %d, request goodput %v; want 0.5, 6, 0.3",
+			r.Throughput.RequestsPerSec, r.Goodput.PassedInWindow, r.Goodput.RequestsPerSec)
+	}
+	if r.Goodput.RateBasis != "measured requests completing inside the window; warm-up excluded" {
+		t.Errorf("rate basis %q", r.Goodput.RateBasis)
+	}
+}

@@ -1,0 +1,331 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// The first screen of a report: the environment in one line, the answer
+// (the highest load meeting the SLOs, and which SLOs), a compact table per
+// level, and the data-quality box. Everything here formats what analyze
+// decided (Summary.Answers, Level.OutputRateKey, Level.Suspect).
+
+// levelOf returns the level with the given key.
+func levelOf(s *analyze.Summary, k analyze.LevelKey) (analyze.Level, bool) {
+	for _, l := range s.Levels {
+		if l.LevelKey == k {
+			return l, true
+		}
+	}
+	return analyze.Level{}, false
+}
+
+// environmentLine is the environment in one line: GPU × count, engine and
+// version, model, precision.
+func environmentLine(s *analyze.Summary) string {
+	env := map[string]string{}
+	for _, f := range s.Environment.Canonical {
+		env[f.Key] = f.Value
+	}
+	var parts []string
+	switch gpu, n := env["gpu"], env["gpu_count"]; {
+	case gpu != "" && n != "":
+		parts = append(parts, mdEscape(n)+" × "+mdEscape(gpu))
+	case gpu != "":
+		parts = append(parts, mdEscape(gpu))
+	default:
+		parts = append(parts, "GPU not recorded")
+	}
+	switch e, v := env["engine"], env["engine_version"]; {
+	case e != "" && v != "":
+		parts = append(parts, mdEscape(e)+" "+mdEscape(v))
+	case e != "":
+		parts = append(parts, mdEscape(e)+" (version not recorded)")
+	default:
+		parts = append(parts, "engine not recorded")
+	}
+	for _, f := range []struct{ key, missing string }{{"model", "model not recorded"}, {"precision", "precision not recorded"}} {
+		if v := env[f.key]; v != "" {
+			parts = append(parts, mdEscape(v))
+		} else {
+			parts = append(parts, f.missing)
+		}
+	}
+	line := "**Environment:** " + strings.Join(parts, " · ")
+	if len(s.Environment.Diffs) > 0 {
+		var keys []string
+		for _, d := range s.Environment.Diffs {
+			keys = append(keys, mdEscape(d.Key))
+		}
+		if len(keys) > maxNamedRuns {
+			keys = append(keys[:maxNamedRuns], fmt.Sprintf("%d more", len(keys)-maxNamedRuns))
+		}
+		line += " (the first run's; it differs between runs in " + strings.Join(keys, ", ") + ")"
+	}
+	return line + "."
+}
+
+// sourceName names where an SLO setting came from.
+func sourceName(from string) string {
+	switch from {
+	case analyze.FromSweepYAML:
+		return "sweep.yaml"
+	case analyze.FromCommandLine:
+		return "the command line"
+	case analyze.FromDefault:
+		return "default"
+	}
+	return "not recorded"
+}
+
+// sloStatement says which SLOs goodput uses and where they came from.
+func sloStatement(slo analyze.SLO) string {
+	type target struct {
+		name string
+		ms   analyze.Num
+		from string
+	}
+	all := []target{{"TTFT", slo.TTFTms, slo.From.TTFT}, {"TPOT", slo.TPOTms, slo.From.TPOT}, {"E2E", slo.E2Ems, slo.From.E2E}}
+	var set []target
+	var off []string
+	for _, t := range all {
+		if t.ms.Valid() && t.ms > 0 {
+			set = append(set, t)
+		} else {
+			off = append(off, t.name)
+		}
+	}
+	if len(set) == 0 {
+		return "**SLOs:** none set (every target is 0), so no level can be said to meet them. Set them with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`."
+	}
+	same, defaults := true, false
+	for _, t := range set {
+		same = same && t.from == set[0].from
+		defaults = defaults || t.from == analyze.FromDefault
+	}
+	var parts []string
+	for _, t := range set {
+		p := t.name + " ≤ " + fmtNum(t.ms) + " ms"
+		if !same {
+			p += " (" + sourceName(t.from) + ")"
+		}
+		parts = append(parts, p)
+	}
+	b := "**SLOs:** " + strings.Join(parts, ", ")
+	if same && set[0].from != analyze.FromDefault {
+		b = "**SLOs** (" + sourceName(set[0].from) + "): " + strings.Join(parts, ", ")
+	}
+	if len(off) > 0 {
+		b += "; no " + strings.Join(off, " or ") + " target"
+	}
+	switch {
+	case same && set[0].from == analyze.FromDefault:
+		b += ": the defaults from the measurement rules, which nobody chose for this sweep; set your own with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`"
+	case defaults:
+		b += ` ("default": the measurement rules' example)`
+	}
+	att := fmtNum(analyze.Num(100*slo.Attainment)) + " %"
+	attFrom := "benchnote's default"
+	if slo.From.Attainment != analyze.FromDefault {
+		attFrom = sourceName(slo.From.Attainment)
+	}
+	return b + fmt.Sprintf(". A level meets them when at least %s of its measured requests do (median across runs; `slo.attainment`, %s).", att, attFrom)
+}
+
+// headlineFigure formats an answer's figure with its unit, marked when
+// the level's data make it suspect.
+func headlineFigure(l analyze.Level, ar analyze.AcrossRuns, unit string) string {
+	if ar.Runs == 0 || !ar.Median.Valid() {
+		return na
+	}
+	text := fmtAcross(ar, ar.Runs)
+	if unit != "" {
+		text += " " + unit
+	}
+	return suspectInline(l, ar.Key, text)
+}
+
+// outputSource names where an output rate comes from.
+func outputSource(key string) string {
+	if key == analyze.KeyClientOutputRate {
+		return "client records"
+	}
+	return "server counter"
+}
+
+// answerLine states one load mode's answer.
+func answerLine(s *analyze.Summary, a analyze.Answer) string {
+	v := viewOf(s)
+	noun := map[string]string{"concurrency": "concurrency", "rate": "request rate"}[a.Mode]
+	if a.Unavailable != "" {
+		return fmt.Sprintf("**No answer for the %s levels:** %s.", noun, mdEscape(a.Unavailable))
+	}
+	key := a.Best
+	if a.Level != nil {
+		key = a.Level
+	}
+	l, _ := levelOf(s, *key)
+	name := v.name(key.Load())
+	target := fmtNum(analyze.Num(100*s.Method.SLO.Attainment)) + " %"
+	runs := fmt.Sprintf("%d of %d %s ≥ %s", a.RunsMeeting, a.Goodput.Runs, plural(a.Goodput.Runs, "run", "runs"), target)
+	if a.Goodput.FewRuns {
+		runs += " " + fewRunsMark
+	}
+	figures := fmt.Sprintf("at %s output tokens/s (%s) and %s",
+		headlineFigure(l, a.Output, ""), outputSource(a.Output.Key), headlineFigure(l, a.Requests, "requests/s"))
+	goodput := headlineFigure(l, a.Goodput, "")
+	if a.Level == nil {
+		return fmt.Sprintf("**No %s level meets the SLOs.** The best, %s, has %s of its measured requests meeting every target (%s needed; %s), %s.",
+			noun, name, goodput, target, runs, figures)
+	}
+	line := fmt.Sprintf("**Highest load meeting the SLOs: %s.** %s of its measured requests meet every target (%s), %s.",
+		name, goodput, runs, figures)
+	if len(a.LowerNotMeeting) > 0 {
+		var lower []string
+		for _, k := range a.LowerNotMeeting {
+			lower = append(lower, v.name(k.Load()))
+		}
+		line += fmt.Sprintf(" Lower levels that do not meet them: %s (goodput does not fall steadily with load).", strings.Join(lower, ", "))
+	}
+	return line
+}
+
+// qualityCounts counts the error and warning findings.
+func qualityCounts(s *analyze.Summary) (errs, warns int) {
+	for _, f := range s.Findings {
+		switch f.Severity {
+		case "error":
+			errs++
+		case "warning":
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// countPhrase is "1 error and 2 warnings", "3 warnings", "no error or warning".
+func countPhrase(errs, warns int) string {
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", errs, plural(errs, "error", "errors")))
+	}
+	if warns > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", warns, plural(warns, "warning", "warnings")))
+	}
+	if len(parts) == 0 {
+		return "no error or warning"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// headlineCell is the answer: environment and runs, the answer per load
+// mode (with the number of data-quality problems when there are some),
+// and the SLOs it rests on.
+func headlineCell(s *analyze.Summary) string {
+	v := viewOf(s)
+	var b strings.Builder
+	b.WriteString(environmentLine(s))
+	fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+	for _, a := range s.Answers {
+		b.WriteString(answerLine(s, a) + "\n\n")
+	}
+	if errs, warns := qualityCounts(s); errs+warns > 0 && len(s.Answers) > 0 {
+		// Say it next to the answer: with many levels the box is below the
+		// first screen.
+		text := b.String()
+		b.Reset()
+		b.WriteString(strings.TrimSuffix(text, "\n\n"))
+		fmt.Fprintf(&b, " **Data quality: %s** (below).\n\n", countPhrase(errs, warns))
+	}
+	b.WriteString(sloStatement(s.Method.SLO) + "\n")
+	return b.String()
+}
+
+// headlineTable is the compact table of the first screen: p50 and p95 of
+// TTFT, TPOT and E2E, output tokens/s with its source, requests/s,
+// goodput and the error rate, per level.
+func headlineTable(s *analyze.Summary) string { return headlineTableOf(s, s.Levels) }
+
+// headlineTableOf is the headline table of some of the sweep's levels.
+func headlineTableOf(s *analyze.Summary, levels []analyze.Level) string {
+	v := viewOf(s)
+	var b strings.Builder
+	sources := map[string]bool{}
+	for _, l := range levels {
+		sources[l.OutputRateKey] = true
+	}
+	outHead := "output tokens/s"
+	if len(sources) == 1 {
+		for k := range sources {
+			outHead += " (" + map[string]string{analyze.KeyServerOutputRate: "server", analyze.KeyClientOutputRate: "client"}[k] + ")"
+		}
+	}
+	fmt.Fprintf(&b, "**Per %s**, median ± %s MAD across runs: %s p50 and p95 over each run's measured requests (ms); output tokens/s from the server's token counter over the window (the client's Σ n / (T_last − T_first) where that is missing or suspect); successful requests/s in the window; goodput, %% of measured requests meeting every SLO. Errors: failed / measured requests, all runs.\n\n",
+		v.perLevel(), s.Method.MAD, s.Method.Percentile)
+	n := newNotes(s)
+	thr := s.Method.ErrorRateThreshold
+	var rows [][]string
+	for _, l := range levels {
+		out := n.stat(l, l.OutputRateKey)
+		if len(sources) > 1 && out != na {
+			out += map[string]string{analyze.KeyServerOutputRate: " (server)", analyze.KeyClientOutputRate: " (client)"}[l.OutputRateKey]
+		}
+		errCell := na
+		if l.ErrorPercent.Valid() {
+			errCell = fmtNum(l.ErrorPercent) + " %"
+			if float64(l.ErrorPercent) > 100*thr {
+				errCell = flagOpen + errCell + " ⚠" + flagClose
+			}
+		}
+		rows = append(rows, []string{v.cell(l.Load()), runsCell(l),
+			n.stat(l, "ttft.p50"), n.stat(l, "ttft.p95"), n.stat(l, "tpot.p50"), n.stat(l, "tpot.p95"), n.stat(l, "e2e.p50"), n.stat(l, "e2e.p95"),
+			out, n.stat(l, "throughput.requests_per_s"), n.stat(l, "goodput.percent"), errCell})
+	}
+	b.WriteString(table([]string{v.column(), "runs", "TTFT p50", "TTFT p95", "TPOT p50", "TPOT p95", "E2E p50", "E2E p95",
+		outHead, "requests/s", "goodput", "errors"}, rows))
+	b.WriteString(n.footer())
+	return b.String()
+}
+
+// qualityLines lists the error and warning findings, one line each.
+func qualityLines(s *analyze.Summary) []string {
+	var lines []string
+	for _, f := range s.Findings {
+		sev := ""
+		switch f.Severity {
+		case "error":
+			sev = "**error**"
+		case "warning":
+			sev = "warning"
+		default:
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("- %s %s: %s", sev, code(f.Rule), mdEscape(f.Message)))
+	}
+	return lines
+}
+
+// qualityCell is the data-quality box: every error and warning finding,
+// one line each (their runs and measurement rules are in the lint
+// findings), or a line saying there is none. In report.md it is a block quote; in
+// report.html a framed box (the HTML target wraps it).
+func qualityCell(s *analyze.Summary, tgt target) string {
+	errs, warns := qualityCounts(s)
+	infos := len(s.Findings) - errs - warns
+	var body string
+	if errs+warns == 0 {
+		body = fmt.Sprintf("**Nothing to report.** No lint finding is an error or a warning (%d %s, listed with the lint findings).\n", infos, plural(infos, "info finding", "info findings"))
+	} else {
+		body = strings.Join(qualityLines(s), "\n") + "\n"
+	}
+	if tgt == targetHTML {
+		return blockOpen("quality") + body + blockClose("quality")
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		b.WriteString(strings.TrimRight("> "+line, " ") + "\n")
+	}
+	return b.String()
+}

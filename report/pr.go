@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/controls"
+)
+
+// pr.md is the report's first screen as Markdown for a pull-request
+// comment: the answer, the data-quality box and the per-level table, with
+// no image and no link (a comment cannot follow the report's relative
+// links), never longer than PRLimit bytes whatever the sweep, and saying
+// what it left out.
+
+// PRFile is the name of the pull-request summary in the output directory.
+const PRFile = "pr.md"
+
+// PRLimit bounds pr.md in bytes (so in characters too): GitHub refuses a
+// comment over 65,536 characters, and the margin leaves room for a line
+// of one's own.
+const PRLimit = 60_000
+
+// Bounds on the input text pr.md repeats, so that no single title,
+// environment value or finding can use up the budget.
+const (
+	prTitleRunes   = 200
+	prMessageRunes = 600
+	prLineRunes    = 2_000
+)
+
+// prMarkdown renders pr.md.
+func prMarkdown(s *analyze.Summary) []byte {
+	var head strings.Builder
+	fmt.Fprintf(&head, "### %s\n\n", mdEscape(cutRunes(s.Title, prTitleRunes)))
+	for _, part := range strings.Split(strings.TrimSuffix(headlineCell(s), "\n"), "\n\n") {
+		head.WriteString(cutRunes(part, prLineRunes) + "\n\n")
+	}
+
+	// The data-quality box, one finding a line, as many as fit.
+	var quality []string
+	for _, f := range s.Findings {
+		if f.Severity != "error" && f.Severity != "warning" {
+			continue
+		}
+		sev := "warning"
+		if f.Severity == "error" {
+			sev = "**error**"
+		}
+		quality = append(quality, fmt.Sprintf("> - %s %s: %s\n", sev, code(cutRunes(f.Rule, 80)), mdEscape(cutRunes(f.Message, prMessageRunes))))
+	}
+
+	levels := s.Levels
+	build := func(nQuality, nLevels int) string {
+		var b strings.Builder
+		b.WriteString(head.String())
+		if len(quality) == 0 {
+			b.WriteString("> **Data quality: nothing to report** (no error or warning finding).\n\n")
+		} else {
+			b.WriteString("> **Data quality**\n>\n")
+			for _, q := range quality[:nQuality] {
+				b.WriteString(q)
+			}
+			b.WriteString("\n")
+		}
+		if nLevels > 0 {
+			b.WriteString(headlineTableOf(s, levels[:nLevels]))
+			b.WriteString("\n")
+		}
+		b.WriteString(prLeftOut(s, len(quality)-nQuality, len(levels)-nLevels))
+		return controls.EscapeText(dropFlags.Replace(b.String()))
+	}
+	// Findings may take half of the room the head and the footer leave,
+	// the table (levels in order) what remains; findings that did not
+	// fit then take what the table did not use.
+	largest := func(lo, n int, fits func(k int) bool) int {
+		return lo + sort.Search(n-lo+1, func(i int) bool { return !fits(lo + i) }) - 1
+	}
+	half := (PRLimit + len(build(0, 0))) / 2
+	nQuality := max(0, largest(0, len(quality), func(k int) bool { return len(build(k, 0)) <= half }))
+	nLevels := max(0, largest(0, len(levels), func(k int) bool { return len(build(nQuality, k)) <= PRLimit }))
+	nQuality = max(nQuality, largest(nQuality, len(quality), func(k int) bool { return len(build(k, nLevels)) <= PRLimit }))
+	return []byte(build(nQuality, nLevels))
+}
+
+// prLeftOut says what pr.md leaves out and where to find it.
+func prLeftOut(s *analyze.Summary, findings, levels int) string {
+	var left []string
+	if findings > 0 {
+		left = append(left, fmt.Sprintf("%d error and warning %s that did not fit", findings, plural(findings, "finding", "findings")))
+	}
+	if levels > 0 {
+		left = append(left, fmt.Sprintf("the last %d of %d %s of the table, which did not fit", levels, len(s.Levels), plural(len(s.Levels), "level", "levels")))
+	}
+	left = append(left, "every chart (a comment cannot show the report's relative image links)",
+		"the detailed tables (p99 and means, ITL, pooled percentiles, throughput windows and counter checks, goodput failures, workload, every run, server histograms, warm-up)",
+		"the environment in full, the method, the exclusions and the lint findings")
+	return fmt.Sprintf("<sub>Summary written by benchnote %s for a pull-request comment (at most %s characters). Left out: %s. They are in the report this file was written with: report.html (self-contained), report.md (charts linked relatively, as plots/*.svg) and summary.json.</sub>\n",
+		Version, fmtInt(PRLimit), strings.Join(left, "; "))
+}

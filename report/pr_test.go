@@ -1,0 +1,63 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+// TestPRMarkdownStaysUnderTheLimit: however many levels and findings, and
+// however long the inputs' texts, pr.md stays within PRLimit and says what
+// it left out.
+func TestPRMarkdownStaysUnderTheLimit(t *testing.T) {
+	tests := []struct {
+		name              string
+		levels, findings  int
+		text              int // runes of the title, an environment value and each message
+		wantLevelsLeftOut bool
+		wantFindingsLeft  bool
+	}{
+		{"small", 3, 2, 20, false, false},
+		{"many levels", 5000, 2, 20, true, false},
+		{"many long findings", 12, 400, 5000, false, true},
+		{"long inputs", 50, 10, 1 << 20, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var keys []analyze.LevelKey
+			for i := 0; i < tt.levels; i++ {
+				keys = append(keys, analyze.LevelKey{Mode: "concurrency", Concurrency: i + 1})
+			}
+			s := levelSummary(keys...)
+			long := strings.Repeat("é|<x>", tt.text/5+1)
+			s.Title = long
+			s.Environment.Canonical = []analyze.EnvField{{Key: "gpu", Value: long}, {Key: "model", Value: long}}
+			for i := 0; i < tt.findings; i++ {
+				s.Findings = append(s.Findings, analyze.Finding{Severity: "warning", Rule: "rule-" + fmt.Sprint(i), Message: long})
+			}
+			s.Method.SLO = analyze.SLO{TTFTms: 1000, Attainment: 0.9, From: analyze.SLOFrom{TTFT: analyze.FromSweepYAML, TPOT: analyze.FromSweepYAML, E2E: analyze.FromSweepYAML}}
+			pr := prMarkdown(s)
+			if len(pr) > PRLimit || !utf8.Valid(pr) {
+				t.Fatalf("pr.md is %d bytes (valid UTF-8: %v), over the %d limit", len(pr), utf8.Valid(pr), PRLimit)
+			}
+			text := string(pr)
+			if got := strings.Contains(text, fmt.Sprintf("of %d levels of the table, which did not fit", tt.levels)); got != tt.wantLevelsLeftOut {
+				t.Errorf("says levels were left out: %v, want %v (%d bytes)", got, tt.wantLevelsLeftOut, len(pr))
+			}
+			if got := strings.Contains(text, "error and warning findings that did not fit"); got != tt.wantFindingsLeft {
+				t.Errorf("says findings were left out: %v, want %v", got, tt.wantFindingsLeft)
+			}
+			for _, want := range []string{"| concurrency | runs | TTFT p50 |", "Left out: ", "every chart"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("pr.md lacks %q", want)
+				}
+			}
+			if strings.Contains(text, "](") || strings.Contains(text, "<x>") {
+				t.Error("pr.md holds a link, an image or unescaped input markup")
+			}
+		})
+	}
+}
