@@ -71,11 +71,14 @@ const (
 	kindPhase                     // "", "measure", "warmup" or "cooldown"
 )
 
-var requestColumns = [numReqColumns]struct {
+// requestColumnInfo describes a column benchnote reads.
+type requestColumnInfo struct {
 	name     string
 	kind     valueKind
 	required bool
-}{
+}
+
+var requestColumns = [numReqColumns]requestColumnInfo{
 	colRequestID:        {"request_id", kindID, true},
 	colPromptTokens:     {"prompt_tokens", kindCount, true},
 	colCompletionTokens: {"completion_tokens", kindCount, true},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -226,7 +227,7 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, 
 		int32s  []int32
 		floats  []float64
 		bytes   []parquet.ByteArray
-		interns = map[string]string{}
+		interns = interner{m: map[string]string{}}
 	)
 	switch tc.phys {
 	case parquet.Types.Int64:
@@ -281,6 +282,12 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, 
 			if row+int(levels) > n {
 				v.err = fmt.Errorf("the column holds more values than the footer declares")
 				return v
+			}
+			if int(levels) == read && v.appendDense(info, ints, floats, read) {
+				// No nulls in the batch, and a column of the target type.
+				row += read
+				got += levels
+				continue
 			}
 			k := 0 // the next physical value
 			for j := range int(levels) {
@@ -340,7 +347,7 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, 
 				case kindStatus, kindPhase:
 					var s string
 					if !null {
-						s = intern(interns, bytes[k])
+						s = interns.of(bytes[k])
 					}
 					if info.kind == kindStatus {
 						v.strs = append(v.strs, s)
@@ -390,17 +397,61 @@ func byteString(b parquet.ByteArray) string {
 // value gets its own string.
 const maxInterned = 4096
 
-// intern returns b as a string shared by every equal value of the column:
-// a status column holds a handful of distinct texts.
-func intern(m map[string]string, b parquet.ByteArray) string {
-	if s, ok := m[byteString(b)]; ok {
-		return s
+// interner shares one string among the equal values of a column: a status
+// column holds a handful of distinct texts, mostly the same one row after
+// row.
+type interner struct {
+	m    map[string]string
+	last string
+}
+
+// of returns b as the column's shared string.
+func (in *interner) of(b parquet.ByteArray) string {
+	if byteString(b) == in.last {
+		return in.last
 	}
-	s := string(b)
-	if len(m) < maxInterned {
-		m[s] = s
+	s, ok := in.m[byteString(b)]
+	if !ok {
+		s = string(b)
+		if len(in.m) < maxInterned {
+			in.m[s] = s
+		}
 	}
+	in.last = s
 	return s
+}
+
+// appendDense appends a batch without nulls of a number or count column
+// already stored as the target type, checking it in one tight loop. It
+// reports false, appending nothing, for any other column.
+func (v *typedValues) appendDense(info requestColumnInfo, ints []int64, floats []float64, read int) bool {
+	switch {
+	case info.kind == kindCount && ints != nil:
+		for _, x := range ints[:read] {
+			if x < 0 {
+				v.bad = true
+			}
+		}
+		v.ints = append(v.ints, ints[:read]...)
+	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
+		if info.required {
+			for _, x := range floats[:read] {
+				if !(x >= 0 && x <= math.MaxFloat64) {
+					v.bad = true
+				}
+			}
+		} else {
+			for _, x := range floats[:read] {
+				if x < 0 || x > math.MaxFloat64 {
+					v.bad = true
+				}
+			}
+		}
+		v.floats = append(v.floats, floats[:read]...)
+	default:
+		return false
+	}
+	return true
 }
 
 // statsShowValid reports whether every row group's statistics prove every
@@ -445,37 +496,59 @@ func statsShowValid(pf *file.Reader, tc typedColumn) bool {
 	return true
 }
 
-// hashesRepeat reports whether two of hashes are equal. It buckets them
-// by their top 16 bits in one counting pass, so each bucket is a few
-// values, sorted in place and compared with its neighbours.
+// hashesRepeat reports whether two of hashes are equal. As findDuplicates
+// does, it partitions the hashes by their top bits into parts of about a
+// thousand, in one pass, and checks each part with a small open-addressing
+// table that stays in cache.
 func hashesRepeat(hashes []uint64) bool {
-	if len(hashes) < 2 {
+	n := len(hashes)
+	if n < 2 {
 		return false
 	}
-	const bits = 16
-	var starts [1<<bits + 1]int32
+	partBits := bits.Len(uint(n >> 10))
+	partShift := 64 - partBits // x >> 64 is 0: one partition
+	starts := make([]int, 1<<partBits+1)
 	for _, h := range hashes {
-		starts[h>>(64-bits)+1]++
+		starts[h>>partShift+1]++
 	}
-	for b := range 1 << bits {
-		starts[b+1] += starts[b]
+	largest := 0
+	for p := range 1 << partBits {
+		largest = max(largest, starts[p+1])
+		starts[p+1] += starts[p]
 	}
-	next := starts
-	bucketed := make([]uint64, len(hashes))
+	parted := make([]uint64, n)
+	next := slices.Clone(starts[:1<<partBits])
 	for _, h := range hashes {
-		b := h >> (64 - bits)
-		bucketed[next[b]] = h
-		next[b]++
+		p := h >> partShift
+		parted[next[p]] = h
+		next[p]++
 	}
-	for b := range 1 << bits {
-		part := bucketed[starts[b]:starts[b+1]]
+	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
+	for p := range 1 << partBits {
+		part := parted[starts[p]:starts[p+1]]
 		if len(part) < 2 {
 			continue
 		}
-		slices.Sort(part)
-		for k := 1; k < len(part); k++ {
-			if part[k] == part[k-1] {
-				return true
+		t := table[:1<<bits.Len(uint(2*len(part)-1))]
+		clear(t)
+		mask := uint64(len(t) - 1)
+		zero := false // 0 marks an empty slot: a hash of 0 is tracked apart
+		for _, h := range part {
+			if h == 0 {
+				if zero {
+					return true
+				}
+				zero = true
+				continue
+			}
+			for i := h & mask; ; i = (i + 1) & mask {
+				if t[i] == 0 {
+					t[i] = h
+					break
+				}
+				if t[i] == h {
+					return true
+				}
 			}
 		}
 	}

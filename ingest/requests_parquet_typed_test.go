@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -60,10 +61,26 @@ func TestHashesRepeat(t *testing.T) {
 		{[]uint64{5, 9, 5}, true},
 		{[]uint64{1<<63 | 4, 3, 1<<63 | 4}, true},        // same top bits, equal
 		{[]uint64{1<<63 | 4, 1<<63 | 5, 1 << 62}, false}, // same top bits, different
+		{[]uint64{0, 1, 0}, true},                       // 0 is a hash like any other
+		{[]uint64{0, 1, 2}, false},
 	}
+	// Large sets: distinct, then with one repeat far apart.
+	big := make([]uint64, 300_000)
+	for i := range big {
+		big[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	tests = append(tests, struct {
+		hashes []uint64
+		want   bool
+	}{big, false})
+	repeated := append(slices.Clone(big), big[12345])
+	tests = append(tests, struct {
+		hashes []uint64
+		want   bool
+	}{repeated, true})
 	for _, tt := range tests {
 		if got := hashesRepeat(tt.hashes); got != tt.want {
-			t.Errorf("hashesRepeat(%x) = %v, want %v", tt.hashes, got, tt.want)
+			t.Errorf("hashesRepeat(%d hashes from %x) = %v, want %v", len(tt.hashes), tt.hashes[:min(len(tt.hashes), 3)], got, tt.want)
 		}
 	}
 }
