@@ -379,6 +379,7 @@ type Run struct {
 	heldBack    []Diagnostic // Open's diagnostics that follow the files' own
 	pending     bool         // Open found the run; Stream has not read it yet
 	dropRecords bool         // Release drops the records (read by Stream of a sweep from Open)
+	pool        *columnPool  // where Release hands the dropped columns
 }
 
 // Release says the consumer is done with the run's request columns. In a
@@ -393,6 +394,7 @@ func (run *Run) Release() {
 	}
 	q := run.Requests.Requests
 	run.Requests.Requests = &Requests{N: q.N, ExtraColumns: q.ExtraColumns}
+	run.pool.giveRequests(q)
 }
 
 // Sweep is everything read from one sweep directory.
@@ -414,8 +416,9 @@ type Sweep struct {
 	// not runs: nothing is recomputed from them.
 	Reported []*ReportedRun
 
-	opts        Options // how Open was asked to read
-	keepRecords bool    // Load: every run keeps its records
+	opts        Options     // how Open was asked to read
+	keepRecords bool        // Load: every run keeps its records
+	pool        *columnPool // the columns of released runs, for the next
 }
 
 // ReportedRun is a run known only by the figures its benchmark tool

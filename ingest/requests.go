@@ -115,6 +115,9 @@ type ReadOptions struct {
 	// that check only, which no figure depends on.
 	ForAnalysis bool
 
+	// pool, when not nil, lends the columns of released runs.
+	pool *columnPool
+
 	// pqarrowOnly reads Parquet through pqarrow alone, never the typed
 	// column readers: the reference the tests compare the fast path with.
 	pqarrowOnly bool
@@ -471,34 +474,34 @@ func floatToCount(v float64) (int64, problem) {
 }
 
 // newRequests allocates the columns a file with layout l has, with room
-// for capHint rows.
-func newRequests(l *requestLayout, capHint int) *Requests {
+// for capHint rows, from pool when it is not nil.
+func newRequests(l *requestLayout, capHint int, pool *columnPool) *Requests {
 	q := &Requests{
-		SourceRow:        make([]int32, 0, capHint),
-		PromptTokens:     make([]int64, 0, capHint),
-		CompletionTokens: make([]int64, 0, capHint),
-		TTFTms:           make([]float64, 0, capHint),
-		E2Ems:            make([]float64, 0, capHint),
+		SourceRow:        pool.takeInt32s(capHint),
+		PromptTokens:     pool.takeInts(capHint),
+		CompletionTokens: pool.takeInts(capHint),
+		TTFTms:           pool.takeFloats(capHint),
+		E2Ems:            pool.takeFloats(capHint),
 		ExtraColumns:     l.extras,
 	}
 	q.IDs.grow(capHint, 12*capHint)
 	if l.has(colTRequestSent) {
-		q.TRequestSent = make([]float64, 0, capHint)
+		q.TRequestSent = pool.takeFloats(capHint)
 	}
 	if l.has(colTFirstText) {
-		q.TFirstText = make([]float64, 0, capHint)
+		q.TFirstText = pool.takeFloats(capHint)
 	}
 	if l.has(colTLastText) {
-		q.TLastText = make([]float64, 0, capHint)
+		q.TLastText = pool.takeFloats(capHint)
 	}
 	if l.has(colStatus) {
-		q.Status = make([]string, 0, capHint)
+		q.Status = pool.takeStrings(capHint)
 	}
 	if l.has(colMaxTokens) {
-		q.MaxTokens = make([]int64, 0, capHint)
+		q.MaxTokens = pool.takeInts(capHint)
 	}
 	if l.has(colTextChunks) {
-		q.TextChunks = make([]int64, 0, capHint)
+		q.TextChunks = pool.takeInts(capHint)
 	}
 	if l.has(colChunkMs) {
 		q.ChunkOffsets = make([]int32, 1, capHint+1)

@@ -179,7 +179,7 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 					return nil, ferr
 				}
 				capHint := csvRowsHintFrom(r, data[next:])
-				st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)},
+				st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
 					lastLine: line, maxRows: opts.maxRows()}
 				interned = map[string]string{}
 				st.p = csvRowParser{l: l, q: st.rf.Requests, path: path, interned: interned}
@@ -274,7 +274,7 @@ func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvSta
 		if ferr != nil {
 			return nil, ferr
 		}
-		st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)},
+		st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
 			lastLine: headerLine, maxRows: opts.maxRows()}
 		st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
 		if opts.ForAnalysis {

@@ -156,12 +156,12 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 		return nil, footerRows, fe
 	}
 	n := int(total)
-	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0)}
+	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0, nil)}
 	if n == 0 {
 		return rf, footerRows, nil
 	}
 	if !opts.pqarrowOnly {
-		if typed := readParquetTyped(pf, fields, l, pr.used, path, n, opts.ForAnalysis); typed != nil {
+		if typed := readParquetTyped(pf, fields, l, pr.used, path, n, opts); typed != nil {
 			return typed, footerRows, nil
 		}
 	}

@@ -94,7 +94,8 @@ type typedValues struct {
 // It returns nil when the file needs the pqarrow path: a column stored
 // otherwise, a value the row checks exclude, E2E_ms below TTFT_ms, a
 // decoding error, or a column whose length disagrees with the footer.
-func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, forAnalysis bool) (rf *RequestFile) {
+func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile) {
+	forAnalysis := opts.ForAnalysis
 	cols, ok := typedLayout(pf, fields, l, used)
 	if !ok {
 		return nil
@@ -130,7 +131,7 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 					vals[tc.c].err = fmt.Errorf("%v", p)
 				}
 			}()
-			vals[tc.c] = readTypedColumn(pf, tc, n, seed, forAnalysis)
+			vals[tc.c] = readTypedColumn(pf, tc, n, seed, forAnalysis, opts.pool)
 		}()
 	}
 	wg.Wait()
@@ -141,7 +142,7 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 	}
 
 	q := &Requests{N: n, ExtraColumns: l.extras}
-	q.SourceRow = make([]int32, n)
+	q.SourceRow = opts.pool.takeInt32s(n)[:n]
 	for i := range q.SourceRow {
 		q.SourceRow[i] = int32(i + 1)
 	}
@@ -190,7 +191,9 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 		// The ids are not kept: unique hashes prove unique ids, and any
 		// two equal hashes (a duplicate, or a collision) leave the file to
 		// the pqarrow path, which reports the duplicates.
-		if hashesRepeat(vals[colRequestID].hashes) {
+		repeat := hashesRepeat(vals[colRequestID].hashes)
+		opts.pool.giveUint64s(vals[colRequestID].hashes)
+		if repeat {
 			return nil
 		}
 		q.trimForAnalysis()
@@ -203,21 +206,21 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 }
 
 // readTypedColumn decodes every row group of one column.
-func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, hashOnly bool) typedValues {
+func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) typedValues {
 	var v typedValues
 	info := requestColumns[tc.c]
 	switch info.kind {
 	case kindCount:
-		v.ints = make([]int64, 0, n)
+		v.ints = pool.takeInts(n)
 	case kindNumber, kindUnixTime:
-		v.floats = make([]float64, 0, n)
+		v.floats = pool.takeFloats(n)
 	case kindID:
 		if !hashOnly {
 			v.ids.grow(n, 12*n)
 		}
-		v.hashes = make([]uint64, 0, n)
+		v.hashes = pool.takeUint64s(n)
 	case kindStatus:
-		v.strs = make([]string, 0, n)
+		v.strs = pool.takeStrings(n)
 	case kindPhase:
 		v.phases = make([]Phase, 0, n)
 	}

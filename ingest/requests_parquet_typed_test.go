@@ -61,7 +61,7 @@ func TestHashesRepeat(t *testing.T) {
 		{[]uint64{5, 9, 5}, true},
 		{[]uint64{1<<63 | 4, 3, 1<<63 | 4}, true},        // same top bits, equal
 		{[]uint64{1<<63 | 4, 1<<63 | 5, 1 << 62}, false}, // same top bits, different
-		{[]uint64{0, 1, 0}, true},                       // 0 is a hash like any other
+		{[]uint64{0, 1, 0}, true},                        // 0 is a hash like any other
 		{[]uint64{0, 1, 2}, false},
 	}
 	// Large sets: distinct, then with one repeat far apart.

@@ -94,7 +94,7 @@ func Open(root string, opts Options) (*Sweep, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("sweep: %s is not a directory", root)
 	}
-	sw := &Sweep{Root: root, Config: DefaultConfig(), opts: opts}
+	sw := &Sweep{Root: root, Config: DefaultConfig(), opts: opts, pool: &columnPool{}}
 	if data, err := readFileLimited(filepath.Join(root, SweepConfigFile), MaxYAMLBytes); err == nil {
 		cfg, diags, err := ParseSweepConfig(data, SweepConfigFile)
 		if err != nil {
@@ -217,8 +217,14 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 				for i := range next {
 					r := runs[i]
 					if r.pending {
-						r.readFiles(sw.Root, sw.Config, ReadOptions{MaxRows: sw.opts.MaxRowsPerRun, ForAnalysis: !sw.keepRecords})
-						r.dropRecords = !sw.keepRecords
+						ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
+						if !sw.keepRecords {
+							// Read for the analysis, into the columns of the
+							// runs it has released.
+							ro.ForAnalysis, ro.pool = true, sw.pool
+							r.dropRecords, r.pool = true, sw.pool
+						}
+						r.readFiles(sw.Root, sw.Config, ro)
 						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
 							progressMu.Lock()
 							done++
