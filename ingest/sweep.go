@@ -113,7 +113,9 @@ func Open(root string, opts Options) (*Sweep, error) {
 		return nil, err
 	}
 	sw.IgnoredFiles = tree.ignored
-	if len(tree.runDirs) == 0 {
+	if len(tree.runDirs) == 0 && len(tree.reportedDirs) == 0 {
+		// A sweep of the tools' own figures alone (reported.yaml) has no
+		// run to recompute, but its figures are shown as reported.
 		sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Error, File: ".", Reason: "no runs",
 			Message: "no run directory found: a run directory holds requests.csv or requests.parquet"})
 	}

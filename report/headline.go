@@ -227,7 +227,12 @@ func headlineCell(s *analyze.Summary) string {
 	v := viewOf(s)
 	var b strings.Builder
 	b.WriteString(environmentLine(s))
-	fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+	if len(s.Runs) == 0 && len(s.Reported) > 0 {
+		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
+			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
+	} else {
+		fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+	}
 	for _, a := range s.Answers {
 		b.WriteString(answerLine(s, a) + "\n\n")
 	}

@@ -586,7 +586,7 @@ report was not written, or bad usage.`,
 				if err != nil {
 					return c.fail(err)
 				}
-				if len(sw.Runs) == 0 {
+				if len(sw.Runs) == 0 && len(sw.Reported) == 0 {
 					return c.fail(fmt.Errorf("%s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report", root))
 				}
 				override.apply(&sw.Config)
