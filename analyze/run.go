@@ -617,6 +617,10 @@ func serverHistograms(run *ingest.Run, lowToken int, cfg ingest.Config, check Sc
 			why := "not in the end scrape"
 			if r := run.ScrapeEnd.Unread[role]; r != "" {
 				why = r + " (end scrape)"
+				if run.ScrapeStart != nil {
+					// Say so when the start scrape has the same problem.
+					why = roleUnread(role, run.ScrapeStart, run.ScrapeEnd, hasRole(role))
+				}
 			}
 			omit(hp, why)
 			continue
