@@ -173,8 +173,16 @@ func answerLine(s *analyze.Summary, a analyze.Answer) string {
 	if a.Goodput.FewRuns {
 		runs += " " + fewRunsMark
 	}
-	figures := fmt.Sprintf("at %s output tokens/s (%s) and %s",
-		headlineFigure(l, a.Output, ""), outputSource(a.Output.Key), headlineFigure(l, a.Requests, "requests/s"))
+	output := headlineFigure(l, a.Output, "") + " output tokens/s (" + outputSource(a.Output.Key) + ")"
+	if !a.Output.Median.Valid() {
+		output = "output tokens/s " + na
+	}
+	requests := headlineFigure(l, a.Requests, "requests/s")
+	if requests == na {
+		// Requests/s needs the measurement window.
+		requests = "requests/s " + na + " (no measurement window)"
+	}
+	figures := "at " + output + " and " + requests
 	goodput := headlineFigure(l, a.Goodput, "")
 	if a.Level == nil {
 		return fmt.Sprintf("**No %s level meets the SLOs.** The best, %s, has %s of its measured requests meeting every target (%s needed; %s), %s.",
