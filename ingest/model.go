@@ -155,6 +155,10 @@ type RequestFile struct {
 	// column, in order of their first line.
 	Unlisted []UnlistedRows
 
+	// FirstSent is the earliest t_request_sent of the accepted rows (unix
+	// seconds), NaN when none has one; kept when the columns are released.
+	FirstSent float64
+
 	typed bool // read by the typed Parquet column readers (for tests)
 }
 

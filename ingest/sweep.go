@@ -479,6 +479,16 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 	case has[RequestsParquet]:
 		run.Requests = readRequestsFile(abs(RequestsParquet), rel(RequestsParquet), "parquet", readOpts, fail)
 	}
+	if rf := run.Requests; rf != nil {
+		rf.FirstSent = math.NaN()
+		if rf.Requests != nil {
+			for _, t := range rf.Requests.TRequestSent {
+				if t < rf.FirstSent || math.IsNaN(rf.FirstSent) && !math.IsNaN(t) {
+					rf.FirstSent = t
+				}
+			}
+		}
+	}
 
 	// Scrapes.
 	readScrape := func(name string) *Scrape {
