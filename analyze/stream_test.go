@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,6 +66,9 @@ func TestStreamedAnalysisMatchesLoaded(t *testing.T) {
 				}
 				if r.Requests == nil || r.Requests.Requests == nil {
 					continue
+				}
+				if a, b := r.Requests.FirstSent(), lr.Requests.FirstSent(); a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+					t.Errorf("%s: first send time %v after the analysis, %v loaded", r.Dir, a, b)
 				}
 				q, lq := r.Requests.Requests, lr.Requests.Requests
 				if q.N != lq.N || q.TTFTms != nil || len(q.ExtraColumns) != len(lq.ExtraColumns) {

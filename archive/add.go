@@ -229,8 +229,8 @@ func entryTime(sw *ingest.Sweep, given time.Time) (time.Time, string, error) {
 	}
 	earliest := math.Inf(1)
 	for _, r := range sw.Runs {
-		if r.Requests != nil && r.Requests.FirstSent < earliest { // NaN never is
-			earliest = r.Requests.FirstSent
+		if r.Requests != nil && r.Requests.FirstSent() < earliest { // NaN never is
+			earliest = r.Requests.FirstSent()
 		}
 	}
 	if !math.IsInf(earliest, 1) {

@@ -155,11 +155,33 @@ type RequestFile struct {
 	// column, in order of their first line.
 	Unlisted []UnlistedRows
 
-	// FirstSent is the earliest t_request_sent of the accepted rows (unix
-	// seconds), NaN when none has one; kept when the columns are released.
-	FirstSent float64
+	firstSent float64 // FirstSent, as read (it outlives the columns)
+	sentKnown bool    // firstSent was set when the file was read
+	typed     bool    // read by the typed Parquet column readers (for tests)
+}
 
-	typed bool // read by the typed Parquet column readers (for tests)
+// FirstSent returns the earliest t_request_sent of the accepted rows
+// (unix seconds), NaN when none has one. It stays known when the run's
+// columns are released.
+func (rf *RequestFile) FirstSent() float64 {
+	if rf.Requests != nil && rf.Requests.TRequestSent != nil {
+		return earliest(rf.Requests.TRequestSent)
+	}
+	if rf.sentKnown {
+		return rf.firstSent
+	}
+	return math.NaN()
+}
+
+// earliest is the smallest of ts that is not NaN, NaN when there is none.
+func earliest(ts []float64) float64 {
+	e := math.NaN()
+	for _, t := range ts {
+		if t < e || math.IsNaN(e) {
+			e = t
+		}
+	}
+	return e
 }
 
 // Histogram is a cumulative Prometheus histogram of one series.

@@ -480,14 +480,7 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 		run.Requests = readRequestsFile(abs(RequestsParquet), rel(RequestsParquet), "parquet", readOpts, fail)
 	}
 	if rf := run.Requests; rf != nil {
-		rf.FirstSent = math.NaN()
-		if rf.Requests != nil {
-			for _, t := range rf.Requests.TRequestSent {
-				if t < rf.FirstSent || math.IsNaN(rf.FirstSent) && !math.IsNaN(t) {
-					rf.FirstSent = t
-				}
-			}
-		}
+		rf.firstSent, rf.sentKnown = rf.FirstSent(), true
 	}
 
 	// Scrapes.
