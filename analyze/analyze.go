@@ -48,47 +48,61 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 	}
 
-	// Group runs by level; analyze level by level so pooled samples are
-	// released as soon as a level is done.
-	var levels []ingest.LoadLevel
-	byLevel := map[ingest.LoadLevel][]*ingest.Run{}
+	// Runs arrive from ingest in level order, each once it is read. A run
+	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
+	// released; a level is summarised as soon as its last run is done, and
+	// its pooled samples are dropped with it. Runs without a level are
+	// summarised on their own and listed first, their exclusions before
+	// the levels'.
+	var (
+		unleveled    []RunSummary
+		unleveledLed = newLedger()
+		levels       []*levelWork
+		byLevel      = map[ingest.LoadLevel]*levelWork{}
+		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
+	)
 	for _, r := range sw.Runs {
+		if load := runLoad(r); load.Valid() {
+			lw := byLevel[load]
+			if lw == nil {
+				lw = &levelWork{load: load, led: newLedger()}
+				byLevel[load] = lw
+				levels = append(levels, lw)
+			}
+			lw.expected++
+		}
+	}
+	for r := range sw.Stream() {
 		load := runLoad(r)
 		if !load.Valid() {
-			// No level to put it in: it failed (ingest said why) and is
-			// summarised on its own.
-			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: led})
-			s.Runs = append(s.Runs, rs)
+			// No level to put it in: it failed (ingest said why).
+			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: unleveledLed})
+			r.Release()
+			unleveled = append(unleveled, rs)
 			continue
 		}
-		if _, ok := byLevel[load]; !ok {
-			levels = append(levels, load)
+		lw := byLevel[load]
+		w := &runWork{run: r, led: newLedger()}
+		lw.runs = append(lw.runs, w)
+		slots <- struct{}{}
+		lw.wg.Add(1)
+		go func() {
+			defer lw.wg.Done()
+			defer func() { <-slots }()
+			w.summary, w.samples = analyzeRun(runInput{run: w.run, cfg: cfg, led: w.led})
+			w.run.Release()
+		}()
+		if len(lw.runs) == lw.expected {
+			lw.finish(cfg)
 		}
-		byLevel[load] = append(byLevel[load], r)
 	}
-	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
-	for _, c := range levels {
-		runs := byLevel[c]
-		runSummaries := make([]RunSummary, len(runs))
-		perRun := make([]samples, len(runs))
-		ledgers := make([]*ledger, len(runs))
-		parallel(len(runs), func(i int) {
-			ledgers[i] = newLedger()
-			runSummaries[i], perRun[i] = analyzeRun(runInput{run: runs[i], cfg: cfg, led: ledgers[i]})
-		})
-		for i, r := range runs {
-			for _, d := range r.Diagnostics {
-				if d.Reason == "several series" {
-					led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
-				}
-				if d.Reason == "unreadable scrape" {
-					led.add(ScopeFile, "unreadable scrape", 1, d.String())
-				}
-			}
-			led.merge(ledgers[i])
-		}
-		s.Runs = append(s.Runs, runSummaries...)
-		s.Levels = append(s.Levels, buildLevel(c, runSummaries, pool(perRun), cfg))
+	sort.SliceStable(levels, func(i, j int) bool { return levels[i].load.Compare(levels[j].load) < 0 })
+	s.Runs = unleveled
+	led.merge(unleveledLed)
+	for _, lw := range levels {
+		s.Runs = append(s.Runs, lw.summaries...)
+		s.Levels = append(s.Levels, lw.level)
+		led.merge(lw.led)
 	}
 	s.Reported = reportedRuns(sw)
 	for _, r := range sw.Reported {
@@ -100,6 +114,49 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	s.Findings = lint(sw, s)
 	finishSummary(sw, s)
 	return s
+}
+
+// levelWork is one load level being analysed: its runs in arrival
+// (sweep) order, and once they are all done its summary.
+type levelWork struct {
+	load     ingest.LoadLevel
+	expected int // the level's runs in the sweep
+	runs     []*runWork
+	wg       sync.WaitGroup
+	// Set by finish.
+	led       *ledger
+	summaries []RunSummary
+	level     Level
+}
+
+// runWork is one run of a level and what its analysis produced.
+type runWork struct {
+	run     *ingest.Run
+	led     *ledger
+	summary RunSummary
+	samples samples
+}
+
+// finish waits for the level's runs, summarises the level and drops the
+// runs' samples.
+func (lw *levelWork) finish(cfg ingest.Config) {
+	lw.wg.Wait()
+	lw.summaries = make([]RunSummary, len(lw.runs))
+	perRun := make([]samples, len(lw.runs))
+	for i, w := range lw.runs {
+		for _, d := range w.run.Diagnostics {
+			if d.Reason == "several series" {
+				lw.led.add(ScopeSeries, "several series for one metric (no label selector): metric not used", 1, d.String())
+			}
+			if d.Reason == "unreadable scrape" {
+				lw.led.add(ScopeFile, "unreadable scrape", 1, d.String())
+			}
+		}
+		lw.led.merge(w.led)
+		lw.summaries[i], perRun[i] = w.summary, w.samples
+	}
+	lw.level = buildLevel(lw.load, lw.summaries, pool(perRun), cfg)
+	lw.runs = nil
 }
 
 // ignoredSettings lists the unknown settings of sweep.yaml and every
@@ -235,20 +292,23 @@ func levelStatSpecs() []statSpec {
 // pooledSamples are a level's samples: each metric is the runs' slices
 // side by side, never copied into one.
 type pooledSamples struct {
-	ttft, e2e, tpot, itl, prompt, output [][]float64
+	ttft, e2e, tpot, itl [][]float64
+	prompt, output       valueCounts
 }
 
 // pool gathers the runs' samples of a level.
 func pool(runs []samples) pooledSamples {
 	var p pooledSamples
+	var prompt, output []valueCounts
 	for _, r := range runs {
 		p.ttft = append(p.ttft, r.ttft)
 		p.e2e = append(p.e2e, r.e2e)
 		p.tpot = append(p.tpot, r.tpot)
 		p.itl = append(p.itl, r.itl)
-		p.prompt = append(p.prompt, r.prompt)
-		p.output = append(p.output, r.output)
+		prompt = append(prompt, r.prompt)
+		output = append(output, r.output)
 	}
+	p.prompt, p.output = mergeCounts(prompt), mergeCounts(output)
 	return p
 }
 
@@ -262,13 +322,19 @@ func pooledDistribution(metric, unit, sample, method string, cs [][]float64) (Di
 	}
 	n := total(cs)
 	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: n, MeanWeighting: meanWeighting(sample)}
-	sum := 0.0
+	sum, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		for _, x := range c {
 			sum += x
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
 		}
 	}
-	points := cdf(cs)
+	points := cdfIn(cs, lo, hi)
 	for _, pt := range points {
 		switch pt.P {
 		case 0.50:
@@ -297,12 +363,16 @@ func cdfProbabilities() []float64 {
 	return ps
 }
 
-func cdf(cs [][]float64) []CDFPoint {
+func cdf(cs [][]float64) []CDFPoint { return cdfIn(cs, math.NaN(), math.NaN()) }
+
+// cdfIn is cdf with the sample's minimum and maximum given (NaN when not
+// known).
+func cdfIn(cs [][]float64, lo, hi float64) []CDFPoint {
 	if total(cs) == 0 {
 		return nil
 	}
 	ps := cdfProbabilities()
-	q := quantiles(cs, ps, NearestRank)
+	q := quantilesAt(ps, NearestRank, total(cs), func(ranks []int) []float64 { return rankValuesIn(cs, ranks, lo, hi) })
 	out := make([]CDFPoint, len(ps))
 	for i, p := range ps {
 		out[i] = CDFPoint{P: p, Value: Num(q[i])}
@@ -402,12 +472,11 @@ func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg
 		lv.PooledITL = unavailable("ITL", "ms", SamplePooledGap, m,
 			fmt.Sprintf("not pooled: the per-gap distribution is known in %d of %d runs", gapsKnown, len(ok)))
 	}
-	// Order does not matter to the histograms, so the distributions may
-	// reorder the samples first.
-	lv.Workload.PromptTokens = distributionOf("prompt length", "tokens", SamplePooled, m, pooled.prompt)
-	lv.Workload.OutputTokens = distributionOf("output length", "tokens", SamplePooled, m, pooled.output)
-	lv.Workload.PromptHistogram = bins(pooled.prompt, 30)
-	lv.Workload.OutputHistogram = bins(pooled.output, 30)
+	// Token lengths are pooled as value counts.
+	lv.Workload.PromptTokens = pooled.prompt.distribution("prompt length", "tokens", SamplePooled, m)
+	lv.Workload.OutputTokens = pooled.output.distribution("output length", "tokens", SamplePooled, m)
+	lv.Workload.PromptHistogram = pooled.prompt.bins(30)
+	lv.Workload.OutputHistogram = pooled.output.bins(30)
 	lv.Workload.EarlyStopPercent, lv.Workload.AchievedConcurrency = NaN, NaN
 	var early, basis float64
 	var conc []float64
@@ -429,38 +498,6 @@ func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg
 	}
 	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "not pooled across runs: see the level statistics workload.inter_arrival.*")
 	return lv
-}
-
-// bins builds an equal-width histogram over [0, max] of the sample held in
-// cs (without reordering it).
-func bins(cs [][]float64, n int) []HistogramBin {
-	if total(cs) == 0 {
-		return nil
-	}
-	max := 0.0
-	for _, c := range cs {
-		for _, x := range c {
-			max = math.Max(max, x)
-		}
-	}
-	width := math.Ceil((max + 1) / float64(n))
-	if width < 1 {
-		width = 1
-	}
-	out := make([]HistogramBin, n)
-	for i := range out {
-		out[i] = HistogramBin{Lo: float64(i) * width, Hi: float64(i+1) * width}
-	}
-	for _, c := range cs {
-		for _, x := range c {
-			k := int(x / width)
-			if k >= n {
-				k = n - 1
-			}
-			out[k].Count++
-		}
-	}
-	return out
 }
 
 func addCounts(a, b Counts) Counts {

@@ -267,8 +267,17 @@ func TestSeveralSeriesAreNamed(t *testing.T) {
 	if r.Throughput.ServerUnavailable != why {
 		t.Errorf("server throughput unavailable: %q, want %q", r.Throughput.ServerUnavailable, why)
 	}
-	if h := serverRole(t, r, ingest.RoleTTFT); h.Omitted != "vllm:time_to_first_token_seconds has 2 series and no label_selector chooses one (end scrape)" {
+	// Both scrapes have two TTFT series: the reason says so, not "end scrape".
+	if h := serverRole(t, r, ingest.RoleTTFT); h.Omitted != "vllm:time_to_first_token_seconds has 2 series and no label_selector chooses one (both scrapes)" {
 		t.Errorf("ttft omitted = %q", h.Omitted)
+	}
+	// Only the end scrape has two: it is named alone.
+	start, end = ambiguous("s.prom"), ambiguous("e.prom")
+	delete(start.Unread, ingest.RoleTTFT)
+	start.Histograms[ingest.RoleTTFT] = ingest.Histogram{Buckets: []ingest.Bucket{{UpperBound: math.Inf(1), Count: 1}}, Count: 1}
+	s = Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{scrapedRun("c1/r1", start, end)}})
+	if h := serverRole(t, s.Runs[0], ingest.RoleTTFT); h.Omitted != "vllm:time_to_first_token_seconds has 2 series and no label_selector chooses one (end scrape)" {
+		t.Errorf("ttft omitted with one ambiguous scrape = %q", h.Omitted)
 	}
 }
 

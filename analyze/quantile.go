@@ -41,7 +41,20 @@ func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 		}
 		return out
 	}
-	// Ranks (0-based) needed, ascending and unique.
+	return quantilesAt(ps, method, n, func(ranks []int) []float64 { return rankValues(cs, ranks) })
+}
+
+// quantilesIn is quantiles of a non-empty sample whose minimum and
+// maximum are known.
+func quantilesIn(cs [][]float64, ps []float64, method string, lo, hi float64) []float64 {
+	return quantilesAt(ps, method, total(cs), func(ranks []int) []float64 { return rankValuesIn(cs, ranks, lo, hi) })
+}
+
+// quantilesAt computes the p-quantiles of a sample of n > 0 values by the
+// given method from the values at the 0-based ranks it asks valuesAt for
+// (ascending and unique).
+func quantilesAt(ps []float64, method string, n int, valuesAt func(ranks []int) []float64) []float64 {
+	out := make([]float64, len(ps))
 	var ranks []int
 	for _, p := range ps {
 		if method == Linear {
@@ -57,8 +70,8 @@ func quantiles(cs [][]float64, ps []float64, method string) []float64 {
 	}
 	sort.Ints(ranks)
 	ranks = uniqueInts(ranks)
-	at := map[int]float64{}
-	values := rankValues(cs, ranks)
+	at := make(map[int]float64, len(ranks))
+	values := valuesAt(ranks)
 	for i, r := range ranks {
 		at[r] = values[i]
 	}
@@ -98,6 +111,12 @@ const histogramSelectMin = 1 << 14
 // recursively, so a large sample is read about twice in all instead of once
 // per selection, and is never copied whole.
 func rankValues(cs [][]float64, ranks []int) []float64 {
+	return rankValuesIn(cs, ranks, math.NaN(), math.NaN())
+}
+
+// rankValuesIn is rankValues with the sample's minimum and maximum given
+// (NaN when the caller has not computed them), saving a pass.
+func rankValuesIn(cs [][]float64, ranks []int, lo, hi float64) []float64 {
 	out := make([]float64, len(ranks))
 	n := total(cs)
 	if n < histogramSelectMin {
@@ -114,14 +133,16 @@ func rankValues(cs [][]float64, ranks []int) []float64 {
 		}
 		return out
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range cs {
-		for _, x := range c {
-			if x < lo {
-				lo = x
-			}
-			if x > hi {
-				hi = x
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, c := range cs {
+			for _, x := range c {
+				if x < lo {
+					lo = x
+				}
+				if x > hi {
+					hi = x
+				}
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
@@ -21,7 +20,7 @@ const (
 // samples are one run's per-request samples, kept for pooling.
 type samples struct {
 	ttft, e2e, tpot, itl []float64
-	prompt, output       []float64
+	prompt, output       valueCounts
 }
 
 // runInput bundles what analyzing one run needs.
@@ -119,8 +118,10 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 
 	order, orderBasis := sendOrder(req)
 	classes := make([]uint8, req.N)
+	var classTotal [4]int // over every accepted row: capacities for the samples
 	for i := range classes {
 		classes[i] = classify(req, i)
+		classTotal[classes[i]]++
 	}
 
 	// Warm-up: the requests the source tool marked as warm-up or cool-down
@@ -149,21 +150,11 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Counts.CoolDown = markedCool
 	rs.Counts.Measured = len(measured)
 
-	errorsByClass := newErrorClasses()
-	for _, i := range measured {
-		switch classes[i] {
-		case classError:
-			rs.Counts.Errors++
-			errorsByClass.add(req.Status[i])
-		case classZero:
-			rs.Counts.ZeroToken++
-		case classOne:
-			rs.Counts.OneToken++
-		case classMulti:
-			rs.Counts.MultiToken++
-		}
-	}
-	rs.Errors = errorsByClass.list()
+	// Every per-request figure of the measured requests, in one pass.
+	m := scanMeasured(run, req, measured, classes, classTotal, cfg.SLO, int64(run.MaxTokens))
+	rs.Counts.Errors, rs.Counts.ZeroToken, rs.Counts.OneToken, rs.Counts.MultiToken =
+		m.classes[classError], m.classes[classZero], m.classes[classOne], m.classes[classMulti]
+	rs.Errors = m.errors.list()
 	for _, e := range rs.Errors {
 		led.add(ScopeRequest, "request error (not a latency sample): "+e.Class, e.Count, errorExample(run.Dir, e))
 	}
@@ -172,64 +163,26 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 
 	// Streaming check: TTFT == E2E for (nearly) all requests with n ≥ 2
 	// (for n = 1 they are equal whether streamed or not).
-	var withOutput, flat int
-	for _, i := range measured {
-		if classes[i] == classMulti {
-			withOutput++
-			if req.E2Ems[i]-req.TTFTms[i] <= 1e-9 {
-				flat++
-			}
-		}
-	}
-	rs.Streamed = !(flat > 0 && float64(flat) >= cfg.StreamingCheckFraction*float64(withOutput))
-
-	// Per-request samples.
-	withTokens := rs.Counts.OneToken + rs.Counts.MultiToken
-	smp.e2e = make([]float64, 0, withTokens)
-	smp.ttft = make([]float64, 0, withTokens)
-	smp.tpot = make([]float64, 0, rs.Counts.MultiToken)
-	var zeroDecode int
-	var gapSum float64
-	var gapCount int64
-	userTPS := make([]float64, 0, rs.Counts.MultiToken)
-	for _, i := range measured {
-		c := classes[i]
-		if c != classOne && c != classMulti {
-			continue
-		}
-		smp.e2e = append(smp.e2e, req.E2Ems[i])
-		smp.ttft = append(smp.ttft, req.TTFTms[i])
-		if c == classMulti {
-			gaps := float64(req.CompletionTokens[i] - 1)
-			decode := req.E2Ems[i] - req.TTFTms[i]
-			smp.tpot = append(smp.tpot, decode/gaps)
-			gapSum += decode
-			gapCount += req.CompletionTokens[i] - 1
-			if decode > 0 {
-				userTPS = append(userTPS, gaps/(decode/1000))
-			} else {
-				zeroDecode++
-			}
-		}
-	}
-	led.add(ScopeStatistic, "E2E = TTFT with n ≥ 2: no user-TPS sample (decode time is zero)", zeroDecode, run.Dir)
+	rs.Streamed = !(m.flat > 0 && float64(m.flat) >= cfg.StreamingCheckFraction*float64(m.withOutput))
+	smp.e2e, smp.ttft, smp.tpot = m.e2e, m.ttft, m.tpot
+	led.add(ScopeStatistic, "E2E = TTFT with n ≥ 2: no user-TPS sample (decode time is zero)", m.zeroDecode, run.Dir)
 
 	rs.E2E = distribution("E2E latency", "ms", SamplePerRequest, method, smp.e2e)
 	if rs.Streamed {
 		rs.TTFT = distribution("TTFT", "ms", SamplePerRequest, method, smp.ttft)
 		rs.TPOT = distribution("TPOT", "ms", SamplePerRequest, method, smp.tpot)
-		rs.UserTPS = distribution("user TPS", "tokens/s", SamplePerRequest, method, userTPS)
+		rs.UserTPS = distribution("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS)
 		rs.GapWeightedITL = NaN
-		if gapCount > 0 {
-			rs.GapWeightedITL = Num(gapSum / float64(gapCount))
+		if m.gapCount > 0 {
+			rs.GapWeightedITL = Num(m.gapSum / float64(m.gapCount))
 		}
-		rs.GapCount = gapCount
+		rs.GapCount = m.gapCount
 		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
 		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
 			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, run.Dir)
 		}
 	} else {
-		why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", flat, withOutput)
+		why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", m.flat, m.withOutput)
 		rs.TTFT = unavailable("TTFT", "ms", SamplePerRequest, method, why)
 		rs.TPOT = unavailable("TPOT", "ms", SamplePerRequest, method, why)
 		rs.UserTPS = unavailable("user TPS", "tokens/s", SamplePerRequest, method, why)
@@ -239,13 +192,180 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
 	}
 
+	// What the window holds, over every accepted row, in one pass.
+	a := scanAccepted(run, req, classes)
 	rs.Scrapes = checkScrapes(run)
-	rs.Throughput = throughput(run, req, measured, classes, rs.Scrapes, led)
-	rs.Server = serverHistograms(run, req, cfg, rs.Scrapes, led)
-	rs.Goodput = goodput(run, req, measured, classes, cfg.SLO, rs.Streamed)
-	rs.Workload, smp.prompt, smp.output = workload(run, req, measured, classes, method)
+	rs.Throughput = throughput(run, req, &m, &a, rs.Scrapes, led)
+	rs.Server = serverHistograms(run, a.lowToken, cfg, rs.Scrapes, led)
+	rs.Goodput = goodput(run, req, &m, cfg.SLO, rs.Streamed)
+	rs.Workload, smp.prompt, smp.output = workload(&m, method)
 	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
+}
+
+// measuredScan is what one pass over a run's measured requests, in send
+// order, finds.
+type measuredScan struct {
+	classes [4]int
+	errors  *errorClasses
+	// Streaming check: requests with n ≥ 2, and those with E2E = TTFT.
+	withOutput, flat int
+	// Latency samples, in send order.
+	e2e, ttft, tpot, userTPS []float64
+	zeroDecode               int
+	gapSum                   float64
+	gapCount                 int64
+	// Goodput over the measured requests, and over those of them that
+	// complete inside the window (when it is known).
+	reasons        [3]string // the SLO failure texts
+	passed         int
+	failedBy       map[string]int
+	passedInWindow int
+	// Workload of the successful requests.
+	prompt, output    []int64
+	early, earlyBasis int
+	// Send times of the measured requests that have one, in send order, and
+	// the span and busy time behind the achieved concurrency.
+	sent                          []float64
+	busyFirst, busyLast, busyTime float64
+	// Client throughput: Σ n over the successful timed requests and their span.
+	clientFirst, clientLast float64
+	clientTokens            int64
+}
+
+// scanMeasured computes, in one pass over the measured requests, their
+// class counts and errors, the latency samples, the SLO verdicts, the
+// workload and the client-side span. classTotal bounds each class's count.
+func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, classTotal [4]int, slo ingest.SLO, runMaxTokens int64) measuredScan {
+	withTokens := classTotal[classOne] + classTotal[classMulti]
+	ok := withTokens + classTotal[classZero]
+	m := measuredScan{
+		errors:    newErrorClasses(),
+		e2e:       make([]float64, 0, withTokens),
+		ttft:      make([]float64, 0, withTokens),
+		tpot:      make([]float64, 0, classTotal[classMulti]),
+		userTPS:   make([]float64, 0, classTotal[classMulti]),
+		reasons:   [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)},
+		failedBy:  map[string]int{},
+		prompt:    make([]int64, 0, ok),
+		output:    make([]int64, 0, ok),
+		busyFirst: math.Inf(1), busyLast: math.Inf(-1),
+		clientFirst: math.Inf(1), clientLast: math.Inf(-1),
+	}
+	if req.TRequestSent != nil {
+		m.sent = make([]float64, 0, len(measured))
+	}
+	inWindow := windowFilter(run, req)
+	for _, i := range measured {
+		c := classes[i]
+		m.classes[c]++
+		switch c {
+		case classError:
+			m.errors.add(req.Status[i])
+		case classOne, classMulti:
+			ttft, e2e := req.TTFTms[i], req.E2Ems[i]
+			m.e2e = append(m.e2e, e2e)
+			m.ttft = append(m.ttft, ttft)
+			if c == classMulti {
+				m.withOutput++
+				decode := e2e - ttft
+				if decode <= 1e-9 {
+					m.flat++
+				}
+				gaps := float64(req.CompletionTokens[i] - 1)
+				m.tpot = append(m.tpot, decode/gaps)
+				m.gapSum += decode
+				m.gapCount += req.CompletionTokens[i] - 1
+				if decode > 0 {
+					m.userTPS = append(m.userTPS, gaps/(decode/1000))
+				} else {
+					m.zeroDecode++
+				}
+			}
+		}
+		if why := sloFailure(req, i, c, slo, &m.reasons); why != "" {
+			m.failedBy[why]++
+		} else {
+			m.passed++
+			if inWindow(i) {
+				m.passedInWindow++
+			}
+		}
+		if c != classError {
+			m.prompt = append(m.prompt, req.PromptTokens[i])
+			m.output = append(m.output, req.CompletionTokens[i])
+			max := runMaxTokens
+			if req.MaxTokens != nil && req.MaxTokens[i] > 0 {
+				max = req.MaxTokens[i]
+			}
+			if max > 0 {
+				m.earlyBasis++
+				if req.CompletionTokens[i] < max {
+					m.early++
+				}
+			}
+		}
+		if req.TRequestSent == nil {
+			continue
+		}
+		s := req.TRequestSent[i]
+		if math.IsNaN(s) {
+			continue
+		}
+		m.sent = append(m.sent, s)
+		done := completionTime(req, i)
+		if math.IsNaN(done) {
+			continue
+		}
+		m.busyFirst, m.busyLast = math.Min(m.busyFirst, s), math.Max(m.busyLast, done)
+		m.busyTime += done - s
+		if c != classError {
+			m.clientFirst, m.clientLast = math.Min(m.clientFirst, s), math.Max(m.clientLast, done)
+			m.clientTokens += req.CompletionTokens[i]
+		}
+	}
+	return m
+}
+
+// acceptedScan is what one pass over every accepted row of a run (warm-up
+// included, in file order) finds about the window.
+type acceptedScan struct {
+	// completionTokens sums n over the requests completing inside the
+	// window, the set the server's counters saw.
+	completionTokens int64
+	// inWindow and outside count the successful requests completing inside
+	// and outside the window (when it is known).
+	inWindow, outside int
+	// lowToken counts the successful requests with 0 or 1 output tokens.
+	lowToken int
+}
+
+// scanAccepted places every accepted row in the window, once.
+func scanAccepted(run *ingest.Run, req *ingest.Requests, classes []uint8) acceptedScan {
+	var a acceptedScan
+	inWindow := windowFilter(run, req)
+	known := run.Window.Known()
+	for i := 0; i < req.N; i++ {
+		c := classes[i]
+		if c == classZero || c == classOne {
+			a.lowToken++
+		}
+		if !known {
+			continue
+		}
+		in := inWindow(i)
+		if in {
+			a.completionTokens += req.CompletionTokens[i]
+		}
+		switch {
+		case c == classError:
+		case in:
+			a.inWindow++
+		default:
+			a.outside++
+		}
+	}
+	return a
 }
 
 // failCategory names why a run failed, for grouping.
@@ -272,16 +392,19 @@ func distributionOf(metric, unit, sample, method string, cs [][]float64) Distrib
 		d.Unavailable = "no samples"
 		return d
 	}
-	sum, max := 0.0, math.Inf(-1)
+	sum, min, max := 0.0, math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		for _, x := range c {
 			sum += x
 			if x > max {
 				max = x
 			}
+			if x < min {
+				min = x
+			}
 		}
 	}
-	q := quantiles(cs, []float64{0.50, 0.95, 0.99}, method)
+	q := quantilesIn(cs, []float64{0.50, 0.95, 0.99}, method, min, max)
 	d.P50, d.P95, d.P99 = Num(q[0]), Num(q[1]), Num(q[2])
 	d.Max, d.Mean = Num(max), Num(sum/float64(n))
 	return d
@@ -370,18 +493,13 @@ func windowBasis(run *ingest.Run, req *ingest.Requests) string {
 // window and client throughput from the records, separately. The client
 // numbers compared with the counters (requests/s, Σ completion_tokens)
 // count the requests completing inside the window, the set the counters saw.
-func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, check ScrapeCheck, led *ledger) Throughput {
+func throughput(run *ingest.Run, req *ingest.Requests, m *measuredScan, a *acceptedScan, check ScrapeCheck, led *ledger) Throughput {
 	t := Throughput{
 		WindowSource: run.Window.Source, WindowSeconds: NaN,
 		OutputTokensPerSec: NaN, PromptTokensPerSec: NaN, GenerationTokensDelta: NaN, PromptTokensDelta: NaN,
 		RequestsPerSec: NaN, CounterMismatch: NaN, ClientOutputTokensPerSec: NaN, ClientSpanSeconds: NaN,
 	}
-	inWindow := windowFilter(run, req)
-	for i := 0; i < req.N; i++ {
-		if inWindow(i) {
-			t.ClientCompletionTokens += req.CompletionTokens[i]
-		}
-	}
+	t.ClientCompletionTokens = a.completionTokens
 	if run.Window.Known() {
 		t.WindowStart, t.WindowEnd = formatTime(run.Window.Start), formatTime(run.Window.End)
 		t.WindowSeconds = Num(run.Window.Seconds())
@@ -434,17 +552,8 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 	// same set whose tokens the counters saw, warm-up included when the
 	// window covers it.
 	if run.Window.Known() {
-		outside := 0
-		for i := 0; i < req.N; i++ {
-			switch {
-			case classes[i] == classError:
-			case inWindow(i):
-				t.RequestsInWindow++
-			default:
-				outside++
-			}
-		}
-		led.add(ScopeStatistic, "successful request completing outside the window: not in requests/s or request goodput", outside, run.Dir)
+		t.RequestsInWindow = a.inWindow
+		led.add(ScopeStatistic, "successful request completing outside the window: not in requests/s or request goodput", a.outside, run.Dir)
 		t.RequestsBasis = windowBasis(run, req)
 		t.RequestsPerSec = Num(float64(t.RequestsInWindow) / run.Window.Seconds())
 	}
@@ -454,19 +563,7 @@ func throughput(run *ingest.Run, req *ingest.Requests, measured []int, classes [
 		t.ClientUnavailable = "no t_request_sent column"
 		return t
 	}
-	first, last := math.Inf(1), math.Inf(-1)
-	var tokens int64
-	for _, i := range measured {
-		if classes[i] == classError {
-			continue
-		}
-		s, c := req.TRequestSent[i], completionTime(req, i)
-		if math.IsNaN(s) || math.IsNaN(c) {
-			continue
-		}
-		first, last = math.Min(first, s), math.Max(last, c)
-		tokens += req.CompletionTokens[i]
-	}
+	first, last, tokens := m.clientFirst, m.clientLast, m.clientTokens
 	if last > first {
 		t.ClientSpanSeconds = Num(last - first)
 		t.ClientOutputTokensPerSec = Num(float64(tokens) / (last - first))
@@ -490,13 +587,7 @@ var histogramLabels = map[ingest.MetricRole][2]string{
 // serverHistograms computes quantiles of every server histogram over the
 // window from bucket deltas, the way Prometheus's histogram_quantile does,
 // and says why each one it cannot compute is omitted.
-func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, check ScrapeCheck, led *ledger) []ServerHistogram {
-	var lowToken int
-	for i := 0; i < req.N; i++ {
-		if req.CompletionTokens[i] <= 1 && (req.Status == nil || !ingest.StatusFailed(req.Status[i])) {
-			lowToken++
-		}
-	}
+func serverHistograms(run *ingest.Run, lowToken int, cfg ingest.Config, check ScrapeCheck, led *ledger) []ServerHistogram {
 	omit := func(h *ServerHistogram, why string) {
 		h.Omitted = why
 		led.add(ScopeSeries, "server histogram not shown: "+why, 1, run.Dir+" "+h.Role)
@@ -526,6 +617,10 @@ func serverHistograms(run *ingest.Run, req *ingest.Requests, cfg ingest.Config, 
 			why := "not in the end scrape"
 			if r := run.ScrapeEnd.Unread[role]; r != "" {
 				why = r + " (end scrape)"
+				if run.ScrapeStart != nil {
+					// Say so when the start scrape has the same problem.
+					why = roleUnread(role, run.ScrapeStart, run.ScrapeEnd, hasRole(role))
+				}
 			}
 			omit(hp, why)
 			continue
@@ -626,22 +721,14 @@ func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reason
 // applicable SLO, and the rate of passing requests over the window. The
 // rate counts the measured requests completing inside the window (a subset
 // of the set behind requests/s), so it can never exceed requests/s.
-func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, slo ingest.SLO, streamed bool) Goodput {
-	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: len(measured)}
+func goodput(run *ingest.Run, req *ingest.Requests, m *measuredScan, slo ingest.SLO, streamed bool) Goodput {
+	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: m.passed + sumCounts(m.failedBy)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
 		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
 		return g
 	}
-	reasons := [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)}
-	failed := map[string]int{}
-	for _, i := range measured {
-		if why := sloFailure(req, i, classes[i], slo, &reasons); why != "" {
-			failed[why]++
-		} else {
-			g.Passed++
-		}
-	}
-	g.FailedBy = sortedReasonCounts(failed)
+	g.Passed = m.passed
+	g.FailedBy = sortedReasonCounts(m.failedBy)
 	if g.Measured > 0 {
 		g.Percent = Num(100 * float64(g.Passed) / float64(g.Measured))
 	}
@@ -649,69 +736,41 @@ func goodput(run *ingest.Run, req *ingest.Requests, measured []int, classes []ui
 		g.Unavailable = "window unknown: request goodput rate unavailable (the percentage stands)"
 		return g
 	}
-	inWindow := windowFilter(run, req)
-	for _, i := range measured {
-		if inWindow(i) && sloFailure(req, i, classes[i], slo, &reasons) == "" {
-			g.PassedInWindow++
-		}
-	}
+	g.PassedInWindow = m.passedInWindow
 	g.RateBasis = goodputBasis(run, req)
 	g.RequestsPerSec = Num(float64(g.PassedInWindow) / run.Window.Seconds())
 	return g
 }
 
+// sumCounts adds up a map's counts.
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
 // workload describes the measured successful requests.
-func workload(run *ingest.Run, req *ingest.Requests, measured []int, classes []uint8, method string) (Workload, []float64, []float64) {
-	prompt := make([]float64, 0, len(measured))
-	output := make([]float64, 0, len(measured))
-	var early, earlyBasis int
-	for _, i := range measured {
-		if classes[i] == classError {
-			continue
-		}
-		prompt = append(prompt, float64(req.PromptTokens[i]))
-		output = append(output, float64(req.CompletionTokens[i]))
-		max := int64(run.MaxTokens)
-		if req.MaxTokens != nil && req.MaxTokens[i] > 0 {
-			max = req.MaxTokens[i]
-		}
-		if max > 0 {
-			earlyBasis++
-			if req.CompletionTokens[i] < max {
-				early++
-			}
-		}
-	}
+func workload(m *measuredScan, method string) (Workload, valueCounts, valueCounts) {
+	prompt, output := countValues(m.prompt), countValues(m.output)
 	w := Workload{
-		// The samples go on to be pooled, where their order does not matter.
-		PromptTokens:     distribution("prompt length", "tokens", SamplePerRequest, method, prompt),
-		OutputTokens:     distribution("output length", "tokens", SamplePerRequest, method, output),
-		EarlyStopPercent: NaN, EarlyStopBasis: earlyBasis, AchievedConcurrency: NaN,
+		PromptTokens:     prompt.distribution("prompt length", "tokens", SamplePerRequest, method),
+		OutputTokens:     output.distribution("output length", "tokens", SamplePerRequest, method),
+		EarlyStopPercent: NaN, EarlyStopBasis: m.earlyBasis, AchievedConcurrency: NaN,
 	}
-	if earlyBasis > 0 {
-		w.EarlyStopPercent = Num(100 * float64(early) / float64(earlyBasis))
+	if m.earlyBasis > 0 {
+		w.EarlyStopPercent = Num(100 * float64(m.early) / float64(m.earlyBasis))
 	}
-	var sent []float64
-	if req.TRequestSent != nil {
-		first, last, busy := math.Inf(1), math.Inf(-1), 0.0
-		for _, i := range measured {
-			s := req.TRequestSent[i]
-			if math.IsNaN(s) {
-				continue
-			}
-			sent = append(sent, s)
-			c := completionTime(req, i)
-			if math.IsNaN(c) {
-				continue
-			}
-			first, last = math.Min(first, s), math.Max(last, c)
-			busy += c - s
-		}
-		if last > first {
-			w.AchievedConcurrency = Num(busy / (last - first))
-		}
+	if m.busyLast > m.busyFirst {
+		w.AchievedConcurrency = Num(m.busyTime / (m.busyLast - m.busyFirst))
 	}
-	sort.Float64s(sent)
+	// In send order the send times are sorted already, unless the order
+	// came from the file.
+	sent := m.sent
+	if !slices.IsSorted(sent) {
+		slices.Sort(sent)
+	}
 	gaps := make([]float64, 0, len(sent))
 	for k := 1; k < len(sent); k++ {
 		gaps = append(gaps, 1000*(sent[k]-sent[k-1]))

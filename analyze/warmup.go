@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -134,12 +133,8 @@ func (s *stabiliser) result() (int, bool) { return s.cut, s.done }
 // some rows do have contradict it, in which case the order is unknown (the
 // indices are then in file order, and warm-up detection is unavailable).
 func sendOrder(r *ingest.Requests) ([]int, string) {
-	order := make([]int, r.N)
-	for i := range order {
-		order[i] = i
-	}
 	if r.TRequestSent == nil {
-		return order, OrderFile
+		return identityOrder(r.N), OrderFile
 	}
 	missing := false
 	last := math.Inf(-1)
@@ -156,12 +151,20 @@ func sendOrder(r *ingest.Requests) ([]int, string) {
 	}
 	switch {
 	case !missing:
-		sort.SliceStable(order, func(a, b int) bool { return r.TRequestSent[order[a]] < r.TRequestSent[order[b]] })
-		return order, OrderSent
+		return stableOrderByKey(r.TRequestSent), OrderSent
 	case consistent:
-		return order, OrderFile
+		return identityOrder(r.N), OrderFile
 	}
-	return order, OrderUnknown
+	return identityOrder(r.N), OrderUnknown
+}
+
+// identityOrder is 0 … n−1: the rows in file order.
+func identityOrder(n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	return order
 }
 
 // warmupRuleText states the configured rule in words, with its parameters

@@ -82,8 +82,9 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 		return Entry{}, err
 	}
 
-	// Analyse the copy, so the summary is exactly that of the archived inputs.
-	sw, err := ingest.Load(filepath.Join(stage, InputsDir), ingest.Options{})
+	// Analyse the copy, so the summary is exactly that of the archived
+	// inputs, streamed as report does.
+	sw, err := ingest.Open(filepath.Join(stage, InputsDir), ingest.Options{})
 	if err != nil {
 		return Entry{}, err
 	}
@@ -228,13 +229,8 @@ func entryTime(sw *ingest.Sweep, given time.Time) (time.Time, string, error) {
 	}
 	earliest := math.Inf(1)
 	for _, r := range sw.Runs {
-		if r.Requests == nil || r.Requests.Requests == nil {
-			continue
-		}
-		for _, t := range r.Requests.Requests.TRequestSent {
-			if t < earliest { // NaN never is
-				earliest = t
-			}
+		if r.Requests != nil && r.Requests.FirstSent() < earliest { // NaN never is
+			earliest = r.Requests.FirstSent()
 		}
 	}
 	if !math.IsInf(earliest, 1) {

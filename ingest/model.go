@@ -89,14 +89,16 @@ type Requests struct {
 	// so later stages can point back at the input.
 	SourceRow []int32
 
-	// IDs holds the request ids; ID(i) returns one.
+	// IDs holds the request ids; ID(i) returns one. Empty when the file
+	// was read ForAnalysis (ReadOptions).
 	IDs              StringColumn
 	PromptTokens     []int64
 	CompletionTokens []int64
 	TTFTms           []float64
 	E2Ems            []float64
 
-	// TRequestSent, TFirstText and TLastText are unix seconds.
+	// TRequestSent, TFirstText and TLastText are unix seconds. TFirstText
+	// is nil when the file was read ForAnalysis.
 	TRequestSent []float64
 	TFirstText   []float64
 	TLastText    []float64
@@ -104,7 +106,8 @@ type Requests struct {
 	Status []string
 	// MaxTokens is the request's max_tokens.
 	MaxTokens []int64
-	// TextChunks is the number of text-bearing streamed chunks.
+	// TextChunks is the number of text-bearing streamed chunks; nil when
+	// the file was read ForAnalysis and has no chunk_ms.
 	TextChunks []int64
 	// ChunkOffsets and ChunkMs hold the per-request chunk arrival offsets
 	// (ms since the request was sent) flattened: request i's chunks are
@@ -151,6 +154,34 @@ type RequestFile struct {
 	// Unlisted counts the excluded rows left out of Excluded, by reason and
 	// column, in order of their first line.
 	Unlisted []UnlistedRows
+
+	firstSent float64 // FirstSent, as read (it outlives the columns)
+	sentKnown bool    // firstSent was set when the file was read
+	typed     bool    // read by the typed Parquet column readers (for tests)
+}
+
+// FirstSent returns the earliest t_request_sent of the accepted rows
+// (unix seconds), NaN when none has one. It stays known when the run's
+// columns are released.
+func (rf *RequestFile) FirstSent() float64 {
+	if rf.Requests != nil && rf.Requests.TRequestSent != nil {
+		return earliest(rf.Requests.TRequestSent)
+	}
+	if rf.sentKnown {
+		return rf.firstSent
+	}
+	return math.NaN()
+}
+
+// earliest is the smallest of ts that is not NaN, NaN when there is none.
+func earliest(ts []float64) float64 {
+	e := math.NaN()
+	for _, t := range ts {
+		if t < e || math.IsNaN(e) {
+			e = t
+		}
+	}
+	return e
 }
 
 // Histogram is a cumulative Prometheus histogram of one series.
@@ -368,6 +399,28 @@ type Run struct {
 	// Failed is true when the run could not be used at all (for example an
 	// unreadable requests file); the reason is in Diagnostics.
 	Failed bool
+
+	files       []string     // the run directory's file names, sorted
+	rc          runConfig    // run.yaml as parsed by Open
+	heldBack    []Diagnostic // Open's diagnostics that follow the files' own
+	pending     bool         // Open found the run; Stream has not read it yet
+	dropRecords bool         // Release drops the records (read by Stream of a sweep from Open)
+	pool        *columnPool  // where Release hands the dropped columns
+}
+
+// Release says the consumer is done with the run's request columns. In a
+// sweep from Open they are dropped, so that streaming a sweep holds only
+// the runs in flight; the run keeps its counts (RowsRead, the number of
+// accepted rows), its excluded-row diagnostics and the names of its unused
+// columns. A run of a sweep from Load, which promises every record, or one
+// built by hand keeps them.
+func (run *Run) Release() {
+	if !run.dropRecords || run.Requests == nil || run.Requests.Requests == nil {
+		return
+	}
+	q := run.Requests.Requests
+	run.Requests.Requests = &Requests{N: q.N, ExtraColumns: q.ExtraColumns}
+	run.pool.giveRequests(q)
 }
 
 // Sweep is everything read from one sweep directory.
@@ -388,6 +441,10 @@ type Sweep struct {
 	// without per-request records (reported.yaml), in path order. They are
 	// not runs: nothing is recomputed from them.
 	Reported []*ReportedRun
+
+	opts        Options     // how Open was asked to read
+	keepRecords bool        // Load: every run keeps its records
+	pool        *columnPool // the columns of released runs, for the next
 }
 
 // ReportedRun is a run known only by the figures its benchmark tool

@@ -11,6 +11,7 @@ package ingest
 // Diagnostic.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Reasons used in the Diagnostics of excluded request rows.
@@ -69,11 +71,14 @@ const (
 	kindPhase                     // "", "measure", "warmup" or "cooldown"
 )
 
-var requestColumns = [numReqColumns]struct {
+// requestColumnInfo describes a column benchnote reads.
+type requestColumnInfo struct {
 	name     string
 	kind     valueKind
 	required bool
-}{
+}
+
+var requestColumns = [numReqColumns]requestColumnInfo{
 	colRequestID:        {"request_id", kindID, true},
 	colPromptTokens:     {"prompt_tokens", kindCount, true},
 	colCompletionTokens: {"completion_tokens", kindCount, true},
@@ -99,6 +104,23 @@ type ReadOptions struct {
 	// MaxRows is the most data rows a file may hold; a file with more is
 	// refused with a "too large" *FileError. 0 means DefaultMaxRowsPerRun.
 	MaxRows int
+
+	// ForAnalysis reads a file for the analysis alone, which never looks
+	// at the request ids, t_first_text, or text_chunks without chunk_ms:
+	// their values are still checked (ids for uniqueness, the others as
+	// any value) but not kept, so Requests.IDs is empty and TFirstText
+	// (and TextChunks without ChunkMs) nil. A Parquet file whose row-group
+	// statistics show every t_first_text or text_chunks value valid does
+	// not have that column decoded at all; the statistics are trusted for
+	// that check only, which no figure depends on.
+	ForAnalysis bool
+
+	// pool, when not nil, lends the columns of released runs.
+	pool *columnPool
+
+	// pqarrowOnly reads Parquet through pqarrow alone, never the typed
+	// column readers: the reference the tests compare the fast path with.
+	pqarrowOnly bool
 }
 
 func (o ReadOptions) maxRows() int {
@@ -117,6 +139,9 @@ func tooManyRows(path string, line, max int) *FileError {
 // StatusFailed reports whether a status value marks a failed request: any
 // text other than empty or "ok".
 func StatusFailed(s string) bool {
+	if s == "ok" || s == "" {
+		return false
+	}
 	s = strings.TrimSpace(s)
 	return s != "" && !strings.EqualFold(s, "ok")
 }
@@ -339,12 +364,22 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 func parseNumber(s string) (float64, problem) {
 	// Fast path for plain decimals ("123", "12.75"): when the digits form an
 	// integer below 2^53 and at most 22 follow the point, one division of
-	// two exact values is correctly rounded, as ParseFloat would be.
+	// two exact values is correctly rounded, as ParseFloat would be. Runs
+	// of eight digits are converted at once.
 	if len(s) <= 19 {
+		b := unsafe.Slice(unsafe.StringData(s), len(s))
 		var mant uint64
 		digits, dot := 0, -1
 		i := 0
-		for ; i < len(s); i++ {
+		for i < len(s) {
+			if i+8 <= len(s) {
+				if x := binary.LittleEndian.Uint64(b[i:]); eightDigits(x) {
+					mant = mant*100_000_000 + eightDigitsValue(x)
+					digits += 8
+					i += 8
+					continue
+				}
+			}
 			if d := s[i] - '0'; d <= 9 {
 				mant = mant*10 + uint64(d)
 				digits++
@@ -353,6 +388,7 @@ func parseNumber(s string) (float64, problem) {
 			} else {
 				break
 			}
+			i++
 		}
 		if i == len(s) && digits > 0 && mant < 1<<53 {
 			if dot < 0 {
@@ -362,6 +398,21 @@ func parseNumber(s string) (float64, problem) {
 		}
 	}
 	return parseFloatChecked(s)
+}
+
+// eightDigits reports whether the eight bytes of x (the first in the low
+// byte) are all ASCII digits.
+func eightDigits(x uint64) bool {
+	return (x&0xF0F0F0F0F0F0F0F0)|((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4 == 0x3333333333333333
+}
+
+// eightDigitsValue is the number eight ASCII digits in x spell, the first
+// digit in the low byte.
+func eightDigitsValue(x uint64) uint64 {
+	x -= 0x3030303030303030
+	x = x*10 + x>>8 // pairs of digits in every other byte
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return x & 0xFFFFFFFF
 }
 
 // parseFloatChecked is the slow path of parseNumber and parseCount: any
@@ -423,34 +474,34 @@ func floatToCount(v float64) (int64, problem) {
 }
 
 // newRequests allocates the columns a file with layout l has, with room
-// for capHint rows.
-func newRequests(l *requestLayout, capHint int) *Requests {
+// for capHint rows, from pool when it is not nil.
+func newRequests(l *requestLayout, capHint int, pool *columnPool) *Requests {
 	q := &Requests{
-		SourceRow:        make([]int32, 0, capHint),
-		PromptTokens:     make([]int64, 0, capHint),
-		CompletionTokens: make([]int64, 0, capHint),
-		TTFTms:           make([]float64, 0, capHint),
-		E2Ems:            make([]float64, 0, capHint),
+		SourceRow:        pool.takeInt32s(capHint),
+		PromptTokens:     pool.takeInts(capHint),
+		CompletionTokens: pool.takeInts(capHint),
+		TTFTms:           pool.takeFloats(capHint),
+		E2Ems:            pool.takeFloats(capHint),
 		ExtraColumns:     l.extras,
 	}
 	q.IDs.grow(capHint, 12*capHint)
 	if l.has(colTRequestSent) {
-		q.TRequestSent = make([]float64, 0, capHint)
+		q.TRequestSent = pool.takeFloats(capHint)
 	}
 	if l.has(colTFirstText) {
-		q.TFirstText = make([]float64, 0, capHint)
+		q.TFirstText = pool.takeFloats(capHint)
 	}
 	if l.has(colTLastText) {
-		q.TLastText = make([]float64, 0, capHint)
+		q.TLastText = pool.takeFloats(capHint)
 	}
 	if l.has(colStatus) {
-		q.Status = make([]string, 0, capHint)
+		q.Status = pool.takeStrings(capHint)
 	}
 	if l.has(colMaxTokens) {
-		q.MaxTokens = make([]int64, 0, capHint)
+		q.MaxTokens = pool.takeInts(capHint)
 	}
 	if l.has(colTextChunks) {
-		q.TextChunks = make([]int64, 0, capHint)
+		q.TextChunks = pool.takeInts(capHint)
 	}
 	if l.has(colChunkMs) {
 		q.ChunkOffsets = make([]int32, 1, capHint+1)
@@ -460,6 +511,15 @@ func newRequests(l *requestLayout, capHint int) *Requests {
 		q.Phase = make([]Phase, 0, capHint)
 	}
 	return q
+}
+
+// trimForAnalysis drops the columns a file read ForAnalysis does not keep.
+func (q *Requests) trimForAnalysis() {
+	q.IDs = StringColumn{}
+	q.TFirstText = nil
+	if q.ChunkOffsets == nil {
+		q.TextChunks = nil
+	}
 }
 
 // removeRows deletes the rows at the given indices, which must be sorted

@@ -3,13 +3,16 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 	"strings"
+	"unsafe"
 )
 
 // utf8BOM is the byte order mark some spreadsheet tools write first.
@@ -42,59 +45,258 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 // ReadRequestsCSVWith is ReadRequestsCSV with limits other than the
 // defaults.
 func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFile, error) {
-	maxRows := opts.maxRows()
-	br := bufio.NewReaderSize(newCSVGuard(r, MaxCSVRecordBytes), 64<<10)
-	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
-		br.Discard(len(utf8BOM))
+	rf, err := readCSVFast(r, path, opts)
+	if err != nil {
+		return nil, err
 	}
-	capHint := csvRowsHint(r, br)
+	if opts.ForAnalysis {
+		rf.Requests.trimForAnalysis()
+	}
+	return rf, nil
+}
+
+// csvState is a CSV read in progress: what the lines so far gave.
+type csvState struct {
+	rf       *RequestFile
+	p        csvRowParser
+	x        exclusions
+	lastLine int // the line of the last record (the header's at first)
+	maxRows  int
+}
+
+// record takes one record that starts on line.
+func (st *csvState) record(rec []string, line int) error {
+	st.lastLine = line
+	if line > math.MaxInt32 {
+		return fileErrorf(st.p.path, line, 0, "", "too large", "more than %d lines; split the file", math.MaxInt32)
+	}
+	if st.rf.RowsRead == st.maxRows {
+		return tooManyRows(st.p.path, line, st.maxRows)
+	}
+	st.rf.RowsRead++
+	if d, value, bad := st.p.parse(rec, line); bad {
+		st.x.add(d, value)
+	}
+	return nil
+}
+
+// finish drops duplicate ids and stores the exclusions.
+func (st *csvState) finish() *RequestFile {
+	dropDuplicates(st.rf.Requests, st.p.l, st.p.path, nil, &st.x)
+	st.x.store(st.rf)
+	return st.rf
+}
+
+// emptyCSVError is the error for a file without a header.
+func emptyCSVError(path string) *FileError {
+	return fileErrorf(path, 0, 0, "", "empty file",
+		"empty file; expected a header line naming request_id, prompt_tokens, completion_tokens, TTFT_ms and E2E_ms")
+}
+
+// csvFastBuffer is how much of a file the fast path holds at once.
+const csvFastBuffer = 1 << 20
+
+// readCSVFast reads a requests.csv line by line from a buffer it reuses,
+// splitting each line at its commas without copying it: what encoding/csv
+// does for a line without quotes, at a fraction of the cost. At the first
+// line holding a quote (a quoted field may span lines), or longer than a
+// record may be, the rest of the file goes to readCSVSlow, the reference,
+// which takes over with the same state and line numbers.
+func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, error) {
+	buf := make([]byte, csvFastBuffer)
+	// readErr is a read failure: the complete lines before it still count,
+	// and it is reported on the line after the last record, as encoding/csv
+	// reports it.
+	var readErr error
+	n, err := io.ReadFull(r, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		readErr = err
+	}
+	data, eof := buf[:n], n < len(buf) && readErr == nil
+	bom := 0
+	if bytes.HasPrefix(data, utf8BOM) {
+		bom = len(utf8BOM)
+	}
+	pos := bom
+	line := 1         // of data[pos]
+	fileStart := true // data[0] is the file's first byte
+	var st *csvState
+	var fields []string
+	var interned map[string]string
+	for {
+		nl := bytes.IndexByte(data[pos:], '\n')
+		if nl < 0 && readErr != nil {
+			next := 1
+			if st != nil {
+				next = st.lastLine + 1
+			}
+			return nil, fileErrorf(path, next, 0, "", "read error", "reading line %d: %v", next, readErr)
+		}
+		if nl < 0 && !eof {
+			// Keep the partial line and read on.
+			if pos == 0 && len(data) == len(buf) {
+				// A line longer than the buffer: let the reference judge it.
+				return readCSVRest(data, pos, fileStart, r, path, opts, st, line)
+			}
+			copy(buf, data[pos:])
+			k := len(data) - pos
+			m, err := io.ReadFull(r, buf[k:])
+			switch {
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				eof = true
+			case err != nil:
+				readErr = err
+			}
+			data, pos, fileStart = buf[:k+m], 0, false
+			continue
+		}
+		var raw []byte
+		next := len(data)
+		if nl >= 0 {
+			raw, next = data[pos:pos+nl], pos+nl+1
+		} else {
+			raw = data[pos:]
+			if len(raw) == 0 {
+				break // the end of the file
+			}
+		}
+		if len(raw) > 0 && raw[len(raw)-1] == '\r' {
+			raw = raw[:len(raw)-1]
+		}
+		if len(raw)+1 > MaxCSVRecordBytes || bytes.IndexByte(raw, '"') >= 0 {
+			return readCSVRest(data, pos, fileStart, r, path, opts, st, line)
+		}
+		if len(raw) > 0 {
+			fields = splitFields(fields[:0], raw)
+			if st == nil {
+				// The header: its names outlive the buffer.
+				names := make([]string, len(fields))
+				for j, f := range fields {
+					names[j] = strings.Clone(f)
+				}
+				l, ferr := resolveRequestLayout(names, path, line, "line")
+				if ferr != nil {
+					return nil, ferr
+				}
+				capHint := csvRowsHintFrom(r, data[next:])
+				st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
+					lastLine: line, maxRows: opts.maxRows()}
+				interned = map[string]string{}
+				st.p = csvRowParser{l: l, q: st.rf.Requests, path: path, interned: interned}
+				if opts.ForAnalysis {
+					st.p.forAnalysis()
+				}
+			} else if err := st.record(fields, line); err != nil {
+				return nil, err
+			}
+		}
+		if nl < 0 {
+			break
+		}
+		pos = next
+		line++
+	}
+	if st == nil {
+		return nil, emptyCSVError(path)
+	}
+	return st.finish(), nil
+}
+
+// splitFields splits a line without quotes at its commas, into views of
+// it. It finds the commas eight bytes at a time: fields are a few bytes
+// long, shorter than a call to IndexByte is worth.
+func splitFields(dst []string, line []byte) []string {
+	const ones, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
+	s := unsafe.String(unsafe.SliceData(line), len(line))
+	start, i := 0, 0
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:]) ^ (ones * ',')
+		// 0x80 in every byte of x that is zero (a comma), exactly.
+		m := ^((x&low7 + low7) | x | low7)
+		for m != 0 {
+			k := i + bits.TrailingZeros64(m)/8
+			dst = append(dst, s[start:k])
+			start = k + 1
+			m &= m - 1
+		}
+	}
+	for ; i < len(line); i++ {
+		if line[i] == ',' {
+			dst = append(dst, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(dst, s[start:])
+}
+
+// readCSVRest reads the rest of a file with encoding/csv: data[pos:] is
+// what the fast path holds from line on, r what it has not read yet, st
+// its state (nil when the header is still to come). fileStart says data
+// begins at the file's first byte: falling back on the first line, the
+// reference then sees the byte order mark too, as it would have.
+func readCSVRest(data []byte, pos int, fileStart bool, r io.Reader, path string, opts ReadOptions, st *csvState, line int) (*RequestFile, error) {
+	held := data[pos:]
+	if st == nil && line == 1 && fileStart {
+		held = data
+	}
+	return readCSVSlow(io.MultiReader(bytes.NewReader(held), r), r, path, opts, st, line)
+}
+
+// readCSVSlow reads CSV records with encoding/csv (behind csvGuard) from
+// src, whose first byte is on the file's line firstLine. st carries the
+// records read before; nil means the header comes first. sizer, when it
+// has a size, is the file, for the rows hint.
+func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvState, firstLine int) (*RequestFile, error) {
+	br := bufio.NewReaderSize(newCSVGuardAt(src, MaxCSVRecordBytes, firstLine), 64<<10)
+	if st == nil && firstLine == 1 {
+		if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+			br.Discard(len(utf8BOM))
+		}
+	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
+	offset := firstLine - 1
 
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileErrorf(path, 0, 0, "", "empty file",
-			"empty file; expected a header line naming request_id, prompt_tokens, completion_tokens, TTFT_ms and E2E_ms")
+	if st == nil {
+		capHint := csvRowsHint(sizer, br)
+		header, err := cr.Read()
+		if err == io.EOF {
+			return nil, emptyCSVError(path)
+		}
+		if err != nil {
+			return nil, csvReadError(path, firstLine, offset, err, nil)
+		}
+		headerLine, _ := cr.FieldPos(0)
+		headerLine += offset
+		l, ferr := resolveRequestLayout(header, path, headerLine, "line")
+		if ferr != nil {
+			return nil, ferr
+		}
+		st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
+			lastLine: headerLine, maxRows: opts.maxRows()}
+		st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
+		if opts.ForAnalysis {
+			st.p.forAnalysis()
+		}
 	}
-	if err != nil {
-		return nil, csvReadError(path, 1, err, nil)
-	}
-	headerLine, _ := cr.FieldPos(0)
-	l, ferr := resolveRequestLayout(header, path, headerLine, "line")
-	if ferr != nil {
-		return nil, ferr
-	}
-
-	rf := &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint)}
-	p := csvRowParser{l: l, q: rf.Requests, path: path}
-	var x exclusions
-	lastLine := headerLine
+	// Records from here on are owned by encoding/csv: no interning needed.
+	st.p.interned = nil
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvReadError(path, lastLine+1, err, l)
+			return nil, csvReadError(path, st.lastLine+1, offset, err, st.p.l)
 		}
 		line, _ := cr.FieldPos(0)
-		lastLine = line
-		if line > math.MaxInt32 {
-			return nil, fileErrorf(path, line, 0, "", "too large", "more than %d lines; split the file", math.MaxInt32)
-		}
-		if rf.RowsRead == maxRows {
-			return nil, tooManyRows(path, line, maxRows)
-		}
-		rf.RowsRead++
-		if d, value, bad := p.parse(rec, line); bad {
-			x.add(d, value)
+		if err := st.record(rec, line+offset); err != nil {
+			return nil, err
 		}
 	}
-	dropDuplicates(rf.Requests, l, path, nil, &x)
-	x.store(rf)
-	return rf, nil
+	return st.finish(), nil
 }
 
 // csvRowsHint estimates the number of rows of a file from its size and the
@@ -124,9 +326,33 @@ func csvRowsHint(r io.Reader, br *bufio.Reader) int {
 	return int(hint) + 16
 }
 
+// csvRowsHintFrom is csvRowsHint for the fast path: the file's size
+// (when r has one) over the line length of sample.
+func csvRowsHintFrom(r io.Reader, sample []byte) int {
+	const fallback = 1024
+	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return fallback
+	}
+	fi, err := st.Stat()
+	if err != nil || fi.Size() <= 0 {
+		return fallback
+	}
+	sample = sample[:min(len(sample), 64<<10)]
+	lines := bytes.Count(sample, []byte{'\n'})
+	if lines < 2 {
+		return fallback
+	}
+	hint := float64(fi.Size()) / (float64(len(sample)) / float64(lines)) * 1.05
+	if hint > 1<<27 {
+		hint = 1 << 27
+	}
+	return int(hint) + 16
+}
+
 // csvReadError wraps a failure of the underlying reader. l, when not nil,
 // names the columns.
-func csvReadError(path string, line int, err error, l *requestLayout) *FileError {
+func csvReadError(path string, line, offset int, err error, l *requestLayout) *FileError {
 	var ge *csvGuardError
 	if errors.As(err, &ge) {
 		name := ""
@@ -137,7 +363,7 @@ func csvReadError(path string, line int, err error, l *requestLayout) *FileError
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fileErrorf(path, pe.Line, pe.Column, "", "malformed csv", "malformed CSV: %v", pe.Err)
+		return fileErrorf(path, pe.Line+offset, pe.Column, "", "malformed csv", "malformed CSV: %v", pe.Err)
 	}
 	return fileErrorf(path, line, 0, "", "read error", "reading line %d: %v", line, err)
 }
@@ -147,6 +373,14 @@ type csvRowParser struct {
 	l    *requestLayout
 	q    *Requests
 	path string
+	// checkOnly marks the columns read ForAnalysis that are checked but
+	// not kept: a plain decimal there needs no conversion.
+	checkOnly [numReqColumns]bool
+	// interned, when not nil, holds the status texts kept so far: records
+	// are views of a buffer that is reused, so a kept status is copied,
+	// once per distinct text.
+	interned   map[string]string
+	lastStatus string // the status kept last, when interning
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -213,6 +447,9 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		default:
 			s := trimBlanks(raw)
 			info := requestColumns[c]
+			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount) {
+				continue
+			}
 			if s == "" {
 				if info.required && !mayBeEmpty(c, failed, zeroTokens) {
 					pr = probMissing
@@ -290,7 +527,20 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		q.TLastText = append(q.TLastText, tLast)
 	}
 	if q.Status != nil {
-		if lineLen > 2*len(status)+64 {
+		switch {
+		case p.interned != nil:
+			if status == p.lastStatus {
+				status = p.lastStatus // most rows repeat the one before
+			} else if s, ok := p.interned[status]; ok {
+				status = s
+				p.lastStatus = s
+			} else {
+				status = strings.Clone(status)
+				if len(p.interned) < maxInterned {
+					p.interned[status] = status
+				}
+			}
+		case lineLen > 2*len(status)+64:
 			status = strings.Clone(status)
 		}
 		q.Status = append(q.Status, status)
@@ -309,6 +559,38 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	}
 	q.N++
 	return Diagnostic{}, "", false
+}
+
+// plainDecimal reports whether s is digits, with one '.' among them
+// unless integer is set: a value every number (or count) column accepts.
+// Longer values are left to the full parse, which knows their range.
+func plainDecimal(s string, integer bool) bool {
+	if len(s) == 0 || len(s) > 18 {
+		return false
+	}
+	dot, digits := false, 0
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9':
+			digits++
+		case ch == '.' && !dot && !integer:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// forAnalysis sets p up to read a file ForAnalysis: the columns that are
+// only checked are not allocated.
+func (p *csvRowParser) forAnalysis() {
+	p.checkOnly[colTFirstText] = true
+	p.q.TFirstText = nil
+	if !p.l.has(colChunkMs) {
+		p.checkOnly[colTextChunks] = true
+		p.q.TextChunks = nil
+	}
 }
 
 // quotedNewlineHint explains a wrong field count on a record that a quoted

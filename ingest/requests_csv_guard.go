@@ -55,8 +55,12 @@ type csvGuardError struct {
 
 func (e *csvGuardError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-func newCSVGuard(r io.Reader, max int) *csvGuard {
-	return &csvGuard{r: r, max: max, line: 1, recordLine: 1, fieldStart: true}
+func newCSVGuard(r io.Reader, max int) *csvGuard { return newCSVGuardAt(r, max, 1) }
+
+// newCSVGuardAt is newCSVGuard for a reader whose first byte is on line
+// firstLine of the file.
+func newCSVGuardAt(r io.Reader, max, firstLine int) *csvGuard {
+	return &csvGuard{r: r, max: max, line: firstLine, recordLine: firstLine, fieldStart: true}
 }
 
 // Read passes the bytes of the underlying reader through, stopping with a

@@ -165,6 +165,22 @@ func TestParquetBombIsRefused(t *testing.T) {
 
 func reqParquetBomb() []byte { return hostile.Bomb() }
 
+// TestPaddedParquetBombIsRefused: the same bomb with 700 KB of key-value
+// metadata in its footer, enough to pass the bound over the file's size,
+// is refused by the bound over the bytes of the columns read.
+func TestPaddedParquetBombIsRefused(t *testing.T) {
+	data := hostile.PaddedBomb(700_000)
+	if rows := 5_242_880; int64(rows) > MaxParquetRowsPerByte*int64(len(data)) {
+		t.Fatalf("the padded file (%d bytes) is refused by the file-size bound already; the test needs more padding", len(data))
+	}
+	_, err := ReadRequestsParquet(bytes.NewReader(data), "r.parquet")
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Reason != "implausible size" || !strings.Contains(err.Error(), "the footer declares 5,242,880 rows in ") ||
+		!strings.Contains(err.Error(), " bytes of the columns read, more than 8 rows per byte") {
+		t.Errorf("error %v, want the rows refused for the bytes of the columns read", err)
+	}
+}
+
 func TestReadRequestsMaxRows(t *testing.T) {
 	opts := ReadOptions{MaxRows: 4}
 	_, err := ReadRequestsParquetWith(bytes.NewReader(hostile.ParquetRows(5, 5)), "r.parquet", opts)

@@ -152,13 +152,25 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if total > math.MaxInt32 {
 		return nil, footerRows, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
 	}
+	// The same bound over the bytes of the columns to be decoded, so that
+	// padding elsewhere in the file (a large footer) cannot buy rows.
+	if colBytes := usedColumnBytes(pf, pr.leaves, size); total > MaxParquetRowsPerByte*colBytes {
+		return nil, footerRows, fileErrorf(path, 0, 0, "", "implausible size",
+			"the footer declares %s rows in %s bytes of the columns read, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
+			groupDigits(int(total)), groupDigits(int(colBytes)), MaxParquetRowsPerByte)
+	}
 	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
 		return nil, footerRows, fe
 	}
 	n := int(total)
-	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0)}
+	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0, nil)}
 	if n == 0 {
 		return rf, footerRows, nil
+	}
+	if !opts.pqarrowOnly {
+		if typed := readParquetTyped(pf, fields, l, pr.used, path, n, opts); typed != nil {
+			return typed, footerRows, nil
+		}
 	}
 	groups := make([]int, pf.NumRowGroups())
 	for k := range groups {
@@ -266,6 +278,9 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	q.removeRows(drop)
 	dropDuplicates(q, l, path, removeAt(cols[colRequestID].hashes, drop), &x)
 	x.store(rf)
+	if opts.ForAnalysis {
+		q.trimForAnalysis()
+	}
 	return rf, footerRows, nil
 }
 
@@ -277,6 +292,24 @@ type parquetRequests struct {
 	used      []reqColumn  // the columns read, in column order
 	leaves    map[int]bool // their leaf column indices
 	batchRows int          // the most rows decoded at once
+}
+
+// usedColumnBytes adds up the compressed sizes the footer gives the
+// chunks of the leaf columns in leaves, each at most the file's size.
+func usedColumnBytes(pf *file.Reader, leaves map[int]bool, size int64) int64 {
+	var n int64
+	md := pf.MetaData()
+	for g := range pf.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for leaf := range leaves {
+			cc, err := rg.ColumnChunk(leaf)
+			if err != nil {
+				continue
+			}
+			n += min(max(cc.TotalCompressedSize(), 0), size)
+		}
+	}
+	return n
 }
 
 // addLeaves collects the leaf column indices under f.

@@ -1119,6 +1119,7 @@ func FuzzReadRequestsCSV(f *testing.F) {
 		var rf *RequestFile
 		var err error
 		withinBudget(t, "ReadRequestsCSV", len(data), func() { rf, err = ReadRequestsCSV(bytes.NewReader(data), "f.csv") })
+		csvMatchesReference(t, data, rf, err)
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Severity != Error || fe.File != "f.csv" || fe.Message == "" {
@@ -1228,6 +1229,17 @@ func FuzzReadRequestsParquet(f *testing.F) {
 		var rf *RequestFile
 		var err error
 		withinBudget(t, "ReadRequestsParquet", len(data), func() { rf, err = ReadRequestsParquet(bytes.NewReader(data), "f.parquet") })
+		// The typed column readers and pqarrow alone agree on every input.
+		ref, _, refErr := readRequestsParquet(bytes.NewReader(data), "f.parquet", parquetBatchRows, ReadOptions{pqarrowOnly: true})
+		if fmt.Sprint(err) != fmt.Sprint(refErr) {
+			t.Fatalf("error %v, pqarrow alone %v", err, refErr)
+		}
+		if err == nil {
+			reqCheckRequests(t, rf.Requests, ref.Requests)
+			if !reflect.DeepEqual(rf.Excluded, ref.Excluded) || !reflect.DeepEqual(rf.Unlisted, ref.Unlisted) {
+				t.Fatalf("exclusions %v %v, pqarrow alone %v %v", rf.Excluded, rf.Unlisted, ref.Excluded, ref.Unlisted)
+			}
+		}
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Severity != Error {

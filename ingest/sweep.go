@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"math"
 	"os"
 	"path"
@@ -63,10 +64,29 @@ const (
 	reasonReport     = "a report benchnote wrote (it holds " + outdir.MarkerName + "), not input"
 )
 
-// Load reads the sweep rooted at root. It returns an error only when root
-// itself cannot be read or sweep.yaml is malformed; every other problem is
-// recorded on the sweep or on the run it concerns.
+// Load reads the sweep rooted at root whole: Open, then every run's
+// records and scrapes, which it keeps (Run.Release leaves them in place).
+// It returns an error only when root itself cannot be read or sweep.yaml
+// is malformed; every other problem is recorded on the sweep or on the run
+// it concerns.
 func Load(root string, opts Options) (*Sweep, error) {
+	sw, err := Open(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	sw.keepRecords = true
+	for range sw.Stream() {
+	}
+	return sw, nil
+}
+
+// Open reads what a sweep says about itself — sweep.yaml, the directory
+// tree, every environment log and run.yaml — and returns the sweep with
+// its runs found, numbered and in order (by load level, then repeat), but
+// with no request records or scrapes read yet: Stream reads them run by
+// run. It returns an error only when root itself cannot be read or
+// sweep.yaml is malformed.
+func Open(root string, opts Options) (*Sweep, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -74,7 +94,7 @@ func Load(root string, opts Options) (*Sweep, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("sweep: %s is not a directory", root)
 	}
-	sw := &Sweep{Root: root, Config: DefaultConfig()}
+	sw := &Sweep{Root: root, Config: DefaultConfig(), opts: opts, pool: &columnPool{}}
 	if data, err := readFileLimited(filepath.Join(root, SweepConfigFile), MaxYAMLBytes); err == nil {
 		cfg, diags, err := ParseSweepConfig(data, SweepConfigFile)
 		if err != nil {
@@ -93,7 +113,9 @@ func Load(root string, opts Options) (*Sweep, error) {
 		return nil, err
 	}
 	sw.IgnoredFiles = tree.ignored
-	if len(tree.runDirs) == 0 {
+	if len(tree.runDirs) == 0 && len(tree.reportedDirs) == 0 {
+		// A sweep of the tools' own figures alone (reported.yaml) has no
+		// run to recompute, but its figures are shown as reported.
 		sw.Diagnostics = append(sw.Diagnostics, Diagnostic{Severity: Error, File: ".", Reason: "no runs",
 			Message: "no run directory found: a run directory holds requests.csv or requests.parquet"})
 	}
@@ -124,41 +146,9 @@ func Load(root string, opts Options) (*Sweep, error) {
 	}
 
 	runs := make([]*Run, len(tree.runDirs))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	for i, dir := range tree.runDirs {
+		runs[i] = openRun(root, dir, tree.runFiles[dir], envForDir(dir, envByDir))
 	}
-	var wg sync.WaitGroup
-	var progressMu sync.Mutex
-	next := make(chan int)
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				dir := tree.runDirs[i]
-				runs[i] = loadRun(root, dir, tree.runFiles[dir], sw.Config, envForDir(dir, envByDir), ReadOptions{MaxRows: opts.MaxRowsPerRun})
-				if opts.Progress != nil || opts.RunRead != nil {
-					progressMu.Lock()
-					done++
-					if opts.Progress != nil {
-						fmt.Fprintf(opts.Progress, "read %d/%d runs: %s\n", done, len(runs), dir)
-					}
-					if opts.RunRead != nil {
-						opts.RunRead(done, len(runs), runs[i])
-					}
-					progressMu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-
 	assignRepeats(runs)
 	sort.SliceStable(runs, func(i, j int) bool {
 		if c := runs[i].Load.Compare(runs[j].Load); c != 0 {
@@ -193,6 +183,91 @@ func Load(root string, opts Options) (*Sweep, error) {
 			Message: fmt.Sprintf("environment key %s differs between runs: %s", d.Key, strings.Join(parts, "; "))})
 	}
 	return sw, nil
+}
+
+// Stream returns the sweep's runs in order, each once its request records
+// and scrapes are read. Up to Options.Workers runs are read at once, and
+// no more than that many are read (or being read) ahead of the consumer,
+// so memory follows a few runs, not the sweep: a consumer that is done
+// with a run calls Run.Release. Options.RunRead is called as each run is read. A run is
+// read only once: streaming a sweep again (or one from Load) yields the
+// runs as they are. Stopping the loop early stops the reading.
+func (sw *Sweep) Stream() iter.Seq[*Run] {
+	return func(yield func(*Run) bool) {
+		runs := sw.Runs
+		workers := sw.opts.Workers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		workers = min(workers, max(len(runs), 1))
+		ready := make([]chan struct{}, len(runs))
+		for i := range ready {
+			ready[i] = make(chan struct{})
+		}
+		// ahead holds a token for every run handed to a reader and not yet
+		// taken by the consumer.
+		ahead := make(chan struct{}, workers)
+		next := make(chan int)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var progressMu sync.Mutex
+		done := 0
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					r := runs[i]
+					if r.pending {
+						ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
+						if !sw.keepRecords {
+							// Read for the analysis, into the columns of the
+							// runs it has released.
+							ro.ForAnalysis, ro.pool = true, sw.pool
+							r.dropRecords, r.pool = true, sw.pool
+						}
+						r.readFiles(sw.Root, sw.Config, ro)
+						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
+							progressMu.Lock()
+							done++
+							if sw.opts.Progress != nil {
+								fmt.Fprintf(sw.opts.Progress, "read %d/%d runs: %s\n", done, len(runs), r.Dir)
+							}
+							if sw.opts.RunRead != nil {
+								sw.opts.RunRead(done, len(runs), r)
+							}
+							progressMu.Unlock()
+						}
+					}
+					close(ready[i])
+				}
+			}()
+		}
+		go func() {
+			defer close(next)
+			for i := range runs {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return
+				}
+				select {
+				case next <- i:
+				case <-stop:
+					return
+				}
+			}
+		}()
+		defer wg.Wait()
+		defer close(stop)
+		for i, r := range runs {
+			<-ready[i]
+			<-ahead
+			if !yield(r) {
+				return
+			}
+		}
+	}
 }
 
 // tree is the result of walking a sweep directory.
@@ -330,41 +405,37 @@ func concurrencyFromPath(dir string) (int, bool) {
 	return 0, false
 }
 
-func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, readOpts ReadOptions) *Run {
-	run := &Run{Dir: dir}
+// openRun reads a run directory's run.yaml: its load level, repeat,
+// clock, provenance, max_tokens and notes. The records and scrapes are
+// read later, by readFiles.
+func openRun(root, dir string, names []string, env []EnvSource) *Run {
+	run := &Run{Dir: dir, files: names, Env: MergeEnv(env), pending: true}
 	has := map[string]bool{}
 	for _, n := range names {
 		has[n] = true
 	}
-	abs := func(name string) string { return filepath.Join(root, filepath.FromSlash(dir), name) }
-	rel := func(name string) string { return path.Join(dir, name) }
-	fail := func(d Diagnostic) {
-		run.Diagnostics = append(run.Diagnostics, d)
-		if d.Severity == Error {
-			run.Failed = true
-		}
-	}
-
+	abs := filepath.Join(root, filepath.FromSlash(dir), RunConfigFile)
+	rel := path.Join(dir, RunConfigFile)
 	var rc runConfig
 	if has[RunConfigFile] {
-		data, err := readFileLimited(abs(RunConfigFile), MaxYAMLBytes)
+		data, err := readFileLimited(abs, MaxYAMLBytes)
 		switch {
 		case errors.Is(err, errTooLarge):
-			fail(tooLargeDiagnostic(rel(RunConfigFile), Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
+			run.fail(tooLargeDiagnostic(rel, Error, MaxYAMLBytes, "a settings file", "expected a small text file"))
 		case err != nil:
-			fail(Diagnostic{Severity: Error, File: rel(RunConfigFile), Reason: "unreadable", Message: err.Error()})
+			run.fail(Diagnostic{Severity: Error, File: rel, Reason: "unreadable", Message: err.Error()})
 		default:
 			var diags []Diagnostic
-			rc, diags = parseRunConfig(data, rel(RunConfigFile))
+			rc, diags = parseRunConfig(data, rel)
 			for _, d := range diags {
-				fail(d)
+				run.fail(d)
 			}
 		}
 	}
 	run.Load, run.ConcurrencySource = levelOf(dir, rc)
 	run.Concurrency = run.Load.Concurrency
 	if !run.Load.Valid() {
-		fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
+		run.fail(Diagnostic{Severity: Error, File: dir, Reason: "no concurrency",
 			Message: fmt.Sprintf("cannot tell the load level of run directory %q: set concurrency or rate in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8, concurrency=8, rate16, qps16 or rate-inf", dir)})
 	}
 	run.Clock, run.Provenance = rc.Clock, rc.Provenance
@@ -372,6 +443,31 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 		run.Repeat, run.RepeatSource = rc.Repeat, "run.yaml"
 	}
 	run.MaxTokens, run.Notes = rc.MaxTokens, rc.Notes
+	run.rc = rc
+	return run
+}
+
+// fail records d on the run; an Error makes the run unusable.
+func (run *Run) fail(d Diagnostic) {
+	run.Diagnostics = append(run.Diagnostics, d)
+	if d.Severity == Error {
+		run.Failed = true
+	}
+}
+
+// readFiles reads the run's records and scrapes and settles its window.
+// The diagnostics Open held back (a repeat claimed twice) follow the
+// files' own, as when everything was read in one go.
+func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
+	dir := run.Dir
+	has := map[string]bool{}
+	for _, n := range run.files {
+		has[n] = true
+	}
+	abs := func(name string) string { return filepath.Join(root, filepath.FromSlash(dir), name) }
+	rel := func(name string) string { return path.Join(dir, name) }
+	fail := run.fail
+	rc := run.rc
 
 	// Client records.
 	switch {
@@ -382,6 +478,9 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 		run.Requests = readRequestsFile(abs(RequestsCSV), rel(RequestsCSV), "csv", readOpts, fail)
 	case has[RequestsParquet]:
 		run.Requests = readRequestsFile(abs(RequestsParquet), rel(RequestsParquet), "parquet", readOpts, fail)
+	}
+	if rf := run.Requests; rf != nil {
+		rf.firstSent, rf.sentKnown = rf.FirstSent(), true
 	}
 
 	// Scrapes.
@@ -424,8 +523,9 @@ func loadRun(root, dir string, names []string, cfg Config, env []EnvSource, read
 		run.Window = Window{Source: "unknown"}
 	}
 
-	run.Env = MergeEnv(env)
-	return run
+	run.Diagnostics = append(run.Diagnostics, run.heldBack...)
+	run.heldBack = nil
+	run.pending = false
 }
 
 // levelOf finds a run's load level: run.yaml's concurrency or rate, else
@@ -584,7 +684,7 @@ func assignRepeats(runs []*Run) {
 				continue
 			}
 			if other, dup := used[r.Repeat]; dup {
-				r.Diagnostics = append(r.Diagnostics, Diagnostic{Severity: Warning, File: path.Join(r.Dir, RunConfigFile), Reason: "duplicate repeat",
+				r.heldBack = append(r.heldBack, Diagnostic{Severity: Warning, File: path.Join(r.Dir, RunConfigFile), Reason: "duplicate repeat",
 					Message: fmt.Sprintf("repeat %d is also claimed by %s; numbering this run by path order", r.Repeat, other)})
 				r.Repeat, r.RepeatSource = 0, ""
 				continue

@@ -340,3 +340,58 @@ func FuzzParseSweepConfigWarmup(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamOrderAndEarlyStop checks that Stream yields the runs in the
+// sweep's order, each read, reads each run once, and stops reading when
+// the loop stops.
+func TestStreamOrderAndEarlyStop(t *testing.T) {
+	files := map[string]string{}
+	for _, dir := range []string{"c4/run-2", "c4/run-1", "c1/run-1", "rate2/run-1", "c16/run-1"} {
+		files[dir+"/requests.csv"] = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"
+	}
+	root := writeTree(t, files)
+	var reads []string
+	sw, err := Open(root, Options{Workers: 2, RunRead: func(done, total int, r *Run) { reads = append(reads, r.Dir) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"c1/run-1", "c4/run-1", "c4/run-2", "c16/run-1", "rate2/run-1"}
+	for i, r := range sw.Runs {
+		if r.Dir != want[i] || r.Requests != nil {
+			t.Fatalf("Open: run %d is %s (records read: %v), want %s unread", i, r.Dir, r.Requests != nil, want[i])
+		}
+	}
+	var got []string
+	for r := range sw.Stream() {
+		if r.Requests == nil || r.Requests.Requests.N != 1 {
+			t.Fatalf("%s yielded before its records were read", r.Dir)
+		}
+		got = append(got, r.Dir)
+		r.Release()
+		if r.Requests.Requests.TTFTms != nil || r.Requests.Requests.N != 1 || r.Requests.RowsRead != 1 {
+			t.Errorf("%s: Release kept the columns or lost the counts", r.Dir)
+		}
+		if len(got) == 2 {
+			break
+		}
+	}
+	if !slices.Equal(got, want[:2]) {
+		t.Errorf("streamed %v, want %v", got, want[:2])
+	}
+	// Stopping early waits for the readers: no read happens after the loop.
+	n := len(reads)
+	if n < 2 || n > len(want) {
+		t.Errorf("%d runs read after stopping at the second, want between 2 and %d", n, len(want))
+	}
+	// Streaming again yields every run once; the ones already read are not read again.
+	got = got[:0]
+	for r := range sw.Stream() {
+		got = append(got, r.Dir)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("second stream %v, want %v", got, want)
+	}
+	if len(reads) != len(want) {
+		t.Errorf("runs read %d times in all, want each once (%d): %v", len(reads), len(want), reads)
+	}
+}

@@ -173,8 +173,16 @@ func answerLine(s *analyze.Summary, a analyze.Answer) string {
 	if a.Goodput.FewRuns {
 		runs += " " + fewRunsMark
 	}
-	figures := fmt.Sprintf("at %s output tokens/s (%s) and %s",
-		headlineFigure(l, a.Output, ""), outputSource(a.Output.Key), headlineFigure(l, a.Requests, "requests/s"))
+	output := headlineFigure(l, a.Output, "") + " output tokens/s (" + outputSource(a.Output.Key) + ")"
+	if !a.Output.Median.Valid() {
+		output = "output tokens/s " + na
+	}
+	requests := headlineFigure(l, a.Requests, "requests/s")
+	if requests == na {
+		// Requests/s needs the measurement window.
+		requests = "requests/s " + na + " (no measurement window)"
+	}
+	figures := "at " + output + " and " + requests
 	goodput := headlineFigure(l, a.Goodput, "")
 	if a.Level == nil {
 		return fmt.Sprintf("**No %s level meets the SLOs.** The best, %s, has %s of its measured requests meeting every target (%s needed; %s), %s.",
@@ -227,7 +235,12 @@ func headlineCell(s *analyze.Summary) string {
 	v := viewOf(s)
 	var b strings.Builder
 	b.WriteString(environmentLine(s))
-	fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+	if len(s.Runs) == 0 && len(s.Reported) > 0 {
+		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
+			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
+	} else {
+		fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+	}
 	for _, a := range s.Answers {
 		b.WriteString(answerLine(s, a) + "\n\n")
 	}

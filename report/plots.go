@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -61,11 +63,26 @@ func Plots(s *analyze.Summary) ([]Plot, error) {
 		warmupChart,
 		goodputChart,
 	}
+	// The charts are independent: they are drawn side by side, and kept
+	// in builder order.
+	built := make([]*Plot, len(builders))
+	errs := make([]error, len(builders))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, build := range builders {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			built[i], errs[i] = build(s)
+		}()
+	}
+	wg.Wait()
 	var out []Plot
-	for _, build := range builders {
-		p, err := build(s)
-		if err != nil {
-			return nil, err
+	for i, p := range built {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if p != nil {
 			out = append(out, *p)

@@ -12,7 +12,7 @@ dir=${1:-$(mktemp -d)}
 go test ./internal/hostile -run '^TestWriteSweeps$' -count 1 -args -write-sweeps "$dir" >/dev/null
 go build -o "$dir/benchnote" ./cmd/benchnote
 printf '%-24s %-9s %5s %9s %12s\n' sweep command exit seconds 'peak RSS MB'
-for sweep in openmetrics-4KB-label parquet-bomb csv-1GB-line yaml-alias-bomb; do
+for sweep in openmetrics-4KB-label parquet-bomb parquet-padded-bomb csv-1GB-line yaml-alias-bomb; do
 	for cmd in validate report; do
 		args="$cmd $dir/$sweep"
 		[ "$cmd" = report ] && args="$args -o $dir/out-$sweep"

@@ -477,7 +477,7 @@ func (imp *Import) Warnings() []string {
 		}
 	}
 	if perRequest == 0 && len(imp.Runs) > 0 {
-		out = append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show beside recomputed runs but cannot report on alone; import them together with per-request results")
+		out = append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)")
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func TestImportWarnings(t *testing.T) {
 			filepath.Join(real, "llmperf-leaderboard-bedrock_70b_individual_responses.json"), filepath.Join(real, "llmperf-leaderboard-bedrock_70b_summary.json")}, []string{
 			"runs at concurrency 5 differ in name (meta-llama-Llama-2-70b-chat-hf_550_150_summary, meta-llama2-70b-chat-v1_550_150_summary); model (meta-llama/Llama-2-70b-chat-hf, meta.llama2-70b-chat-v1); framework (anyscale, bedrock)" + advice}},
 		{"aggregates only", []string{filepath.Join(real, "sglang-bench_serving-h200-llama-3.3-70b-online.jsonl")}, []string{
-			"no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show beside recomputed runs but cannot report on alone; import them together with per-request results"}},
+			"no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -179,6 +179,16 @@ func YAMLAliasBomb(levels int) []byte {
 	return []byte(b.String())
 }
 
+// PaddedBomb is Bomb with pad bytes of key-value metadata in its footer:
+// with 700,000 it is large enough for its 5,242,880 rows to pass a bound
+// over the file's size.
+func PaddedBomb(pad int) []byte {
+	v := strings.Repeat("x", pad)
+	return RewriteFooter(Bomb(), func(md *xparquet.FileMetaData) {
+		md.KeyValueMetadata = append(md.KeyValueMetadata, &xparquet.KeyValue{Key: "padding", Value: &v})
+	})
+}
+
 // RewriteFooter decodes a Parquet file's Thrift footer, lets edit change
 // it, and returns the file with the new footer.
 func RewriteFooter(data []byte, edit func(*xparquet.FileMetaData)) []byte {
@@ -205,7 +215,7 @@ const okRequests = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"
 
 // Sweeps names the hostile sweeps WriteSweeps makes: the small files of
 // issue 7 that cost gigabytes, each in an otherwise valid sweep.
-var Sweeps = []string{"openmetrics-4KB-label", "parquet-bomb", "csv-1GB-line", "yaml-alias-bomb"}
+var Sweeps = []string{"openmetrics-4KB-label", "parquet-bomb", "parquet-padded-bomb", "csv-1GB-line", "yaml-alias-bomb"}
 
 // WriteSweeps writes each sweep of Sweeps under dir. The CSV's 1 GiB line
 // is a sparse run of NUL bytes: it takes no disk space.
@@ -215,6 +225,7 @@ func WriteSweeps(dir string) error {
 		"openmetrics-4KB-label/c1/r1/metrics-start.prom": bytes.Replace(OpenMetricsLongLabel(4000), []byte("} 12345"), []byte("} 12315"), 1),
 		"openmetrics-4KB-label/c1/r1/metrics-end.prom":   OpenMetricsLongLabel(4000),
 		"parquet-bomb/c1/r1/requests.parquet":            Bomb(),
+		"parquet-padded-bomb/c1/r1/requests.parquet":     PaddedBomb(700_000),
 		"csv-1GB-line/c1/r1/requests.csv":                []byte(okRequests + "d,"),
 		"yaml-alias-bomb/sweep.yaml":                     YAMLAliasBomb(9),
 		"yaml-alias-bomb/env.yaml":                       YAMLAliasBomb(9),

@@ -256,13 +256,12 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 				}
 				p := c.progress(out)
 				defer p.close()
-				sw, err := ingest.Load(args[0], ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
+				sw, err := ingest.Open(args[0], ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
 				if err != nil {
 					return c.fail(err)
 				}
 				// The same analysis as report, for the same lint findings;
 				// nothing is rendered.
-				p.stage("analysing", "analysed")
 				summary := analyze.Analyze(sw)
 				p.finish()
 				switch {
@@ -583,15 +582,14 @@ report was not written, or bad usage.`,
 				}
 				p := c.progress(out)
 				defer p.close()
-				sw, err := ingest.Load(root, ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
+				sw, err := ingest.Open(root, ingest.Options{RunRead: p.readRuns(), MaxRowsPerRun: *maxRows})
 				if err != nil {
 					return c.fail(err)
 				}
-				if len(sw.Runs) == 0 {
+				if len(sw.Runs) == 0 && len(sw.Reported) == 0 {
 					return c.fail(fmt.Errorf("%s: no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report", root))
 				}
 				override.apply(&sw.Config)
-				p.stage("analysing", "analysed")
 				summary := analyze.Analyze(sw)
 				p.stage("rendering", "rendered")
 				files, err := report.Build(summary, opts)

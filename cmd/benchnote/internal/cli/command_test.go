@@ -234,20 +234,20 @@ func TestProgressThroughRun(t *testing.T) {
 	}{
 		{"not a terminal", []string{"validate", "testdata/onerun"}, fixedClock(t0), false, ""},
 		{"verbose", []string{"validate", "-v", "testdata/onerun"}, fixedClock(t0), false,
-			"read run 1/1: c1/run-1, 5 rows\nread 1 run, 5 rows in 0.0 s\nanalysed in 0.0 s\n"},
+			"read run 1/1: c1/run-1, 5 rows\nread and analysed 1 run, 5 rows in 0.0 s\n"},
 		{"verbose report", []string{"report", "--verbose", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out")}, fixedClock(t0), false,
-			"read run 1/1: c1/run-1, 5 rows\nread 1 run, 5 rows in 0.0 s\nanalysed in 0.0 s\nrendered in 0.0 s\nwrote the files in 0.0 s\nbenchnote report: warning: fewer-than-3-runs: …"},
+			"read run 1/1: c1/run-1, 5 rows\nread and analysed 1 run, 5 rows in 0.0 s\nrendered in 0.0 s\nwrote the files in 0.0 s\nbenchnote report: warning: fewer-than-3-runs: …"},
 		{"verbose json", []string{"validate", "-v", "--json", "testdata/onerun"}, fixedClock(t0), false,
-			"read run 1/1: c1/run-1, 5 rows\nread 1 run, 5 rows in 0.0 s\nanalysed in 0.0 s\n"},
+			"read run 1/1: c1/run-1, 5 rows\nread and analysed 1 run, 5 rows in 0.0 s\n"},
 		{"terminal, under a second", []string{"validate", "testdata/onerun"}, fixedClock(t0), true, ""},
 		{"terminal, over a second", []string{"validate", "testdata/onerun"}, late(), true,
-			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\r\x1b[K"},
+			"\rreading and analysing runs, 5.0 s\x1b[K\rreading and analysing runs: 1/1, 5 rows, 5.0 s\x1b[K\r\x1b[K"},
 		{"terminal, report", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out")}, late(), true,
-			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\rwriting, 5.0 s\x1b[K\r\x1b[K" +
+			"\rreading and analysing runs, 5.0 s\x1b[K\rreading and analysing runs: 1/1, 5 rows, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\rwriting, 5.0 s\x1b[K\r\x1b[K" +
 				"benchnote report: warning: fewer-than-3-runs: …"},
 		{"terminal, quiet", []string{"validate", "-q", "testdata/onerun"}, late(), true, ""},
 		{"terminal, an error erases the line first", []string{"report", "testdata/onerun", "-o", filepath.Join(t.TempDir(), "out"), "--notebook", badNotebook}, late(), true,
-			"\rreading runs, 5.0 s\x1b[K\rreading runs: 1/1, 5 rows, 5.0 s\x1b[K\ranalysing, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\r\x1b[K" +
+			"\rreading and analysing runs, 5.0 s\x1b[K\rreading and analysing runs: 1/1, 5 rows, 5.0 s\x1b[K\rrendering, 5.0 s\x1b[K\r\x1b[K" +
 				"benchnote report: " + badNotebook + ":1:5: unknown metric \"ttft.p42\"…"},
 	}
 	for _, tt := range tests {

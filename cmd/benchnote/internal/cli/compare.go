@@ -141,14 +141,13 @@ func loadSummary(path string, p *progress) (*analyze.Summary, error) {
 	if info.IsDir() {
 		file = filepath.Join(path, report.SummaryFile)
 		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
-			sw, err := ingest.Load(path, ingest.Options{RunRead: p.readRuns()})
+			sw, err := ingest.Open(path, ingest.Options{RunRead: p.readRuns()})
 			if err != nil {
 				return nil, err
 			}
 			if len(sw.Runs) == 0 {
 				return nil, fmt.Errorf("%s: neither a sweep (no run directory with requests.csv or requests.parquet) nor a report directory (no summary.json)", path)
 			}
-			p.stage("analysing", "analysed")
 			return analyze.Analyze(sw), nil
 		}
 	}

@@ -226,3 +226,26 @@ func TestImportedFailedRunIsFlagged(t *testing.T) {
 		t.Error("pr.md's data-quality box lacks the error-rate finding")
 	}
 }
+
+// A sweep holding only a tool's own figures (the BSC vLLM result, which has
+// no per-request arrays) validates clean and reports them as reported,
+// saying on the first screen that nothing was recomputed.
+func TestImportAggregatesOnlyReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	if _, stderr, code := runImportCmd(t, out, filepath.Join(importerData, "real", "bsc-vllm0.5.2dev-openai-infqps-llama-2-13b-20250221-200856.json")); code != ExitClean {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	var vout, verr bytes.Buffer
+	if code := Run([]string{"validate", out}, &vout, &verr); code != ExitClean || !strings.Contains(vout.String(), "rate-inf/reported-1 (vLLM benchmark_serving.py)") {
+		t.Errorf("validate exit %d (want 0):\n%s%s", code, vout.String(), verr.String())
+	}
+	md := string(reportFiles(t, out)["report.md"])
+	for _, want := range []string{
+		"**Runs:** none with per-request records. The sweep holds only the figures 1 tool run reported",
+		"**Figures reported by the tools, not recomputed.**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ const (
 // work finishes without any.
 const progressDelay = time.Second
 
-// progress reports a command's stages (reading runs, analysing,
+// progress reports a command's stages (reading and analysing runs,
 // rendering) on stderr. Its methods are safe for concurrent use and do
 // nothing when it is off.
 type progress struct {
@@ -90,7 +90,7 @@ func (p *progress) readRuns() func(done, total int, run *ingest.Run) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.beginLocked("reading runs", "read", true)
+	p.beginLocked("reading and analysing runs", "read", true)
 	return p.runRead
 }
 
@@ -142,7 +142,7 @@ func (p *progress) endLocked() {
 	}
 	secs := p.now().Sub(p.stageStart).Seconds()
 	if p.reading {
-		fmt.Fprintf(p.w, "read %s, %s in %s%s\n", plural(p.runs, "run", "runs"), plural64(p.rows, "row", "rows"), seconds(secs), rate(p.rows, secs))
+		fmt.Fprintf(p.w, "read and analysed %s, %s in %s%s\n", plural(p.runs, "run", "runs"), plural64(p.rows, "row", "rows"), seconds(secs), rate(p.rows, secs))
 	} else {
 		fmt.Fprintf(p.w, "%s in %s\n", p.did, seconds(secs))
 	}

@@ -40,7 +40,7 @@ func TestProgressPlain(t *testing.T) {
 	want := "read run 1/3: c1/run-1, 1,000,000 rows\n" +
 		"read run 2/3: c1/run-2, failed\n" +
 		"read run 3/3: c4/run-1, 1 row\n" +
-		"read 3 runs, 1,000,001 rows in 1.0 s (1,000,001 rows/s)\n" +
+		"read and analysed 3 runs, 1,000,001 rows in 1.0 s (1,000,001 rows/s)\n" +
 		"analysed in 1.5 s\n" +
 		"rendered in 0.0 s\n"
 	if w.String() != want {
@@ -71,8 +71,8 @@ func TestProgressLive(t *testing.T) {
 	p.close()
 	p.finish()
 	p.stage("rendering", "rendered")
-	want := "\rreading runs: 2/4, 750,000 rows (500,000 rows/s), 1.5 s\x1b[K" +
-		"\rreading runs: 2/4, 750,000 rows (375,000 rows/s), 2.0 s\x1b[K" +
+	want := "\rreading and analysing runs: 2/4, 750,000 rows (500,000 rows/s), 1.5 s\x1b[K" +
+		"\rreading and analysing runs: 2/4, 750,000 rows (375,000 rows/s), 2.0 s\x1b[K" +
 		"\ranalysing, 2.0 s\x1b[K" +
 		"\r\x1b[K"
 	if w.String() != want {

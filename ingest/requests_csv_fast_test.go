@@ -1,0 +1,174 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// csvMatchesReference fails unless rf and err, from ReadRequestsCSV on
+// data, are what encoding/csv alone (readCSVSlow from the first line)
+// gives: the same rows, exclusions and error.
+func csvMatchesReference(t *testing.T, data []byte, rf *RequestFile, err error) {
+	t.Helper()
+	ref, refErr := readCSVSlow(bytes.NewReader(data), bytes.NewReader(data), "f.csv", ReadOptions{}, nil, 1)
+	if fmt.Sprint(err) != fmt.Sprint(refErr) {
+		t.Fatalf("error %v, encoding/csv alone %v", err, refErr)
+	}
+	if refErr != nil {
+		return
+	}
+	reqCheckRequests(t, rf.Requests, ref.Requests)
+	if rf.RowsRead != ref.RowsRead || !reflect.DeepEqual(rf.Excluded, ref.Excluded) || !reflect.DeepEqual(rf.Unlisted, ref.Unlisted) {
+		t.Errorf("rows read %d, excluded %v, unlisted %v; encoding/csv alone %d, %v, %v",
+			rf.RowsRead, rf.Excluded, rf.Unlisted, ref.RowsRead, ref.Excluded, ref.Unlisted)
+	}
+}
+
+// TestCSVFastPathMatchesEncodingCSV reads files the line splitter takes
+// whole and files it hands on to encoding/csv part-way, both ways.
+func TestCSVFastPathMatchesEncodingCSV(t *testing.T) {
+	const header = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status,t_request_sent\n"
+	row := func(i int) string {
+		return fmt.Sprintf("r%d,%d,%d,%d.5,%d.25,ok,%d.125\n", i, 10+i%7, 2+i%5, 40+i%3, 900+i%11, 1790000000+i)
+	}
+	var many strings.Builder
+	many.WriteString(header)
+	for i := range 60_000 { // about 2.5 MB: lines cross the 1 MiB buffer's edges
+		many.WriteString(row(i))
+	}
+	long := header + row(1) + "r2,1,2,3,4,ok," + strings.Repeat("9", 2<<20) + "\n" + row(3)
+	tests := []struct{ name, data string }{
+		{"plain", header + row(1) + row(2)},
+		{"many rows", many.String()},
+		{"crlf", strings.ReplaceAll(header+row(1)+row(2), "\n", "\r\n")},
+		{"bom", "\ufeff" + header + row(1)},
+		{"two boms", "\ufeff\ufeff" + header + row(1)},
+		{"bom, quoted header", "\ufeff\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"},
+		{"quoted header after blank lines", "\n\n\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"},
+		{"quote mid-file", header + row(1) + "\"r2\",1,2,3,4,ok,5\n" + row(3)},
+		{"quoted newline mid-file", header + row(1) + "\"r\n2\",1,2,3,4,ok,5\n" + row(3)},
+		{"unterminated quote", header + row(1) + "r2,1,2,3,4,\"ok,5\n" + row(3) + row(4)},
+		{"stray quote inside a field", header + "r1,1,2,3,4,o\"k,5\n"},
+		{"blank and space lines", header + "\n" + row(1) + "   \n\r\n" + row(2)},
+		{"no final newline", header + row(1) + strings.TrimSuffix(row(2), "\n")},
+		{"final carriage return", header + row(1) + strings.TrimSuffix(row(2), "\n") + "\r"},
+		{"carriage return inside a field", header + "r1,1,2,3,4,o\rk,5\n"},
+		{"field counts", header + "r1,1,2\n" + "r2,1,2,3,4,ok,5,6\n" + ",,,,,,\n"},
+		{"bad values", header + "r1,x,2,3,4,ok,5\nr2,1,2,3,-4,ok,5\nr3,1,2,NaN,4,ok,5\nr4,1,2,30,4,ok,5\n"},
+		{"failed and zero-token rows", header + "r1,1,,,,HTTP 500,5\nr2,1,0,,,ok,6\n"},
+		{"duplicate ids", header + row(1) + row(1) + row(2)},
+		{"NUL and bad UTF-8", header + "r\x001,1,2,3,4,o\xffk,5\n"},
+		{"line over a record's limit", long},
+		{"header only", header},
+		{"empty", ""},
+		{"blank lines only", "\n\r\n\n"},
+		{"bom only", "\ufeff"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.data)
+			rf, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+			csvMatchesReference(t, data, rf, err)
+		})
+	}
+}
+
+func TestSplitFields(t *testing.T) {
+	for _, line := range []string{"", ",", ",,", "a", "a,b", "abcdefgh,", ",abcdefgh", "abcdefg,hijklmn,opq", "req-1-0,1405,211,53.656,3182.169,1790000000.000459,1790000000.054115,1790000003.182628,ok,512,211",
+		",-1,-,--,,,,,,,,,,,,,,,,x", "\x00,\xff\xfe,\x2c\x2c\x2d"} {
+		got := splitFields(nil, []byte(line))
+		if want := strings.Split(line, ","); !reflect.DeepEqual(got, want) {
+			t.Errorf("splitFields(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestPlainDecimal(t *testing.T) {
+	for _, tt := range []struct {
+		s               string
+		number, integer bool
+	}{
+		{"0", true, true}, {"12", true, true}, {"12.5", true, false}, {".5", true, false}, {"5.", true, false},
+		{"", false, false}, {".", false, false}, {"1.2.3", false, false}, {"-1", false, false}, {"1e3", false, false},
+		{"NaN", false, false}, {"+1", false, false}, {" 1", false, false}, {"1234567890123456789", false, false},
+	} {
+		if got := plainDecimal(tt.s, false); got != tt.number {
+			t.Errorf("plainDecimal(%q, false) = %v, want %v", tt.s, got, tt.number)
+		}
+		if got := plainDecimal(tt.s, true); got != tt.integer {
+			t.Errorf("plainDecimal(%q, true) = %v, want %v", tt.s, got, tt.integer)
+		}
+		// Whatever plainDecimal accepts, the full parse accepts.
+		if plainDecimal(tt.s, false) {
+			if _, p := parseNumber(tt.s); p != probNone {
+				t.Errorf("plainDecimal accepts %q, parseNumber finds %v", tt.s, p)
+			}
+		}
+		if plainDecimal(tt.s, true) {
+			if _, p := parseCount(tt.s); p != probNone {
+				t.Errorf("plainDecimal accepts %q as a count, parseCount finds %v", tt.s, p)
+			}
+		}
+	}
+}
+
+// TestCSVForAnalysis checks that a file read for the analysis gives the
+// rows of a full read without the columns the analysis does not keep,
+// and the same exclusions, including bad values in those columns.
+func TestCSVForAnalysis(t *testing.T) {
+	data := []byte("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,t_first_text,text_chunks\n" +
+		"a,1,2,3,4,5.5,2\nb,1,2,3,4,-5,2\nc,1,2,3,4,,2.5\nd,1,2,3,4,NaN,\ne,1,2,3,4,1e400,2\nf,1,2,3,4,77,x\n")
+	full, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := ReadRequestsCSVWith(bytes.NewReader(data), "f.csv", ReadOptions{ForAnalysis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed := *full.Requests
+	trimmed.trimForAnalysis()
+	reqCheckRequests(t, lean.Requests, &trimmed)
+	if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
+		t.Errorf("ForAnalysis: %d rows read, %d kept, excluded %v; full read excluded %v", lean.RowsRead, lean.Requests.N, lean.Excluded, full.Excluded)
+	}
+}
+
+// TestParseNumberEightDigitRuns compares parseNumber with ParseFloat on
+// decimals whose digits come in runs of eight and more, and on strings that
+// look like them but are not numbers.
+func TestParseNumberEightDigitRuns(t *testing.T) {
+	cases := []string{"12345678", "123456789", "1790000000.000459", "12345678.", "12345678.87654321", "99999999",
+		"00000000", "0000000000000000001", "1234567.8", "1790000003.182628"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		intDigits, fracDigits := rng.IntN(17), rng.IntN(12)
+		var b strings.Builder
+		for range intDigits {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		if fracDigits > 0 || intDigits == 0 {
+			b.WriteByte('.')
+			for range max(fracDigits, 1) {
+				b.WriteByte(byte('0' + rng.IntN(10)))
+			}
+		}
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		got, p := parseNumber(s)
+		want, err := parseFloatRef(s)
+		if p != probNone || err != nil || got != want {
+			t.Fatalf("parseNumber(%q) = %v, %v; ParseFloat = %v, %v", s, got, p, want, err)
+		}
+	}
+	for _, s := range []string{"1234567a", "12345678a", "1234567:", "123456789/", "12.345678.9", "1e12345678"} {
+		if _, p := parseNumber(s); p == probNone {
+			t.Errorf("parseNumber(%q) accepted it", s)
+		}
+	}
+}

@@ -1,0 +1,559 @@
+package ingest
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/metadata"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+)
+
+// This file reads the common requests.parquet — flat columns stored as
+// INT64, INT32, DOUBLE or BYTE_ARRAY, no chunk_ms lists, every row valid
+// (or holding only the empty fields a failed request may leave) — with
+// Parquet's typed column readers straight into benchnote's columns: no
+// Arrow arrays, no conversion pass, one exactly sized slice per column.
+// Anything else makes it step aside, and the file is read again through
+// pqarrow, whose diagnostics are the reference; the result is the same
+// either way, only the cost differs.
+
+// typedBatchRows is how many levels one ReadBatch call decodes.
+const typedBatchRows = 1 << 16
+
+// typedColumn is how one column is stored in the file, when the typed
+// reader can read it.
+type typedColumn struct {
+	c    reqColumn
+	leaf int                  // the leaf column index
+	phys parquet.Type         // INT64, INT32, DOUBLE or BYTE_ARRAY
+	opt  bool                 // the column may hold nulls (max definition level 1)
+	dt   arrow.DataType       // as pqarrow sees it
+	f    *pqarrow.SchemaField // the top-level field
+}
+
+// typedLayout says how to read each used column, or false when one of
+// them is stored in a way only the pqarrow path reads.
+func typedLayout(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn) ([]typedColumn, bool) {
+	schema := pf.MetaData().Schema
+	var cols []typedColumn
+	for _, c := range used {
+		f := &fields[l.pos[c]]
+		if !f.IsLeaf() || c == colChunkMs {
+			return nil, false
+		}
+		d := schema.Column(f.ColIndex)
+		if d.MaxRepetitionLevel() != 0 || d.MaxDefinitionLevel() > 1 {
+			return nil, false
+		}
+		tc := typedColumn{c: c, leaf: f.ColIndex, phys: d.PhysicalType(), opt: d.MaxDefinitionLevel() == 1, dt: f.Field.Type, f: f}
+		id := f.Field.Type.ID()
+		ok := false
+		switch requestColumns[c].kind {
+		case kindCount, kindNumber, kindUnixTime:
+			ok = tc.phys == parquet.Types.Int64 && id == arrow.INT64 ||
+				tc.phys == parquet.Types.Int32 && id == arrow.INT32 ||
+				tc.phys == parquet.Types.Double && id == arrow.FLOAT64
+			if requestColumns[c].kind == kindCount && tc.phys == parquet.Types.Double {
+				ok = false // integral floats: the pqarrow path converts them
+			}
+		case kindID, kindStatus, kindPhase:
+			ok = tc.phys == parquet.Types.ByteArray && isStringType(f.Field.Type)
+		}
+		if !ok {
+			return nil, false
+		}
+		cols = append(cols, tc)
+	}
+	return cols, true
+}
+
+// typedValues is one decoded column. Only the slice its kind needs is set;
+// missing marks the rows whose value is null (or empty, for an id) in a
+// required column, and bad the rows with a value no row may hold.
+type typedValues struct {
+	ints    []int64
+	floats  []float64
+	ids     StringColumn
+	hashes  []uint64
+	strs    []string
+	phases  []Phase
+	missing []bool
+	bad     bool
+	err     error
+}
+
+// readParquetTyped reads the n rows of pf with the typed column readers.
+// It returns nil when the file needs the pqarrow path: a column stored
+// otherwise, a value the row checks exclude, E2E_ms below TTFT_ms, a
+// decoding error, or a column whose length disagrees with the footer.
+func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile) {
+	forAnalysis := opts.ForAnalysis
+	cols, ok := typedLayout(pf, fields, l, used)
+	if !ok {
+		return nil
+	}
+	if forAnalysis {
+		// Columns the analysis never reads need no decoding when the
+		// statistics show every value valid.
+		kept := cols[:0]
+		for _, tc := range cols {
+			if (tc.c == colTFirstText || tc.c == colTextChunks) && statsShowValid(pf, tc) {
+				continue
+			}
+			kept = append(kept, tc)
+		}
+		cols = kept
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			rf = nil // the pqarrow path reports it
+		}
+	}()
+	var (
+		vals [numReqColumns]typedValues
+		wg   sync.WaitGroup
+		seed = maphash.MakeSeed()
+	)
+	for _, tc := range cols {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					vals[tc.c].err = fmt.Errorf("%v", p)
+				}
+			}()
+			vals[tc.c] = readTypedColumn(pf, tc, n, seed, forAnalysis, opts.pool)
+		}()
+	}
+	wg.Wait()
+	for _, tc := range cols {
+		if v := &vals[tc.c]; v.err != nil || v.bad {
+			return nil
+		}
+	}
+
+	q := &Requests{N: n, ExtraColumns: l.extras}
+	q.SourceRow = opts.pool.takeInt32s(n)[:n]
+	for i := range q.SourceRow {
+		q.SourceRow[i] = int32(i + 1)
+	}
+	q.IDs = vals[colRequestID].ids
+	q.PromptTokens = vals[colPromptTokens].ints
+	q.CompletionTokens = vals[colCompletionTokens].ints
+	q.TTFTms = vals[colTTFT].floats
+	q.E2Ems = vals[colE2E].floats
+	q.TRequestSent = vals[colTRequestSent].floats
+	q.TFirstText = vals[colTFirstText].floats
+	q.TLastText = vals[colTLastText].floats
+	q.Status = vals[colStatus].strs
+	q.MaxTokens = vals[colMaxTokens].ints
+	q.TextChunks = vals[colTextChunks].ints
+	q.Phase = vals[colPhase].phases
+
+	// A null in a required column is allowed only where a failed request
+	// (or one without output tokens) leaves nothing to record; it becomes
+	// the placeholder the pqarrow path gives it. Anything else excludes
+	// the row, which the pqarrow path reports.
+	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
+		return nil
+	}
+	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
+	for i := range n {
+		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
+			failed := q.Status != nil && StatusFailed(q.Status[i])
+			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
+			if compMissing != nil && compMissing[i] {
+				if !mayBeEmpty(colCompletionTokens, failed, zero) {
+					return nil
+				}
+				q.CompletionTokens[i] = 0
+			}
+			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
+				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
+				return nil
+			}
+		}
+		if q.E2Ems[i] < q.TTFTms[i] {
+			return nil
+		}
+	}
+	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
+	if forAnalysis {
+		// The ids are not kept: unique hashes prove unique ids, and any
+		// two equal hashes (a duplicate, or a collision) leave the file to
+		// the pqarrow path, which reports the duplicates.
+		repeat := hashesRepeat(vals[colRequestID].hashes)
+		opts.pool.giveUint64s(vals[colRequestID].hashes)
+		if repeat {
+			return nil
+		}
+		q.trimForAnalysis()
+		return rf
+	}
+	var x exclusions
+	dropDuplicates(q, l, path, vals[colRequestID].hashes, &x)
+	x.store(rf)
+	return rf
+}
+
+// readTypedColumn decodes every row group of one column.
+func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) typedValues {
+	var v typedValues
+	info := requestColumns[tc.c]
+	switch info.kind {
+	case kindCount:
+		v.ints = pool.takeInts(n)
+	case kindNumber, kindUnixTime:
+		v.floats = pool.takeFloats(n)
+	case kindID:
+		if !hashOnly {
+			v.ids.grow(n, 12*n)
+		}
+		v.hashes = pool.takeUint64s(n)
+	case kindStatus:
+		v.strs = pool.takeStrings(n)
+	case kindPhase:
+		v.phases = make([]Phase, 0, n)
+	}
+	var (
+		defs    = make([]int16, typedBatchRows)
+		ints    []int64
+		int32s  []int32
+		floats  []float64
+		bytes   []parquet.ByteArray
+		interns = interner{m: map[string]string{}}
+	)
+	switch tc.phys {
+	case parquet.Types.Int64:
+		ints = make([]int64, typedBatchRows)
+	case parquet.Types.Int32:
+		int32s = make([]int32, typedBatchRows)
+	case parquet.Types.Double:
+		floats = make([]float64, typedBatchRows)
+	case parquet.Types.ByteArray:
+		bytes = make([]parquet.ByteArray, typedBatchRows)
+	}
+	row := 0
+	markMissing := func() {
+		if v.missing == nil {
+			v.missing = make([]bool, n)
+		}
+		v.missing[row] = true
+	}
+	for g := range pf.NumRowGroups() {
+		rg := pf.RowGroup(g)
+		want := rg.NumRows()
+		ccr, err := rg.Column(tc.leaf)
+		if err != nil {
+			v.err = err
+			return v
+		}
+		var got int64
+		for got < want {
+			batch := min(int64(typedBatchRows), want-got)
+			var levels int64
+			var read int
+			switch r := ccr.(type) {
+			case *file.Int64ColumnChunkReader:
+				levels, read, err = r.ReadBatch(batch, ints, defs, nil)
+			case *file.Int32ColumnChunkReader:
+				levels, read, err = r.ReadBatch(batch, int32s, defs, nil)
+			case *file.Float64ColumnChunkReader:
+				levels, read, err = r.ReadBatch(batch, floats, defs, nil)
+			case *file.ByteArrayColumnChunkReader:
+				levels, read, err = r.ReadBatch(batch, bytes, defs, nil)
+			default:
+				err = fmt.Errorf("unexpected column reader %T", ccr)
+			}
+			if err != nil {
+				v.err = err
+				return v
+			}
+			if levels == 0 {
+				v.err = fmt.Errorf("the column holds fewer values than the footer declares")
+				return v
+			}
+			if row+int(levels) > n {
+				v.err = fmt.Errorf("the column holds more values than the footer declares")
+				return v
+			}
+			if int(levels) == read && v.appendDense(info, ints, floats, read) {
+				// No nulls in the batch, and a column of the target type.
+				row += read
+				got += levels
+				continue
+			}
+			k := 0 // the next physical value
+			for j := range int(levels) {
+				null := tc.opt && defs[j] == 0
+				switch info.kind {
+				case kindCount:
+					x := int64(-1)
+					switch {
+					case null && info.required:
+						markMissing()
+					case null:
+					case ints != nil:
+						x = ints[k]
+					default:
+						x = int64(int32s[k])
+					}
+					if x < 0 && !null {
+						v.bad = true
+					}
+					v.ints = append(v.ints, x)
+				case kindNumber, kindUnixTime:
+					x := math.NaN()
+					switch {
+					case null && info.required:
+						markMissing()
+					case null:
+					case floats != nil:
+						x = floats[k]
+					case ints != nil:
+						x = float64(ints[k])
+					default:
+						x = float64(int32s[k])
+					}
+					if !null {
+						if info.required && !(x >= 0 && x <= math.MaxFloat64) ||
+							!info.required && (x < 0 || x > math.MaxFloat64) {
+							v.bad = true
+						}
+					}
+					v.floats = append(v.floats, x)
+				case kindID:
+					var s string
+					if !null {
+						s = byteString(bytes[k])
+					}
+					if s == "" {
+						markMissing()
+					}
+					if !hashOnly {
+						if !v.ids.fits(len(s)) {
+							v.err = fmt.Errorf("more than %d bytes of strings; split the file", math.MaxInt32)
+							return v
+						}
+						v.ids.Append(s)
+					}
+					v.hashes = append(v.hashes, maphash.String(seed, s))
+				case kindStatus, kindPhase:
+					var s string
+					if !null {
+						s = interns.of(bytes[k])
+					}
+					if info.kind == kindStatus {
+						v.strs = append(v.strs, s)
+						break
+					}
+					p, ok := ParsePhase(s)
+					if !ok {
+						v.bad = true
+					}
+					v.phases = append(v.phases, p)
+				}
+				if !null {
+					k++
+				}
+				row++
+			}
+			if k != read {
+				v.err = fmt.Errorf("definition levels disagree with the values read")
+				return v
+			}
+			got += levels
+		}
+		if ccr.HasNext() {
+			v.err = fmt.Errorf("the column holds more values than the footer declares")
+			return v
+		}
+		if err := ccr.Err(); err != nil {
+			v.err = err
+			return v
+		}
+	}
+	if row != n {
+		v.err = fmt.Errorf("the column holds %d values, not the %d rows the footer declares", row, n)
+	}
+	return v
+}
+
+// byteString views b as a string, without a copy.
+func byteString(b parquet.ByteArray) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// maxInterned bounds the distinct strings a column interns; past it each
+// value gets its own string.
+const maxInterned = 4096
+
+// interner shares one string among the equal values of a column: a status
+// column holds a handful of distinct texts, mostly the same one row after
+// row.
+type interner struct {
+	m    map[string]string
+	last string
+}
+
+// of returns b as the column's shared string.
+func (in *interner) of(b parquet.ByteArray) string {
+	if byteString(b) == in.last {
+		return in.last
+	}
+	s, ok := in.m[byteString(b)]
+	if !ok {
+		s = string(b)
+		if len(in.m) < maxInterned {
+			in.m[s] = s
+		}
+	}
+	in.last = s
+	return s
+}
+
+// appendDense appends a batch without nulls of a number or count column
+// already stored as the target type, checking it in one tight loop. It
+// reports false, appending nothing, for any other column.
+func (v *typedValues) appendDense(info requestColumnInfo, ints []int64, floats []float64, read int) bool {
+	switch {
+	case info.kind == kindCount && ints != nil:
+		for _, x := range ints[:read] {
+			if x < 0 {
+				v.bad = true
+			}
+		}
+		v.ints = append(v.ints, ints[:read]...)
+	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
+		if info.required {
+			for _, x := range floats[:read] {
+				if !(x >= 0 && x <= math.MaxFloat64) {
+					v.bad = true
+				}
+			}
+		} else {
+			for _, x := range floats[:read] {
+				if x < 0 || x > math.MaxFloat64 {
+					v.bad = true
+				}
+			}
+		}
+		v.floats = append(v.floats, floats[:read]...)
+	default:
+		return false
+	}
+	return true
+}
+
+// statsShowValid reports whether every row group's statistics prove every
+// value of an optional number or count column valid: no value below 0 and
+// none infinite (NaN and null are missing values there), or nothing but
+// nulls.
+func statsShowValid(pf *file.Reader, tc typedColumn) bool {
+	md := pf.MetaData()
+	for g := range pf.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(tc.leaf)
+		if err != nil {
+			return false
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return false
+		}
+		if st.NullCount() == cc.NumValues() {
+			continue // nothing but nulls
+		}
+		if !st.HasMinMax() {
+			return false
+		}
+		switch st := st.(type) {
+		case *metadata.Float64Statistics:
+			lo, hi := st.Min(), st.Max()
+			if !(lo >= 0 && hi <= math.MaxFloat64) {
+				return false
+			}
+		case *metadata.Int64Statistics:
+			if st.Min() < 0 {
+				return false
+			}
+		case *metadata.Int32Statistics:
+			if st.Min() < 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hashesRepeat reports whether two of hashes are equal. As findDuplicates
+// does, it partitions the hashes by their top bits into parts of about a
+// thousand, in one pass, and checks each part with a small open-addressing
+// table that stays in cache.
+func hashesRepeat(hashes []uint64) bool {
+	n := len(hashes)
+	if n < 2 {
+		return false
+	}
+	partBits := bits.Len(uint(n >> 10))
+	partShift := 64 - partBits // x >> 64 is 0: one partition
+	starts := make([]int, 1<<partBits+1)
+	for _, h := range hashes {
+		starts[h>>partShift+1]++
+	}
+	largest := 0
+	for p := range 1 << partBits {
+		largest = max(largest, starts[p+1])
+		starts[p+1] += starts[p]
+	}
+	parted := make([]uint64, n)
+	next := slices.Clone(starts[:1<<partBits])
+	for _, h := range hashes {
+		p := h >> partShift
+		parted[next[p]] = h
+		next[p]++
+	}
+	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
+	for p := range 1 << partBits {
+		part := parted[starts[p]:starts[p+1]]
+		if len(part) < 2 {
+			continue
+		}
+		t := table[:1<<bits.Len(uint(2*len(part)-1))]
+		clear(t)
+		mask := uint64(len(t) - 1)
+		zero := false // 0 marks an empty slot: a hash of 0 is tracked apart
+		for _, h := range part {
+			if h == 0 {
+				if zero {
+					return true
+				}
+				zero = true
+				continue
+			}
+			for i := h & mask; ; i = (i + 1) & mask {
+				if t[i] == 0 {
+					t[i] = h
+					break
+				}
+				if t[i] == h {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
