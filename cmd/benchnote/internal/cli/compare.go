@@ -50,7 +50,7 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 			fs.Var(&thresholds, "threshold", "smallest change to flag: 5% for every relative metric, ttft.p99=10%, goodput=2pp (`T`, repeatable)")
 			correct := fs.String("correct", compare.CorrectionNone, "correction for many tests: none or holm")
 			alpha := fs.Float64("alpha", def.Alpha, "significance level")
-			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO")
+			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
 			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
 			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
@@ -98,6 +98,13 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				nw, err := loadSummary(args[1], p)
 				if err != nil {
 					return c.fail(err)
+				}
+				if !flagSet(fs, "attainment") {
+					// The sweeps' own slo.attainment, as their reports use it,
+					// when both have the same one.
+					if a, b := base.Method.SLO.Attainment, nw.Method.SLO.Attainment; a > 0 && a == b {
+						opts.Attainment = 100 * a
+					}
 				}
 				p.stage("comparing", "compared")
 				res := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
@@ -157,4 +164,15 @@ func loadSummary(path string, p *progress) (*analyze.Summary, error) {
 	}
 	defer f.Close()
 	return analyze.DecodeSummary(f, file)
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
 }

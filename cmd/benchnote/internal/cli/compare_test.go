@@ -463,3 +463,25 @@ func TestCompareNothingInCommon(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareUsesTheSweepsAttainment: with no --attainment, compare's
+// "highest load meeting the SLO" uses the sweeps' slo.attainment (as their
+// reports do) when both have the same one; --attainment overrides it.
+func TestCompareUsesTheSweepsAttainment(t *testing.T) {
+	s := exampleSummary(t)
+	s.Method.SLO.Attainment = 0.95
+	dir := t.TempDir()
+	base, nw := writeSummary(t, dir, "base.json", s), writeSummary(t, dir, "new.json", copySummary(t, s))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "is at least 95 %."},
+		{[]string{"--attainment", "80"}, "is at least 80 %."},
+	} {
+		r := runCompareCLI(t, append(tt.args, base, nw)...)
+		if md := string(r.files[render.MarkdownFile]); !strings.Contains(md, tt.want) {
+			t.Errorf("compare %v: compare.md lacks %q (exit %d, %s)", tt.args, tt.want, r.code, r.stderr)
+		}
+	}
+}
