@@ -603,7 +603,6 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 	rowBits := bits.Len(uint(n))
 	rowMask := uint64(1)<<rowBits - 1
 	partBits := bits.Len(uint(n >> 10))
-	partShift := 64 - partBits // x >> 64 is 0: one partition
 
 	if hashes == nil {
 		seed := maphash.MakeSeed()
@@ -612,22 +611,7 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 			hashes[i] = maphash.String(seed, ids.view(i))
 		}
 	}
-	starts := make([]int, 1<<partBits+1)
-	for _, h := range hashes {
-		starts[h>>partShift+1]++
-	}
-	largest := 0
-	for p := range 1 << partBits {
-		largest = max(largest, starts[p+1])
-		starts[p+1] += starts[p]
-	}
-	packed := make([]uint64, n)
-	next := slices.Clone(starts[:1<<partBits])
-	for i, h := range hashes {
-		p := h >> partShift
-		packed[next[p]] = h&^rowMask | uint64(i+1)
-		next[p]++
-	}
+	packed, starts, largest := partitionHashes(hashes, partBits, func(i int, h uint64) uint64 { return h&^rowMask | uint64(i+1) })
 
 	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
 	var dups []duplicate
@@ -658,6 +642,29 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 	}
 	slices.SortFunc(dups, func(a, b duplicate) int { return a.row - b.row })
 	return dups
+}
+
+// partitionHashes places entry(i, hashes[i]) for every i in the partition
+// the top partBits bits of hashes[i] name, in one counting pass: partition
+// p is packed[starts[p]:starts[p+1]], largest the largest partition.
+func partitionHashes(hashes []uint64, partBits int, entry func(i int, h uint64) uint64) (packed []uint64, starts []int, largest int) {
+	partShift := 64 - partBits // x >> 64 is 0: one partition
+	starts = make([]int, 1<<partBits+1)
+	for _, h := range hashes {
+		starts[h>>partShift+1]++
+	}
+	for p := range 1 << partBits {
+		largest = max(largest, starts[p+1])
+		starts[p+1] += starts[p]
+	}
+	packed = make([]uint64, len(hashes))
+	next := slices.Clone(starts[:1<<partBits])
+	for i, h := range hashes {
+		p := h >> partShift
+		packed[next[p]] = entry(i, h)
+		next[p]++
+	}
+	return packed, starts, largest
 }
 
 // dropDuplicates excludes every accepted row whose id repeats an earlier

@@ -305,29 +305,12 @@ func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvSta
 // the garbage collector and raise peak memory). It returns 1024 when the
 // reader has no size.
 func csvRowsHint(r io.Reader, br *bufio.Reader) int {
-	const fallback = 1024
-	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })
-	if !ok {
-		return fallback
-	}
-	fi, err := st.Stat()
-	if err != nil || fi.Size() <= 0 {
-		return fallback
-	}
 	sample, _ := br.Peek(64 << 10)
-	lines := bytes.Count(sample, []byte{'\n'})
-	if lines < 2 {
-		return fallback
-	}
-	hint := float64(fi.Size()) / (float64(len(sample)) / float64(lines)) * 1.05
-	if hint > 1<<27 {
-		hint = 1 << 27
-	}
-	return int(hint) + 16
+	return csvRowsHintFrom(r, sample)
 }
 
-// csvRowsHintFrom is csvRowsHint for the fast path: the file's size
-// (when r has one) over the line length of sample.
+// csvRowsHintFrom is csvRowsHint over the line length of sample (its
+// first 64 KiB are used).
 func csvRowsHintFrom(r io.Reader, sample []byte) int {
 	const fallback = 1024
 	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })

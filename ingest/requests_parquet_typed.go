@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -509,23 +508,7 @@ func hashesRepeat(hashes []uint64) bool {
 		return false
 	}
 	partBits := bits.Len(uint(n >> 10))
-	partShift := 64 - partBits // x >> 64 is 0: one partition
-	starts := make([]int, 1<<partBits+1)
-	for _, h := range hashes {
-		starts[h>>partShift+1]++
-	}
-	largest := 0
-	for p := range 1 << partBits {
-		largest = max(largest, starts[p+1])
-		starts[p+1] += starts[p]
-	}
-	parted := make([]uint64, n)
-	next := slices.Clone(starts[:1<<partBits])
-	for _, h := range hashes {
-		p := h >> partShift
-		parted[next[p]] = h
-		next[p]++
-	}
+	parted, starts, largest := partitionHashes(hashes, partBits, func(_ int, h uint64) uint64 { return h })
 	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
 	for p := range 1 << partBits {
 		part := parted[starts[p]:starts[p+1]]
