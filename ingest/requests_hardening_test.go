@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 
@@ -326,5 +327,31 @@ func TestParquetPageChecksums(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no page of TTFT_ms in row group 2")
+	}
+}
+
+// TestCorruptPageHeaderIsRefused: a mutation of the fuzz seed (found by
+// mutating it at random) whose data page runs past the end of its column
+// chunk, its header ending exactly there: Arrow's page reader spun without
+// end on that header. The header walk refuses the file first.
+func TestCorruptPageHeaderIsRefused(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "requests", "corrupt_page_header.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadRequestsParquet(bytes.NewReader(data), "r.parquet")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var fe *FileError
+		const want = "r.parquet: error: row group 1, column E27_ms: page 2 (header at byte 322) runs 9 bytes past the end of its column chunk at byte 378; the file is corrupt"
+		if !errors.As(err, &fe) || fe.Reason != "corrupt parquet" || err.Error() != want {
+			t.Errorf("error %v\nwant %s", err, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the file did not end within 30 s")
 	}
 }

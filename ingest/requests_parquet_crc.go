@@ -5,27 +5,29 @@ package ingest
 // flipped bit in a data page could change a statistic without a word.
 // verifyPageChecksums checks them itself: it walks the page headers of
 // each column chunk benchnote reads and compares each page's CRC-32 with
-// the one its header gives. A chunk whose first page has no checksum is
-// taken to have none (writers checksum every page or none) and costs one
-// header read. A file without checksums gets no diagnostic: most writers
-// write none, and the warning would be on nearly every file.
+// the one its header gives. Walking the headers costs a few small reads a
+// chunk (the page bodies are skipped unless they carry a checksum), and it
+// refuses a header Arrow's reader could spin on. A file without checksums
+// gets no diagnostic: most writers write none, and the warning would be on
+// nearly every file.
 
 import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 
 	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/metadata"
 	"github.com/apache/thrift/lib/go/thrift"
 )
 
-// verifyPageChecksums checks the checksummed pages of the given leaf
-// columns of pf, a file of size bytes read from r. It returns a *FileError
-// for the first page whose checksum does not match; a page header it
-// cannot read ends the check of that chunk silently (decoding the chunk
-// will report it).
+// verifyPageChecksums reads the page headers of the given leaf columns of
+// pf, a file of size bytes read from r, and checks the checksummed pages.
+// It returns a *FileError for the first header it cannot read or page
+// whose checksum does not match.
 func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[int]bool, path string) *FileError {
 	md := pf.MetaData()
 	for g := range pf.NumRowGroups() {
@@ -46,7 +48,13 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 			if start < 4 || length <= 0 || start+length > size || start+length < start {
 				continue
 			}
-			if fe := verifyChunk(io.NewSectionReader(r, start, length), start, length, g, cc.PathInSchema().String(), path); fe != nil {
+			// Arrow reads up to 100 bytes past the chunk of a file from a
+			// parquet-mr before 1.2.9 (PARQUET-816): walk what it reads.
+			window := length
+			if md.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
+				window += min(100, size-(start+length))
+			}
+			if fe := verifyChunk(r, start, window, cc.NumValues(), g, cc.PathInSchema().String(), path); fe != nil {
 				return fe
 			}
 		}
@@ -55,33 +63,54 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 }
 
 // verifyChunk walks the pages of one column chunk of length bytes starting
-// at file offset base.
-func verifyChunk(r io.Reader, base, length int64, group int, column, path string) *FileError {
-	cr := &countingReader{r: bufio.NewReaderSize(r, 4<<10), size: length}
-	proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: 1 << 20})
+// at file offset base, as Arrow's page reader does, until its data pages
+// hold the chunk's values: it reads every page header, with Thrift bounded
+// by what is left of the chunk, and checks the pages that carry a checksum.
+// A header that cannot be read, or a page that runs past the chunk, is an
+// error: Arrow's own reader (arrow/go v17) fails on such a page, or, on
+// some such headers, spins without end.
+func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, path string) *FileError {
+	end := base + length
 	crc := crc32.NewIEEE()
-	for first := true; ; first = false {
-		at := base + cr.n
+	var seen int64 // values of the data pages walked
+	for at, page := base, 1; at < end && seen < values; page++ {
+		cr := &countingReader{r: bufio.NewReaderSize(io.NewSectionReader(r, at, end-at), 4<<10), size: end - at}
+		proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: 1 << 20})
 		h, err := readPageHeader(proto)
-		if err != nil || h.size < 0 || !h.hasCRC && first {
-			return nil
+		if err == nil && h.size < 0 {
+			err = fmt.Errorf("negative page size %d", h.size)
 		}
-		if !h.hasCRC {
-			if _, err := io.CopyN(io.Discard, cr, int64(h.size)); err != nil {
+		if err != nil && cr.err != nil && cr.err != io.EOF {
+			return nil // an I/O error: decoding the chunk reports it
+		}
+		if err != nil {
+			return fileErrorf(path, 0, 0, "", "corrupt parquet",
+				"row group %d, column %s: page %d's header at byte %d cannot be read (%v); the file is corrupt", group+1, column, page, at, err)
+		}
+		body := at + cr.n
+		if body+int64(h.size) > end {
+			// Arrow's reader fails on such a page, or spins on its header.
+			return fileErrorf(path, 0, 0, "", "corrupt parquet",
+				"row group %d, column %s: page %d (header at byte %d) runs %d bytes past the end of its column chunk at byte %d; the file is corrupt",
+				group+1, column, page, at, body+int64(h.size)-end, end)
+		}
+		if h.hasCRC {
+			crc.Reset()
+			if _, err := io.Copy(crc, io.NewSectionReader(r, body, int64(h.size))); err != nil {
 				return nil
 			}
-			continue
+			if got := crc.Sum32(); got != h.crc {
+				return fileErrorf(path, 0, 0, "", "corrupt parquet",
+					"row group %d, column %s: the page at byte %d fails its checksum (CRC-32 %08x, the page header says %08x); the file is corrupt",
+					group+1, column, at, got, h.crc)
+			}
 		}
-		crc.Reset()
-		if _, err := io.CopyN(crc, cr, int64(h.size)); err != nil {
-			return nil
+		if h.values > 0 {
+			seen += int64(h.values)
 		}
-		if got := crc.Sum32(); got != h.crc {
-			return fileErrorf(path, 0, 0, "", "corrupt parquet",
-				"row group %d, column %s: the page at byte %d fails its checksum (CRC-32 %08x, the page header says %08x); the file is corrupt",
-				group+1, column, at, got, h.crc)
-		}
+		at = body + int64(h.size)
 	}
+	return nil
 }
 
 // pageHeader holds the fields of a Parquet PageHeader the check needs.
@@ -89,13 +118,16 @@ type pageHeader struct {
 	size   int32 // compressed_page_size
 	crc    uint32
 	hasCRC bool
+	// values is a data page's num_values (v1 or v2 header), -1 for other
+	// pages.
+	values int32
 }
 
 // readPageHeader reads one Thrift PageHeader (parquet.thrift: field 3
 // compressed_page_size, field 4 crc), skipping the other fields.
 func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 	ctx := context.Background()
-	var h pageHeader
+	h := pageHeader{values: -1}
 	haveSize := false
 	if _, err := p.ReadStructBegin(ctx); err != nil {
 		return h, err
@@ -116,6 +148,9 @@ func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 			var v int32
 			v, err = p.ReadI32(ctx)
 			h.crc, h.hasCRC = uint32(v), true
+		case (id == 5 || id == 8) && typ == thrift.STRUCT:
+			// data_page_header or data_page_header_v2: field 1 num_values
+			h.values, err = readNumValues(p)
 		default:
 			err = p.Skip(ctx, typ)
 		}
@@ -132,6 +167,37 @@ func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 	return h, p.ReadStructEnd(ctx)
 }
 
+// readNumValues reads a DataPageHeader or DataPageHeaderV2 struct and
+// returns its field 1, num_values.
+func readNumValues(p thrift.TProtocol) (int32, error) {
+	ctx := context.Background()
+	values := int32(-1)
+	if _, err := p.ReadStructBegin(ctx); err != nil {
+		return values, err
+	}
+	for {
+		_, typ, id, err := p.ReadFieldBegin(ctx)
+		if err != nil {
+			return values, err
+		}
+		if typ == thrift.STOP {
+			break
+		}
+		if id == 1 && typ == thrift.I32 {
+			values, err = p.ReadI32(ctx)
+		} else {
+			err = p.Skip(ctx, typ)
+		}
+		if err != nil {
+			return values, err
+		}
+		if err := p.ReadFieldEnd(ctx); err != nil {
+			return values, err
+		}
+	}
+	return values, p.ReadStructEnd(ctx)
+}
+
 // countingReader is the Thrift transport of verifyChunk: it counts the
 // bytes read through it, so that page offsets are known however the Thrift
 // decoder reads, and buffers nothing of its own beyond them.
@@ -139,11 +205,15 @@ type countingReader struct {
 	r    *bufio.Reader
 	n    int64 // bytes read
 	size int64 // bytes in the chunk
+	err  error // the first error of the underlying reader
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 
