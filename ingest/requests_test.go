@@ -1216,10 +1216,10 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 }
 
 // FuzzReadRequestsParquet mutates a small valid file. Any outcome but a
-// panic or an inconsistent result is fine. Known limit: some corrupt page
-// headers make Arrow's Thrift decoder (arrow/go v17) loop without end, so
-// a long fuzzing run reports a hang there, in code this package cannot
-// interrupt.
+// panic or an inconsistent result is fine, and the typed column readers
+// must agree with pqarrow alone. Some corrupt page headers made Arrow's
+// decoder (arrow/go v17) loop without end; verifyPageChecksums now walks
+// every header first and refuses them (TestCorruptPageHeaderIsRefused).
 func FuzzReadRequestsParquet(f *testing.F) {
 	f.Add(reqFuzzSeed(f))
 	withCRC, _ := hostile.AddPageChecksums(hostile.ParquetRows(4, 2))

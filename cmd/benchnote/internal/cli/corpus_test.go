@@ -103,7 +103,7 @@ var corpusCases = map[string]corpusWant{
 		"corrupt parquet", 8},
 	"parquet-truncated-footer": {2, 0, `c1/r1/requests.parquet: error: not a readable Parquet file (truncated or corrupt?)`,
 		"corrupt parquet", 8},
-	"parquet-data-cut": {2, 0, `c1/r1/requests.parquet: error: request_id: decoding: the column holds 3 values, fewer than the 6 rows the footer declares`,
+	"parquet-data-cut": {2, 0, `c1/r1/requests.parquet: error: row group 2, column prompt_tokens: page 2's header at byte 561 cannot be read (page header without compressed_page_size); the file is corrupt`,
 		"corrupt parquet", 14},
 	"parquet-footer-bitflip-rows": {2, 0, `c1/r1/requests.parquet: error: the footer declares`,
 		"corrupt parquet", 8},
