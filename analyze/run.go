@@ -217,9 +217,8 @@ type measuredScan struct {
 	gapCount                 int64
 	// Goodput over the measured requests, and over those of them that
 	// complete inside the window (when it is known).
-	reasons        [3]string // the SLO failure texts
 	passed         int
-	failedBy       map[string]int
+	failedBy       [numSLOVerdicts]int // by verdict
 	passedInWindow int
 	// Workload of the successful requests.
 	prompt, output    []int64
@@ -245,8 +244,6 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 		ttft:      make([]float64, 0, withTokens),
 		tpot:      make([]float64, 0, classTotal[classMulti]),
 		userTPS:   make([]float64, 0, classTotal[classMulti]),
-		reasons:   [3]string{fmt.Sprintf("TTFT > %g ms", slo.TTFTms), fmt.Sprintf("TPOT > %g ms", slo.TPOTms), fmt.Sprintf("E2E > %g ms", slo.E2Ems)},
-		failedBy:  map[string]int{},
 		prompt:    make([]int64, 0, ok),
 		output:    make([]int64, 0, ok),
 		busyFirst: math.Inf(1), busyLast: math.Inf(-1),
@@ -283,8 +280,8 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 				}
 			}
 		}
-		if why := sloFailure(req, i, c, slo, &m.reasons); why != "" {
-			m.failedBy[why]++
+		if v := sloVerdict(req, i, c, slo); v != sloMet {
+			m.failedBy[v]++
 		} else {
 			m.passed++
 			if inWindow(i) {
@@ -317,10 +314,22 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 		if math.IsNaN(done) {
 			continue
 		}
-		m.busyFirst, m.busyLast = math.Min(m.busyFirst, s), math.Max(m.busyLast, done)
+		// Plain comparisons: neither is NaN here, and math.Min's care for
+		// signed zeros changes no span.
+		if s < m.busyFirst {
+			m.busyFirst = s
+		}
+		if done > m.busyLast {
+			m.busyLast = done
+		}
 		m.busyTime += done - s
 		if c != classError {
-			m.clientFirst, m.clientLast = math.Min(m.clientFirst, s), math.Max(m.clientLast, done)
+			if s < m.clientFirst {
+				m.clientFirst = s
+			}
+			if done > m.clientLast {
+				m.clientLast = done
+			}
 			m.clientTokens += req.CompletionTokens[i]
 		}
 	}
@@ -696,25 +705,47 @@ func mergedBounds(a, b []float64) []float64 {
 	return slices.Compact(out)
 }
 
-// sloFailure returns the first target request i misses ("" when it meets
-// every applicable one). Errors and n = 0 fail; TPOT applies only at n ≥ 2.
-func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reasons *[3]string) string {
+// SLO verdicts of a request: it meets every applicable target, or the
+// first it misses.
+const (
+	sloMet = iota
+	sloError
+	sloZeroTokens
+	sloTTFT
+	sloTPOT
+	sloE2E
+	numSLOVerdicts
+)
+
+// sloVerdictText names each failing verdict; the three targets' texts
+// carry their values.
+func sloVerdictText(slo ingest.SLO) [numSLOVerdicts]string {
+	return [numSLOVerdicts]string{
+		sloError: "request error", sloZeroTokens: "no output tokens (n = 0)",
+		sloTTFT: fmt.Sprintf("TTFT > %g ms", slo.TTFTms), sloTPOT: fmt.Sprintf("TPOT > %g ms", slo.TPOTms), sloE2E: fmt.Sprintf("E2E > %g ms", slo.E2Ems),
+	}
+}
+
+// sloVerdict returns the first target request i misses (sloMet when it
+// meets every applicable one). Errors and n = 0 fail; TPOT applies only at
+// n ≥ 2.
+func sloVerdict(req *ingest.Requests, i int, class uint8, slo ingest.SLO) int {
 	switch class {
 	case classError:
-		return "request error"
+		return sloError
 	case classZero:
-		return "no output tokens (n = 0)"
+		return sloZeroTokens
 	}
 	ttft, e2e := req.TTFTms[i], req.E2Ems[i]
 	switch {
 	case slo.TTFTms > 0 && ttft > slo.TTFTms:
-		return reasons[0]
+		return sloTTFT
 	case slo.TPOTms > 0 && class == classMulti && (e2e-ttft)/float64(req.CompletionTokens[i]-1) > slo.TPOTms:
-		return reasons[1]
+		return sloTPOT
 	case slo.E2Ems > 0 && e2e > slo.E2Ems:
-		return reasons[2]
+		return sloE2E
 	}
-	return ""
+	return sloMet
 }
 
 // goodput computes the percentage of measured requests meeting every
@@ -722,13 +753,20 @@ func sloFailure(req *ingest.Requests, i int, class uint8, slo ingest.SLO, reason
 // rate counts the measured requests completing inside the window (a subset
 // of the set behind requests/s), so it can never exceed requests/s.
 func goodput(run *ingest.Run, req *ingest.Requests, m *measuredScan, slo ingest.SLO, streamed bool) Goodput {
-	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: m.passed + sumCounts(m.failedBy)}
+	failed := map[string]int{}
+	text := sloVerdictText(slo)
+	for v, n := range m.failedBy {
+		if n > 0 {
+			failed[text[v]] += n
+		}
+	}
+	g := Goodput{Percent: NaN, RequestsPerSec: NaN, Measured: m.passed + sumCounts(failed)}
 	if !streamed && (slo.TTFTms > 0 || slo.TPOTms > 0) {
 		g.Unavailable = "TTFT was not measured (response not streamed), so TTFT/TPOT targets cannot be checked"
 		return g
 	}
 	g.Passed = m.passed
-	g.FailedBy = sortedReasonCounts(m.failedBy)
+	g.FailedBy = sortedReasonCounts(failed)
 	if g.Measured > 0 {
 		g.Percent = Num(100 * float64(g.Passed) / float64(g.Measured))
 	}
