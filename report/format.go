@@ -14,12 +14,18 @@ import (
 // flagOpen and flagClose, two control characters that input text never
 // carries into a document (mdEscape, code and the notebook reader escape
 // them). report.html styles what is between them; report.md drops them.
-// So the styling keys on something only benchnote writes, and input text
-// such as "⚠ 2 runs" is shown as it is.
+// So the styling keys on something only benchnote writes. The warning sign
+// itself is the report's: in input text it is written \u26a0 (mdEscape,
+// code), so that input such as "⚠ 2 runs" cannot pass for a flag in
+// report.md either, where nothing is styled.
 const (
 	flagOpen  = "\x0e" // shift out
 	flagClose = "\x0f" // shift in
 )
+
+// warningSign starts the report's own flags and marks; input text never
+// carries it into a document.
+const warningSign = '⚠'
 
 // fewRunsMark flags an across-run figure resting on fewer than 3 runs.
 const fewRunsMark = flagOpen + "⚠ fewer than 3 runs" + flagClose
@@ -162,6 +168,8 @@ func mdEscape(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch {
+		case r == warningSign:
+			b.WriteString(`\u26a0`)
 		case strings.ContainsRune("\\`*_[]<>|~@", r),
 			r == ':' && strings.HasPrefix(s[i:], "://"),
 			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
@@ -178,7 +186,7 @@ func mdEscape(s string) string {
 
 // code wraps an input string as inline code, safely.
 func code(s string) string {
-	s = controls.Escape(strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
+	s = controls.Escape(strings.NewReplacer("\n", " ", "\r", " ", string(warningSign), `\u26a0`).Replace(s))
 	s = strings.ReplaceAll(s, "|", "\\|")
 	fence := "`"
 	for strings.Contains(s, fence) {

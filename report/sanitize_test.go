@@ -73,17 +73,19 @@ func TestInputsCannotControlOrImitate(t *testing.T) {
 		}
 	}
 
-	// Markdown: control bytes as Go escapes, links broken by backslashes.
+	// Markdown: control bytes as Go escapes, links broken by backslashes,
+	// the report's warning sign written \u26a0 (so "⚠ 2 runs" cannot pass
+	// for the fewer-runs flag, which Markdown does not style).
 	for _, want := range []string{
 		"# Title\\\\x1b\\[1m bold\\\\x00\n",
 		"`c2/run\\x1b[31m-1\\x00`",
 		"| model | http\\://x |\n",
 		"| gpu | www\\.x.com |\n",
 		"| engine | ops\\@example.com |\n",
-		"| driver | ⚠ 2 runs |\n",
+		"| driver | \\u26a0 2 runs |\n",
 		"| cuda | 12.4\\\\x1b\\]0;title\\\\a |\n",
 		"| python | https\\://www\\.python.org/ |\n",
-		"| request | request error (not a latency sample): ⚠ \\<n\\> runs\\\\x00\\\\x1b\\[\\<n\\>J see http\\://evil.example.com | 1 | `c2/run\\x1b[31m-1\\x00: ⚠ 2 runs\\x00\\x1b[2J see http://evil.example.com` |\n",
+		"| request | request error (not a latency sample): \\u26a0 \\<n\\> runs\\\\x00\\\\x1b\\[\\<n\\>J see http\\://evil.example.com | 1 | `c2/run\\x1b[31m-1\\x00: \\u26a0 2 runs\\x00\\x1b[2J see http://evil.example.com` |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -98,9 +100,9 @@ func TestInputsCannotControlOrImitate(t *testing.T) {
 		"<td>model</td>\n<td>http://x</td>",
 		"<td>gpu</td>\n<td>www.x.com</td>",
 		"<td>engine</td>\n<td>ops@example.com</td>",
-		"<td>driver</td>\n<td>⚠ 2 runs</td>",
+		"<td>driver</td>\n<td>\\u26a0 2 runs</td>",
 		"<td>python</td>\n<td>https://www.python.org/</td>",
-		"<td>request error (not a latency sample): ⚠ &lt;n&gt; runs\\x00\\x1b[&lt;n&gt;J see http://evil.example.com</td>",
+		"<td>request error (not a latency sample): \\u26a0 &lt;n&gt; runs\\x00\\x1b[&lt;n&gt;J see http://evil.example.com</td>",
 		"<td>4</td>\n<td>2 <span class=\"warn\">⚠ fewer than 3 runs</span></td>",
 	} {
 		if !strings.Contains(html, want) {

@@ -113,7 +113,7 @@ func TestBrowserInputsStayData(t *testing.T) {
 	if strings.Join(got.WarnTexts, " | ") != "16.67 % ⚠ | ⚠ fewer than 3 runs" || strings.Join(got.WarnColors, " ") != "rgb(176, 0, 32)" {
 		t.Errorf("flags %q in colours %q, want the level-4 flags in red rgb(176, 0, 32)", got.WarnTexts, got.WarnColors)
 	}
-	if got.DriverText != "⚠ 2 runs" || got.DriverHasWarn || got.DriverColor == "rgb(176, 0, 32)" {
+	if got.DriverText != `\u26a0 2 runs` || got.DriverHasWarn || got.DriverColor == "rgb(176, 0, 32)" {
 		t.Errorf("the environment value \"⚠ 2 runs\" shows as %q in %s (styled as a flag: %v); want plain text",
 			got.DriverText, got.DriverColor, got.DriverHasWarn)
 	}
