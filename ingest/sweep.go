@@ -29,7 +29,7 @@ import (
 	"github.com/benchnote/benchnote/internal/sparse"
 )
 
-// Options tunes Load.
+// Options tunes Open, Load and the reading Stream does.
 type Options struct {
 	// Progress, when non-nil, receives one line per run as it is read.
 	Progress io.Writer
@@ -189,9 +189,10 @@ func Open(root string, opts Options) (*Sweep, error) {
 // and scrapes are read. Up to Options.Workers runs are read at once, and
 // no more than that many are read (or being read) ahead of the consumer,
 // so memory follows a few runs, not the sweep: a consumer that is done
-// with a run calls Run.Release. Options.RunRead is called as each run is read. A run is
-// read only once: streaming a sweep again (or one from Load) yields the
-// runs as they are. Stopping the loop early stops the reading.
+// with a run calls Run.Release. Options.RunRead is called as each run is
+// read. A run is read only once: streaming a sweep again (or one from
+// Load) yields the runs as they are. Stopping the loop early stops the
+// reading; the runs not read stay to be read by a later Stream.
 func (sw *Sweep) Stream() iter.Seq[*Run] {
 	return func(yield func(*Run) bool) {
 		runs := sw.Runs
