@@ -16,6 +16,11 @@ import (
 // "n/a" when it is not available.
 func FormatNum(v analyze.Num) string { return fmtNum(v) }
 
+// FormatSpread formats "median ± MAD" rounded to the spread, as the
+// report's tables do: both to the decimal place of the spread's second
+// significant figure.
+func FormatSpread(v, spread analyze.Num) string { return fmtSpread(v, spread) }
+
 // FormatInt formats a count with thousands separators.
 func FormatInt(n int64) string { return fmtInt(n) }
 

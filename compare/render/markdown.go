@@ -413,7 +413,8 @@ func writeMethod(b *strings.Builder, r *compare.Result) {
 	b.WriteString(".\n- \"No variation\": every run on both sides has the same value, so there is nothing to test.\n\n")
 }
 
-// across formats "median ± MAD unit (n)".
+// across formats "median ± MAD unit (n)", rounded to the spread as the
+// report rounds it.
 func across(a compare.Across, unit string) string {
 	if a.N == 0 || !a.Median.Valid() {
 		return "n/a"
@@ -422,7 +423,7 @@ func across(a compare.Across, unit string) string {
 	if unit == "%" {
 		u = " %"
 	}
-	return fmt.Sprintf("%s ± %s%s (%d)", report.FormatNum(a.Median), report.FormatNum(a.MAD), u, a.N)
+	return fmt.Sprintf("%s%s (%d)", report.FormatSpread(a.Median, a.MAD), u, a.N)
 }
 
 // pHeader names the p column with the level every row's p (or, under
