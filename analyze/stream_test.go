@@ -82,3 +82,39 @@ func TestStreamedAnalysisMatchesLoaded(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeTwiceReadsReleasedRunsAgain checks that a sweep from Open can
+// be analysed again: the first analysis released every run's columns, so
+// the second Stream reads them again (it used to yield the released runs,
+// whose columns are gone, and the analysis indexed past them and crashed),
+// and the second summary and the runs' diagnostics are those of the first.
+func TestAnalyzeTwiceReadsReleasedRunsAgain(t *testing.T) {
+	for _, dir := range streamSweeps(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			sw, err := ingest.Open(dir, ingest.Options{Workers: 2})
+			if err != nil {
+				return // a malformed sweep.yaml: TestStreamedAnalysisMatchesLoaded covers it
+			}
+			first, err := json.Marshal(Analyze(sw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			diags := make([]int, len(sw.Runs))
+			for i, r := range sw.Runs {
+				diags[i] = len(r.Diagnostics)
+			}
+			second, err := json.Marshal(Analyze(sw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(first, second) {
+				t.Errorf("second summary differs from the first:\n got %.300s\nwant %.300s", second, first)
+			}
+			for i, r := range sw.Runs {
+				if len(r.Diagnostics) != diags[i] {
+					t.Errorf("%s: %d diagnostics after the second analysis, %d after the first", r.Dir, len(r.Diagnostics), diags[i])
+				}
+			}
+		})
+	}
+}

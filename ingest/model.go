@@ -403,7 +403,9 @@ type Run struct {
 	files       []string     // the run directory's file names, sorted
 	rc          runConfig    // run.yaml as parsed by Open
 	heldBack    []Diagnostic // Open's diagnostics that follow the files' own
-	pending     bool         // Open found the run; Stream has not read it yet
+	openDiags   int          // len(Diagnostics) and Failed as Open left them,
+	openFailed  bool         // restored when the run is read again
+	pending     bool         // Stream has the run to read: not read yet, or released
 	dropRecords bool         // Release drops the records (read by Stream of a sweep from Open)
 	pool        *columnPool  // where Release hands the dropped columns
 }
@@ -412,8 +414,9 @@ type Run struct {
 // sweep from Open they are dropped, so that streaming a sweep holds only
 // the runs in flight; the run keeps its counts (RowsRead, the number of
 // accepted rows), its excluded-row diagnostics and the names of its unused
-// columns. A run of a sweep from Load, which promises every record, or one
-// built by hand keeps them.
+// columns. A later Stream reads a released run again, so that it yields a
+// run whose records are there. A run of a sweep from Load, which promises
+// every record, or one built by hand keeps them.
 func (run *Run) Release() {
 	if !run.dropRecords || run.Requests == nil || run.Requests.Requests == nil {
 		return
@@ -421,6 +424,7 @@ func (run *Run) Release() {
 	q := run.Requests.Requests
 	run.Requests.Requests = &Requests{N: q.N, ExtraColumns: q.ExtraColumns}
 	run.pool.giveRequests(q)
+	run.pending = true
 }
 
 // Sweep is everything read from one sweep directory.

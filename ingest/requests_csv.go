@@ -108,8 +108,8 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 	// and it is reported on the line after the last record, as encoding/csv
 	// reports it.
 	var readErr error
-	n, err := io.ReadFull(r, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	n, err := fill(r, buf)
+	if err != nil && err != io.EOF {
 		readErr = err
 	}
 	data, eof := buf[:n], n < len(buf) && readErr == nil
@@ -140,9 +140,9 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 			}
 			copy(buf, data[pos:])
 			k := len(data) - pos
-			m, err := io.ReadFull(r, buf[k:])
+			m, err := fill(r, buf[k:])
 			switch {
-			case err == io.EOF || err == io.ErrUnexpectedEOF:
+			case err == io.EOF:
 				eof = true
 			case err != nil:
 				readErr = err
@@ -200,6 +200,23 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 		return nil, emptyCSVError(path)
 	}
 	return st.finish(), nil
+}
+
+// fill reads from r until buf is full or r fails, and returns r's error
+// as it is: io.EOF only at the end of the data. (io.ReadFull would report
+// a reader's own io.ErrUnexpectedEOF — a cut gzip stream, say — the way
+// it reports a short read at the end, and the cut would pass for the end
+// of the file.)
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // splitFields splits a line without quotes at its commas, into views of

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -169,6 +171,53 @@ func TestParseNumberEightDigitRuns(t *testing.T) {
 	for _, s := range []string{"1234567a", "12345678a", "1234567:", "123456789/", "12.345678.9", "1e12345678"} {
 		if _, p := parseNumber(s); p == probNone {
 			t.Errorf("parseNumber(%q) accepted it", s)
+		}
+	}
+}
+
+// failingReader returns data in reads of at most chunk bytes, then err.
+type failingReader struct {
+	data  []byte
+	chunk int
+	err   error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p[:min(len(p), r.chunk)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestCSVFastPathReaderErrors checks that a reader's failure is reported
+// as encoding/csv reports it, on the line after the last record, whatever
+// the error: a reader's own io.ErrUnexpectedEOF (a cut gzip stream, a cut
+// download) used to pass for the end of the file, and the cut last line
+// for a row with too few fields.
+func TestCSVFastPathReaderErrors(t *testing.T) {
+	const header = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"
+	var long strings.Builder // the cut comes after the first 1 MiB buffer
+	long.WriteString(header)
+	for i := range 80_000 {
+		fmt.Fprintf(&long, "r%d,1,2,3,4\n", i)
+	}
+	for _, tt := range []struct {
+		data string
+		want string
+	}{
+		{header + "r1,1,2,3,4\nr2,1,2,3,4\nr3,1,", "f.csv:4: error: reading line 4: "},
+		{long.String() + "r,1,", "f.csv:80002: error: reading line 80002: "},
+	} {
+		for _, e := range []error{io.ErrUnexpectedEOF, errors.New("input/output error")} {
+			for _, chunk := range []int{7, 1 << 20} {
+				_, err := ReadRequestsCSV(&failingReader{[]byte(tt.data), chunk, e}, "f.csv")
+				_, refErr := readCSVSlow(&failingReader{[]byte(tt.data), chunk, e}, nil, "f.csv", ReadOptions{}, nil, 1)
+				if want := tt.want + e.Error(); fmt.Sprint(err) != want || fmt.Sprint(refErr) != want {
+					t.Errorf("%v after %d bytes in reads of %d: got %v, encoding/csv %v; want %q", e, len(tt.data), chunk, err, refErr, want)
+				}
+			}
 		}
 	}
 }

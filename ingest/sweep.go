@@ -190,9 +190,10 @@ func Open(root string, opts Options) (*Sweep, error) {
 // no more than that many are read (or being read) ahead of the consumer,
 // so memory follows a few runs, not the sweep: a consumer that is done
 // with a run calls Run.Release. Options.RunRead is called as each run is
-// read. A run is read only once: streaming a sweep again (or one from
-// Load) yields the runs as they are. Stopping the loop early stops the
-// reading; the runs not read stay to be read by a later Stream.
+// read. Streaming a sweep again (or one from Load) yields the runs as they
+// are, except those released since they were read, which are read again.
+// Stopping the loop early stops the reading; the runs not read stay to be
+// read by a later Stream.
 func (sw *Sweep) Stream() iter.Seq[*Run] {
 	return func(yield func(*Run) bool) {
 		runs := sw.Runs
@@ -445,6 +446,7 @@ func openRun(root, dir string, names []string, env []EnvSource) *Run {
 	}
 	run.MaxTokens, run.Notes = rc.MaxTokens, rc.Notes
 	run.rc = rc
+	run.openDiags, run.openFailed = len(run.Diagnostics), run.Failed
 	return run
 }
 
@@ -469,6 +471,10 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 	rel := func(name string) string { return path.Join(dir, name) }
 	fail := run.fail
 	rc := run.rc
+	// What an earlier read left (the run was released since) goes.
+	run.Diagnostics = run.Diagnostics[:run.openDiags:run.openDiags]
+	run.Failed = run.openFailed
+	run.Requests, run.ScrapeStart, run.ScrapeEnd = nil, nil, nil
 
 	// Client records.
 	switch {
@@ -525,7 +531,6 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 	}
 
 	run.Diagnostics = append(run.Diagnostics, run.heldBack...)
-	run.heldBack = nil
 	run.pending = false
 }
 

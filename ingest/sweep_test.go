@@ -342,8 +342,8 @@ func FuzzParseSweepConfigWarmup(f *testing.F) {
 }
 
 // TestStreamOrderAndEarlyStop checks that Stream yields the runs in the
-// sweep's order, each read, reads each run once, and stops reading when
-// the loop stops.
+// sweep's order, each read, reads each run once (again only once it is
+// released), and stops reading when the loop stops.
 func TestStreamOrderAndEarlyStop(t *testing.T) {
 	files := map[string]string{}
 	for _, dir := range []string{"c4/run-2", "c4/run-1", "c1/run-1", "rate2/run-1", "c16/run-1"} {
@@ -383,15 +383,19 @@ func TestStreamOrderAndEarlyStop(t *testing.T) {
 	if n < 2 || n > len(want) {
 		t.Errorf("%d runs read after stopping at the second, want between 2 and %d", n, len(want))
 	}
-	// Streaming again yields every run once; the ones already read are not read again.
+	// Streaming again yields every run once, with its records: the ones
+	// read and kept are not read again, the two released are.
 	got = got[:0]
 	for r := range sw.Stream() {
 		got = append(got, r.Dir)
+		if r.Requests == nil || r.Requests.Requests.TTFTms == nil || r.Requests.Requests.N != 1 || len(r.Diagnostics) != 0 {
+			t.Errorf("second stream: %s yielded without its records (or with diagnostics %v)", r.Dir, r.Diagnostics)
+		}
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("second stream %v, want %v", got, want)
 	}
-	if len(reads) != len(want) {
-		t.Errorf("runs read %d times in all, want each once (%d): %v", len(reads), len(want), reads)
+	if len(reads) != len(want)+2 {
+		t.Errorf("runs read %d times in all, want each once and the two released twice (%d): %v", len(reads), len(want)+2, reads)
 	}
 }
