@@ -109,10 +109,9 @@ type ReadOptions struct {
 	// at the request ids, t_first_text, or text_chunks without chunk_ms:
 	// their values are still checked (ids for uniqueness, the others as
 	// any value) but not kept, so Requests.IDs is empty and TFirstText
-	// (and TextChunks without ChunkMs) nil. A Parquet file whose row-group
-	// statistics show every t_first_text or text_chunks value valid does
-	// not have that column decoded at all; the statistics are trusted for
-	// that check only, which no figure depends on.
+	// (and TextChunks without ChunkMs) nil. Every value is still decoded
+	// and checked: row-group statistics are not trusted to vouch for
+	// values they do not see.
 	ForAnalysis bool
 
 	// pool, when not nil, lends the columns of released runs.

@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
-	"github.com/apache/arrow/go/v17/parquet/metadata"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
@@ -98,18 +97,6 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 	cols, ok := typedLayout(pf, fields, l, used)
 	if !ok {
 		return nil
-	}
-	if forAnalysis {
-		// Columns the analysis never reads need no decoding when the
-		// statistics show every value valid.
-		kept := cols[:0]
-		for _, tc := range cols {
-			if (tc.c == colTFirstText || tc.c == colTextChunks) && statsShowValid(pf, tc) {
-				continue
-			}
-			kept = append(kept, tc)
-		}
-		cols = kept
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -452,48 +439,6 @@ func (v *typedValues) appendDense(info requestColumnInfo, ints []int64, floats [
 		v.floats = append(v.floats, floats[:read]...)
 	default:
 		return false
-	}
-	return true
-}
-
-// statsShowValid reports whether every row group's statistics prove every
-// value of an optional number or count column valid: no value below 0 and
-// none infinite (NaN and null are missing values there), or nothing but
-// nulls.
-func statsShowValid(pf *file.Reader, tc typedColumn) bool {
-	md := pf.MetaData()
-	for g := range pf.NumRowGroups() {
-		cc, err := md.RowGroup(g).ColumnChunk(tc.leaf)
-		if err != nil {
-			return false
-		}
-		st, err := cc.Statistics()
-		if err != nil || st == nil || !st.HasNullCount() {
-			return false
-		}
-		if st.NullCount() == cc.NumValues() {
-			continue // nothing but nulls
-		}
-		if !st.HasMinMax() {
-			return false
-		}
-		switch st := st.(type) {
-		case *metadata.Float64Statistics:
-			lo, hi := st.Min(), st.Max()
-			if !(lo >= 0 && hi <= math.MaxFloat64) {
-				return false
-			}
-		case *metadata.Int64Statistics:
-			if st.Min() < 0 {
-				return false
-			}
-		case *metadata.Int32Statistics:
-			if st.Min() < 0 {
-				return false
-			}
-		default:
-			return false
-		}
 	}
 	return true
 }
