@@ -159,6 +159,9 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 			"the footer declares %s rows in %s bytes of the columns read, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
 			groupDigits(int(total)), groupDigits(int(colBytes)), MaxParquetRowsPerByte)
 	}
+	if fe := unsupportedEncoding(pf, l, fields, pr.used, path); fe != nil {
+		return nil, footerRows, fe
+	}
 	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
 		return nil, footerRows, fe
 	}
@@ -292,6 +295,45 @@ type parquetRequests struct {
 	used      []reqColumn  // the columns read, in column order
 	leaves    map[int]bool // their leaf column indices
 	batchRows int          // the most rows decoded at once
+}
+
+// byteStreamSplit is the Parquet encoding BYTE_STREAM_SPLIT (9), which
+// Arrow Go v17 lists as known but cannot decode.
+const byteStreamSplit = parquet.Encoding(9)
+
+// unsupportedEncoding refuses a file whose used columns are encoded in a
+// way the reader cannot decode, naming the column, before decoding finds
+// "no values" and says only that.
+func unsupportedEncoding(pf *file.Reader, l *requestLayout, fields []pqarrow.SchemaField, used []reqColumn, path string) *FileError {
+	md := pf.MetaData()
+	for _, c := range used {
+		j := l.pos[c]
+		var leaves []int
+		collectLeaves(&fields[j], &leaves)
+		for g := range pf.NumRowGroups() {
+			for _, leaf := range leaves {
+				cc, err := md.RowGroup(g).ColumnChunk(leaf)
+				if err != nil {
+					continue
+				}
+				if slices.Contains(cc.Encodings(), byteStreamSplit) {
+					return fileErrorf(path, 0, j+1, l.names[j], "unsupported encoding",
+						"%s: the pages are encoded BYTE_STREAM_SPLIT, which benchnote's Parquet reader (Apache Arrow Go v17) cannot decode; expected PLAIN, dictionary or DELTA encodings (write the file again without it: DuckDB PARQUET_VERSION v1, pyarrow use_byte_stream_split=False)", l.names[j])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// collectLeaves appends the leaf column indices under f.
+func collectLeaves(f *pqarrow.SchemaField, leaves *[]int) {
+	if f.IsLeaf() {
+		*leaves = append(*leaves, f.ColIndex)
+	}
+	for k := range f.Children {
+		collectLeaves(&f.Children[k], leaves)
+	}
 }
 
 // usedColumnBytes adds up the compressed sizes the footer gives the

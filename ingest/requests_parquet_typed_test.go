@@ -2,12 +2,15 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -305,5 +308,36 @@ func TestTypedParquetRandom(t *testing.T) {
 		}
 		o := reqParquetOpts{compress.Codecs.Zstd, rng.IntN(2) == 0, int64(1 + rng.IntN(n))}
 		t.Run(fmt.Sprint(k), func(t *testing.T) { readBothWays(t, typedFile(t, o, cols...)) })
+	}
+}
+
+// TestDuckDBParquet reads files DuckDB 1.5.6 wrote from runs/example's
+// c1/run-1 (its chunk_ms column left out): the default (format v1, PLAIN,
+// dictionary and DELTA encodings) gives the CSV's rows value for value;
+// PARQUET_VERSION v2 encodes its doubles BYTE_STREAM_SPLIT, which Arrow Go
+// v17 cannot decode, and is refused naming the column.
+func TestDuckDBParquet(t *testing.T) {
+	csvFile, err := os.Open(filepath.Join("..", "runs", "example", "c1", "run-1", "requests.csv"))
+	if err != nil {
+		t.Skipf("runs/example not here: %v", err)
+	}
+	defer csvFile.Close()
+	want, err := ReadRequestsCSV(csvFile, "requests.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := reqReadParquetFile(t, filepath.Join("testdata", "requests", "duckdb_v1.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, w := v1.Requests, want.Requests
+	if got.N != 240 || got.N != w.N || !reflect.DeepEqual(reqComparable(got).TTFTms, reqComparable(w).TTFTms) ||
+		!reflect.DeepEqual(got.PromptTokens, w.PromptTokens) || !reflect.DeepEqual(got.IDs.Strings(), w.IDs.Strings()) {
+		t.Errorf("DuckDB v1 file: %d rows; want the CSV's %d rows with the same ids, prompt tokens and TTFT", got.N, w.N)
+	}
+	_, err = reqReadParquetFile(t, filepath.Join("testdata", "requests", "duckdb_v2_byte_stream_split.parquet"))
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Reason != "unsupported encoding" || fe.ColumnName != "TTFT_ms" || !strings.Contains(err.Error(), "BYTE_STREAM_SPLIT") {
+		t.Errorf("DuckDB v2 file: %v, want an unsupported-encoding error naming TTFT_ms", err)
 	}
 }
