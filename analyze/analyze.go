@@ -187,32 +187,6 @@ func ignoredSettings(sw *ingest.Sweep) []IgnoredSetting {
 	return out
 }
 
-// parallel calls f(0) … f(n−1) on up to GOMAXPROCS goroutines and waits.
-// Callers write results by index, so the outcome does not depend on the
-// schedule.
-func parallel(n int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
 func madRule(form string) string {
 	if form == "scaled" {
 		return "scaled MAD: 1.4826 × median(|xᵢ − median(x)|) over the per-run values"

@@ -177,15 +177,6 @@ func (x *exclusions) add(d Diagnostic, value string) {
 	}
 }
 
-// rows is the number of rows added.
-func (x *exclusions) rows() int {
-	n := len(x.listed)
-	for _, g := range x.groups {
-		n += g.unlisted.Rows
-	}
-	return n
-}
-
 // store puts the listed diagnostics, in line order, and the unlisted
 // counts, in order of their first line, into rf.
 func (x *exclusions) store(rf *RequestFile) {

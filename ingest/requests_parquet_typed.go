@@ -30,11 +30,9 @@ const typedBatchRows = 1 << 16
 // reader can read it.
 type typedColumn struct {
 	c    reqColumn
-	leaf int                  // the leaf column index
-	phys parquet.Type         // INT64, INT32, DOUBLE or BYTE_ARRAY
-	opt  bool                 // the column may hold nulls (max definition level 1)
-	dt   arrow.DataType       // as pqarrow sees it
-	f    *pqarrow.SchemaField // the top-level field
+	leaf int          // the leaf column index
+	phys parquet.Type // INT64, INT32, DOUBLE or BYTE_ARRAY
+	opt  bool         // the column may hold nulls (max definition level 1)
 }
 
 // typedLayout says how to read each used column, or false when one of
@@ -51,7 +49,7 @@ func typedLayout(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout
 		if d.MaxRepetitionLevel() != 0 || d.MaxDefinitionLevel() > 1 {
 			return nil, false
 		}
-		tc := typedColumn{c: c, leaf: f.ColIndex, phys: d.PhysicalType(), opt: d.MaxDefinitionLevel() == 1, dt: f.Field.Type, f: f}
+		tc := typedColumn{c: c, leaf: f.ColIndex, phys: d.PhysicalType(), opt: d.MaxDefinitionLevel() == 1}
 		id := f.Field.Type.ID()
 		ok := false
 		switch requestColumns[c].kind {
