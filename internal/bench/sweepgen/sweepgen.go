@@ -14,10 +14,13 @@ package sweepgen
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -56,16 +59,41 @@ const completeSuffix = ".sweepgen-complete"
 
 // Ensure writes the sweep under dir unless a complete copy is already
 // there, and returns dir. A partial directory left by an interrupted run
-// (no marker) is written over; dir must be a directory sweepgen owns.
+// (no marker) is written over, but only when it holds nothing but what
+// sweepgen writes: a directory with any other file is refused.
 func Ensure(dir string, cfg Config) (string, error) {
 	marker := filepath.Clean(dir) + completeSuffix
 	if _, err := os.Stat(marker); err == nil {
 		return dir, nil
 	}
+	if err := onlyOwnFiles(dir); err != nil {
+		return "", err
+	}
 	if err := Write(dir, cfg); err != nil {
 		return "", err
 	}
 	return dir, os.WriteFile(marker, []byte(fmt.Sprintf("%+v\n", cfg)), 0o644)
+}
+
+// ownFile matches the files Write writes, relative to the sweep.
+var ownFile = regexp.MustCompile(`^c[0-9]+/run-[0-9]+/requests\.(parquet|csv)$`)
+
+// onlyOwnFiles reports an error unless dir is absent or holds only files
+// Write writes (and the directories holding them).
+func onlyOwnFiles(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dir {
+			return fs.SkipAll
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !d.Type().IsRegular() || !ownFile.MatchString(filepath.ToSlash(rel)) {
+			return fmt.Errorf("sweepgen: refusing to write into %s: it holds %s, which sweepgen does not write", dir, rel)
+		}
+		return nil
+	})
 }
 
 // Write writes every run of the sweep under dir.
