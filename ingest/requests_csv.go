@@ -64,6 +64,18 @@ type csvState struct {
 	maxRows  int
 }
 
+// newCSVState starts reading the records of a file whose header, on
+// headerLine, gave layout l, with room for about capHint rows.
+func newCSVState(l *requestLayout, path string, headerLine, capHint int, opts ReadOptions) *csvState {
+	st := &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
+		lastLine: headerLine, maxRows: opts.maxRows()}
+	st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
+	if opts.ForAnalysis {
+		st.p.forAnalysis()
+	}
+	return st
+}
+
 // record takes one record that starts on line.
 func (st *csvState) record(rec []string, line int) error {
 	st.lastLine = line
@@ -122,7 +134,6 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 	fileStart := true // data[0] is the file's first byte
 	var st *csvState
 	var fields []string
-	var interned map[string]string
 	for {
 		nl := bytes.IndexByte(data[pos:], '\n')
 		if nl < 0 && readErr != nil {
@@ -179,13 +190,8 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 					return nil, ferr
 				}
 				capHint := csvRowsHintFrom(r, data[next:])
-				st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
-					lastLine: line, maxRows: opts.maxRows()}
-				interned = map[string]string{}
-				st.p = csvRowParser{l: l, q: st.rf.Requests, path: path, interned: interned}
-				if opts.ForAnalysis {
-					st.p.forAnalysis()
-				}
+				st = newCSVState(l, path, line, capHint, opts)
+				st.p.interned = map[string]string{}
 			} else if err := st.record(fields, line); err != nil {
 				return nil, err
 			}
@@ -291,12 +297,7 @@ func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvSta
 		if ferr != nil {
 			return nil, ferr
 		}
-		st = &csvState{rf: &RequestFile{Path: path, Format: "csv", Requests: newRequests(l, capHint, opts.pool)},
-			lastLine: headerLine, maxRows: opts.maxRows()}
-		st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
-		if opts.ForAnalysis {
-			st.p.forAnalysis()
-		}
+		st = newCSVState(l, path, headerLine, capHint, opts)
 	}
 	// Records from here on are owned by encoding/csv: no interning needed.
 	st.p.interned = nil
