@@ -75,7 +75,7 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, p
 	var seen int64 // values of the data pages walked
 	for at, page := base, 1; at < end && seen < values; page++ {
 		cr := &countingReader{r: bufio.NewReaderSize(io.NewSectionReader(r, at, end-at), 4<<10), size: end - at}
-		proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: 1 << 20})
+		proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: maxPageHeaderBytes})
 		h, err := readPageHeader(proto)
 		if err == nil && h.size < 0 {
 			err = fmt.Errorf("negative page size %d", h.size)
@@ -115,6 +115,10 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, p
 	}
 	return nil
 }
+
+// maxPageHeaderBytes bounds one page header, as Arrow Go v17's page reader
+// does (4 MiB), so that the walk refuses no header Arrow would read.
+const maxPageHeaderBytes = 4 << 20
 
 // pageHeader holds the fields of a Parquet PageHeader the check needs.
 type pageHeader struct {
