@@ -171,7 +171,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 		return rf, footerRows, nil
 	}
 	if !opts.pqarrowOnly {
-		if typed := readParquetTyped(pf, fields, l, pr.used, path, n, opts); typed != nil {
+		if typed := readParquetTyped(typedSource{pf, r, size}, fields, l, pr.used, path, n, opts); typed != nil {
 			return typed, footerRows, nil
 		}
 	}

@@ -131,22 +131,14 @@ type pageHeader struct {
 }
 
 // readPageHeader reads one Thrift PageHeader (parquet.thrift: field 3
-// compressed_page_size, field 4 crc), skipping the other fields.
+// compressed_page_size, field 4 crc, and num_values, field 1 of the
+// data_page_header or data_page_header_v2), skipping the other fields.
 func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 	ctx := context.Background()
 	h := pageHeader{values: -1}
 	haveSize := false
-	if _, err := p.ReadStructBegin(ctx); err != nil {
-		return h, err
-	}
-	for {
-		_, typ, id, err := p.ReadFieldBegin(ctx)
-		if err != nil {
-			return h, err
-		}
-		if typ == thrift.STOP {
-			break
-		}
+	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
+		var err error
 		switch {
 		case id == 3 && typ == thrift.I32:
 			h.size, err = p.ReadI32(ctx)
@@ -156,53 +148,23 @@ func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 			v, err = p.ReadI32(ctx)
 			h.crc, h.hasCRC = uint32(v), true
 		case (id == 5 || id == 8) && typ == thrift.STRUCT:
-			// data_page_header or data_page_header_v2: field 1 num_values
-			h.values, err = readNumValues(p)
+			err = readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
+				if id != 1 || typ != thrift.I32 {
+					return false, nil
+				}
+				var err error
+				h.values, err = p.ReadI32(ctx)
+				return true, err
+			})
 		default:
-			err = p.Skip(ctx, typ)
+			return false, nil
 		}
-		if err != nil {
-			return h, err
-		}
-		if err := p.ReadFieldEnd(ctx); err != nil {
-			return h, err
-		}
+		return true, err
+	})
+	if err == nil && !haveSize {
+		err = errors.New("page header without compressed_page_size")
 	}
-	if !haveSize {
-		return h, errors.New("page header without compressed_page_size")
-	}
-	return h, p.ReadStructEnd(ctx)
-}
-
-// readNumValues reads a DataPageHeader or DataPageHeaderV2 struct and
-// returns its field 1, num_values.
-func readNumValues(p thrift.TProtocol) (int32, error) {
-	ctx := context.Background()
-	values := int32(-1)
-	if _, err := p.ReadStructBegin(ctx); err != nil {
-		return values, err
-	}
-	for {
-		_, typ, id, err := p.ReadFieldBegin(ctx)
-		if err != nil {
-			return values, err
-		}
-		if typ == thrift.STOP {
-			break
-		}
-		if id == 1 && typ == thrift.I32 {
-			values, err = p.ReadI32(ctx)
-		} else {
-			err = p.Skip(ctx, typ)
-		}
-		if err != nil {
-			return values, err
-		}
-		if err := p.ReadFieldEnd(ctx); err != nil {
-			return values, err
-		}
-	}
-	return values, p.ReadStructEnd(ctx)
+	return h, err
 }
 
 // countingReader is the Thrift transport of verifyChunk: it counts the

@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
 	"math/bits"
 	"sync"
@@ -75,24 +77,27 @@ func typedLayout(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout
 // missing marks the rows whose value is null (or empty, for an id) in a
 // required column, and bad the rows with a value no row may hold.
 type typedValues struct {
-	ints    []int64
-	floats  []float64
-	ids     StringColumn
-	hashes  []uint64
-	strs    []string
-	phases  []Phase
-	missing []bool
-	bad     bool
-	err     error
+	ints   []int64
+	floats []float64
+	ids    StringColumn
+	hashes []uint64
+	// ownPages says the page decoder read the column, not Arrow's
+	// column reader.
+	ownPages bool
+	strs     []string
+	phases   []Phase
+	missing  []bool
+	bad      bool
+	err      error
 }
 
 // readParquetTyped reads the n rows of pf with the typed column readers.
 // It returns nil when the file needs the pqarrow path: a column stored
 // otherwise, a value the row checks exclude, E2E_ms below TTFT_ms, a
 // decoding error, or a column whose length disagrees with the footer.
-func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile) {
+func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile) {
 	forAnalysis := opts.ForAnalysis
-	cols, ok := typedLayout(pf, fields, l, used)
+	cols, ok := typedLayout(src.pf, fields, l, used)
 	if !ok {
 		return nil
 	}
@@ -115,7 +120,7 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 					vals[tc.c].err = fmt.Errorf("%v", p)
 				}
 			}()
-			vals[tc.c] = readTypedColumn(pf, tc, n, seed, forAnalysis, opts.pool)
+			vals[tc.c] = readTypedColumn(src, tc, n, seed, forAnalysis, opts.pool)
 		}()
 	}
 	wg.Wait()
@@ -171,6 +176,11 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 		}
 	}
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
+	for _, tc := range cols {
+		if vals[tc.c].ownPages {
+			rf.pageDecoded++
+		}
+	}
 	if forAnalysis {
 		// The ids are not kept: unique hashes prove unique ids, and any
 		// two equal hashes (a duplicate, or a collision) leave the file to
@@ -189,34 +199,193 @@ func readParquetTyped(pf *file.Reader, fields []pqarrow.SchemaField, l *requestL
 	return rf
 }
 
-// readTypedColumn decodes every row group of one column.
-func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) typedValues {
-	var v typedValues
-	info := requestColumns[tc.c]
-	switch info.kind {
+// typedSource is the file the typed reader reads: its Arrow reader, and
+// its bytes for the page decoder.
+type typedSource struct {
+	pf   *file.Reader
+	r    io.ReaderAt
+	size int64
+}
+
+// readTypedColumn decodes every row group of one column: with the page
+// decoder when it reads the column's chunks, else with Arrow's column
+// reader.
+func readTypedColumn(src typedSource, tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) typedValues {
+	c := newColumnFill(tc, n, seed, hashOnly, pool)
+	err := c.fromPages(src)
+	if errors.Is(err, errPagesUnsupported) {
+		c = newColumnFill(tc, n, seed, hashOnly, pool)
+		err = c.fromArrow(src.pf)
+	}
+	if err == nil && c.row != n {
+		err = fmt.Errorf("the column holds %d values, not the %d rows the footer declares", c.row, n)
+	}
+	c.v.err = err
+	return c.v
+}
+
+// columnFill builds one column's typedValues from decoded batches of
+// definition levels and values.
+type columnFill struct {
+	v        typedValues
+	tc       typedColumn
+	info     requestColumnInfo
+	n        int // the rows the footer declares
+	row      int // rows filled
+	seed     maphash.Seed
+	hashOnly bool
+	interns  interner
+}
+
+// newColumnFill returns an empty fill of n rows, its columns taken from
+// pool.
+func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) *columnFill {
+	c := &columnFill{tc: tc, info: requestColumns[tc.c], n: n, seed: seed, hashOnly: hashOnly, interns: interner{m: map[string]string{}}}
+	switch c.info.kind {
 	case kindCount:
-		v.ints = pool.takeInts(n)
+		c.v.ints = pool.takeInts(n)
 	case kindNumber, kindUnixTime:
-		v.floats = pool.takeFloats(n)
+		c.v.floats = pool.takeFloats(n)
 	case kindID:
 		if !hashOnly {
-			v.ids.grow(n, 12*n)
+			c.v.ids.grow(n, 12*n)
 		}
-		v.hashes = pool.takeUint64s(n)
+		c.v.hashes = pool.takeUint64s(n)
 	case kindStatus:
-		v.strs = pool.takeStrings(n)
+		c.v.strs = pool.takeStrings(n)
 	case kindPhase:
-		v.phases = make([]Phase, 0, n)
+		c.v.phases = make([]Phase, 0, n)
 	}
+	return c
+}
+
+// fromPages reads the column with the page decoder. It returns
+// errPagesUnsupported, having filled nothing or not, when a chunk is
+// stored in a way the decoder does not read.
+func (c *columnFill) fromPages(src typedSource) error {
+	md := src.pf.MetaData()
+	for g := range src.pf.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(c.tc.leaf)
+		if err != nil {
+			return errPagesUnsupported
+		}
+		if err := chunkUnsupported(md, cc, src.size); err != nil {
+			return err
+		}
+	}
+	d := newChunkDecoder(c.tc.phys, c.tc.opt)
+	defer d.release()
+	for g := range src.pf.NumRowGroups() {
+		rg := md.RowGroup(g)
+		cc, _ := rg.ColumnChunk(c.tc.leaf)
+		if cc.NumValues() != rg.NumRows() {
+			return fmt.Errorf("row group %d holds %d values of the column for %d rows", g+1, cc.NumValues(), rg.NumRows())
+		}
+		if err := d.reset(src.r, cc); err != nil {
+			return err
+		}
+		for {
+			err := d.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			done, err := c.addDirect(d)
+			if err != nil {
+				return err
+			}
+			if done {
+				continue
+			}
+			if err := d.decodeValues(); err != nil {
+				return err
+			}
+			// Only the slice of the column's type: a pooled decoder's
+			// others hold another column's values.
+			var (
+				ints   []int64
+				int32s []int32
+				floats []float64
+				bytes  []parquet.ByteArray
+			)
+			switch c.tc.phys {
+			case parquet.Types.Int64:
+				ints = d.ints
+			case parquet.Types.Int32:
+				int32s = d.int32s
+			case parquet.Types.Double:
+				floats = d.floats
+			case parquet.Types.ByteArray:
+				bytes = d.bytes
+			}
+			if err := c.add(d.levels, d.read, d.defs, ints, int32s, floats, bytes); err != nil {
+				return err
+			}
+		}
+	}
+	c.v.ownPages = true
+	return nil
+}
+
+// addDirect decodes a page without nulls of a count column stored as
+// INT64, or a number column stored as DOUBLE, straight into the column,
+// and checks its values there. It reports false, decoding nothing, for any
+// other page.
+func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
+	if d.levels != d.read || c.row+d.read > c.n {
+		return false, nil
+	}
+	v, info := &c.v, c.info
+	switch {
+	case info.kind == kindCount && d.phys == parquet.Types.Int64 && cap(v.ints) >= c.n:
+		start := len(v.ints)
+		v.ints = v.ints[:start+d.read]
+		if err := d.decodeInts(v.ints[start:]); err != nil {
+			return true, err
+		}
+		for _, x := range v.ints[start:] {
+			if x < 0 {
+				v.bad = true
+			}
+		}
+	case (info.kind == kindNumber || info.kind == kindUnixTime) && d.phys == parquet.Types.Double && cap(v.floats) >= c.n:
+		start := len(v.floats)
+		v.floats = v.floats[:start+d.read]
+		if err := d.decodeFloats(v.floats[start:]); err != nil {
+			return true, err
+		}
+		if info.required {
+			for _, x := range v.floats[start:] {
+				if !(x >= 0 && x <= math.MaxFloat64) {
+					v.bad = true
+				}
+			}
+		} else {
+			for _, x := range v.floats[start:] {
+				if x < 0 || x > math.MaxFloat64 {
+					v.bad = true
+				}
+			}
+		}
+	default:
+		return false, nil
+	}
+	c.row += d.read
+	return true, nil
+}
+
+// fromArrow reads the column with Arrow's typed column readers.
+func (c *columnFill) fromArrow(pf *file.Reader) error {
 	var (
-		defs    = make([]int16, typedBatchRows)
-		ints    []int64
-		int32s  []int32
-		floats  []float64
-		bytes   []parquet.ByteArray
-		interns = interner{m: map[string]string{}}
+		defs   = make([]int16, typedBatchRows)
+		ints   []int64
+		int32s []int32
+		floats []float64
+		bytes  []parquet.ByteArray
 	)
-	switch tc.phys {
+	switch c.tc.phys {
 	case parquet.Types.Int64:
 		ints = make([]int64, typedBatchRows)
 	case parquet.Types.Int32:
@@ -226,20 +395,12 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, 
 	case parquet.Types.ByteArray:
 		bytes = make([]parquet.ByteArray, typedBatchRows)
 	}
-	row := 0
-	markMissing := func() {
-		if v.missing == nil {
-			v.missing = make([]bool, n)
-		}
-		v.missing[row] = true
-	}
 	for g := range pf.NumRowGroups() {
 		rg := pf.RowGroup(g)
 		want := rg.NumRows()
-		ccr, err := rg.Column(tc.leaf)
+		ccr, err := rg.Column(c.tc.leaf)
 		if err != nil {
-			v.err = err
-			return v
+			return err
 		}
 		var got int64
 		for got < want {
@@ -259,117 +420,188 @@ func readTypedColumn(pf *file.Reader, tc typedColumn, n int, seed maphash.Seed, 
 				err = fmt.Errorf("unexpected column reader %T", ccr)
 			}
 			if err != nil {
-				v.err = err
-				return v
+				return err
 			}
 			if levels == 0 {
-				v.err = fmt.Errorf("the column holds fewer values than the footer declares")
-				return v
+				return fmt.Errorf("the column holds fewer values than the footer declares")
 			}
-			if row+int(levels) > n {
-				v.err = fmt.Errorf("the column holds more values than the footer declares")
-				return v
-			}
-			if int(levels) == read && v.appendDense(info, ints, floats, read) {
-				// No nulls in the batch, and a column of the target type.
-				row += read
-				got += levels
-				continue
-			}
-			k := 0 // the next physical value
-			for j := range int(levels) {
-				null := tc.opt && defs[j] == 0
-				switch info.kind {
-				case kindCount:
-					x := int64(-1)
-					switch {
-					case null && info.required:
-						markMissing()
-					case null:
-					case ints != nil:
-						x = ints[k]
-					default:
-						x = int64(int32s[k])
-					}
-					if x < 0 && !null {
-						v.bad = true
-					}
-					v.ints = append(v.ints, x)
-				case kindNumber, kindUnixTime:
-					x := math.NaN()
-					switch {
-					case null && info.required:
-						markMissing()
-					case null:
-					case floats != nil:
-						x = floats[k]
-					case ints != nil:
-						x = float64(ints[k])
-					default:
-						x = float64(int32s[k])
-					}
-					if !null {
-						if info.required && !(x >= 0 && x <= math.MaxFloat64) ||
-							!info.required && (x < 0 || x > math.MaxFloat64) {
-							v.bad = true
-						}
-					}
-					v.floats = append(v.floats, x)
-				case kindID:
-					var s string
-					if !null {
-						s = byteString(bytes[k])
-					}
-					if s == "" {
-						markMissing()
-					}
-					if !hashOnly {
-						if !v.ids.fits(len(s)) {
-							v.err = fmt.Errorf("more than %d bytes of strings; split the file", math.MaxInt32)
-							return v
-						}
-						v.ids.Append(s)
-					}
-					v.hashes = append(v.hashes, maphash.String(seed, s))
-				case kindStatus, kindPhase:
-					var s string
-					if !null {
-						s = interns.of(bytes[k])
-					}
-					if info.kind == kindStatus {
-						v.strs = append(v.strs, s)
-						break
-					}
-					p, ok := ParsePhase(s)
-					if !ok {
-						v.bad = true
-					}
-					v.phases = append(v.phases, p)
-				}
-				if !null {
-					k++
-				}
-				row++
-			}
-			if k != read {
-				v.err = fmt.Errorf("definition levels disagree with the values read")
-				return v
+			if err := c.add(int(levels), read, defs, ints, int32s, floats, bytes); err != nil {
+				return err
 			}
 			got += levels
 		}
 		if ccr.HasNext() {
-			v.err = fmt.Errorf("the column holds more values than the footer declares")
-			return v
+			return fmt.Errorf("the column holds more values than the footer declares")
 		}
 		if err := ccr.Err(); err != nil {
-			v.err = err
-			return v
+			return err
 		}
 	}
-	if row != n {
-		v.err = fmt.Errorf("the column holds %d values, not the %d rows the footer declares", row, n)
+	return nil
+}
+
+// add appends a batch of levels rows, whose read non-null values are in
+// the slice of the column's physical type (defs gives the nulls of an
+// optional column), checking each value.
+func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []int32, floats []float64, bytes []parquet.ByteArray) error {
+	if c.row+levels > c.n {
+		return fmt.Errorf("the column holds more values than the footer declares")
 	}
-	return v
+	if levels == read && c.v.appendDense(c.info, ints, floats, read) {
+		// No nulls in the batch, and a column of the target type.
+		c.row += read
+		return nil
+	}
+	if !c.tc.opt && levels != read {
+		return fmt.Errorf("definition levels disagree with the values read")
+	}
+	if c.tc.opt && c.addNullable(levels, read, defs, ints, floats) {
+		c.row += levels
+		return nil
+	}
+	v, info := &c.v, c.info
+	k := 0 // the next physical value
+	for j := range levels {
+		null := c.tc.opt && defs[j] == 0
+		switch info.kind {
+		case kindCount:
+			x := int64(-1)
+			switch {
+			case null && info.required:
+				c.markMissing(c.row)
+			case null:
+			case ints != nil:
+				x = ints[k]
+			default:
+				x = int64(int32s[k])
+			}
+			if x < 0 && !null {
+				v.bad = true
+			}
+			v.ints = append(v.ints, x)
+		case kindNumber, kindUnixTime:
+			x := math.NaN()
+			switch {
+			case null && info.required:
+				c.markMissing(c.row)
+			case null:
+			case floats != nil:
+				x = floats[k]
+			case ints != nil:
+				x = float64(ints[k])
+			default:
+				x = float64(int32s[k])
+			}
+			if !null && !validNumber(info, x) {
+				v.bad = true
+			}
+			v.floats = append(v.floats, x)
+		case kindID:
+			var s string
+			if !null {
+				s = byteString(bytes[k])
+			}
+			if s == "" {
+				c.markMissing(c.row)
+			}
+			if !c.hashOnly {
+				if !v.ids.fits(len(s)) {
+					return fmt.Errorf("more than %d bytes of strings; split the file", math.MaxInt32)
+				}
+				v.ids.Append(s)
+			}
+			v.hashes = append(v.hashes, maphash.String(c.seed, s))
+		case kindStatus, kindPhase:
+			var s string
+			if !null {
+				s = c.interns.of(bytes[k])
+			}
+			if info.kind == kindStatus {
+				v.strs = append(v.strs, s)
+				break
+			}
+			p, ok := ParsePhase(s)
+			if !ok {
+				v.bad = true
+			}
+			v.phases = append(v.phases, p)
+		}
+		if !null {
+			k++
+		}
+		c.row++
+	}
+	if k != read {
+		return fmt.Errorf("definition levels disagree with the values read")
+	}
+	return nil
+}
+
+// addNullable appends a batch with nulls of a count or number column
+// already stored as the target type, in one loop without a switch a value.
+// It reports false, appending nothing, for any other column.
+func (c *columnFill) addNullable(levels, read int, defs []int16, ints []int64, floats []float64) bool {
+	v, info := &c.v, c.info
+	nonNull := 0
+	for _, d := range defs[:levels] {
+		nonNull += int(d)
+	}
+	if nonNull != read {
+		return false // the general loop reports it
+	}
+	switch {
+	case info.kind == kindCount && ints != nil:
+		k := 0
+		for j, d := range defs[:levels] {
+			x := int64(-1)
+			if d != 0 {
+				x = ints[k]
+				k++
+				if x < 0 {
+					v.bad = true
+				}
+			} else if info.required {
+				c.markMissing(c.row + j)
+			}
+			v.ints = append(v.ints, x)
+		}
+	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
+		k := 0
+		for j, d := range defs[:levels] {
+			x := math.NaN()
+			if d != 0 {
+				x = floats[k]
+				k++
+				if !validNumber(info, x) {
+					v.bad = true
+				}
+			} else if info.required {
+				c.markMissing(c.row + j)
+			}
+			v.floats = append(v.floats, x)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// markMissing marks row as null (or empty) in a required column.
+func (c *columnFill) markMissing(row int) {
+	if c.v.missing == nil {
+		c.v.missing = make([]bool, c.n)
+	}
+	c.v.missing[row] = true
+}
+
+// validNumber reports whether x, not null, is a value a number column of
+// kind info may hold: finite and not negative when it is required, not
+// negative and not +Inf (NaN allowed) when it is optional.
+func validNumber(info requestColumnInfo, x float64) bool {
+	if info.required {
+		return x >= 0 && x <= math.MaxFloat64
+	}
+	return !(x < 0 || x > math.MaxFloat64)
 }
 
 // byteString views b as a string, without a copy.
