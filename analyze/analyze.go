@@ -156,6 +156,9 @@ func (lw *levelWork) finish(cfg ingest.Config) {
 		lw.summaries[i], perRun[i] = w.summary, w.samples
 	}
 	lw.level = buildLevel(lw.load, lw.summaries, pool(perRun), cfg)
+	for _, smp := range perRun {
+		smp.release()
+	}
 	lw.runs = nil
 }
 

@@ -23,6 +23,14 @@ type samples struct {
 	prompt, output       valueCounts
 }
 
+// release gives the latency samples, which scanMeasured took from
+// floatScratch, back for the next runs.
+func (s samples) release() {
+	floatScratch.give(s.ttft)
+	floatScratch.give(s.e2e)
+	floatScratch.give(s.tpot)
+}
+
 // runInput bundles what analyzing one run needs.
 type runInput struct {
 	run *ingest.Run
@@ -117,6 +125,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	}
 
 	order, orderBasis := sendOrder(req)
+	defer intScratch.give(order)
 	classes := make([]uint8, req.N)
 	var classTotal [4]int // over every accepted row: capacities for the samples
 	for i := range classes {
@@ -172,6 +181,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		rs.TTFT = distribution("TTFT", "ms", SamplePerRequest, method, smp.ttft)
 		rs.TPOT = distribution("TPOT", "ms", SamplePerRequest, method, smp.tpot)
 		rs.UserTPS = distribution("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS)
+		floatScratch.give(m.userTPS)
 		rs.GapWeightedITL = NaN
 		if m.gapCount > 0 {
 			rs.GapWeightedITL = Num(m.gapSum / float64(m.gapCount))
@@ -188,6 +198,8 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 		rs.UserTPS = unavailable("user TPS", "tokens/s", SamplePerRequest, method, why)
 		rs.GapWeightedITL = NaN
 		led.add(ScopeStatistic, "TTFT, TPOT and ITL not measured: response not streamed (TTFT = E2E)", 1, run.Dir)
+		floatScratch.give(m.ttft)
+		floatScratch.give(m.tpot)
 		smp.ttft, smp.tpot = nil, nil
 		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
 	}
@@ -199,6 +211,9 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Server = serverHistograms(run, a.lowToken, cfg, rs.Scrapes, led)
 	rs.Goodput = goodput(run, req, &m, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(&m, method)
+	int64Scratch.give(m.prompt)
+	int64Scratch.give(m.output)
+	floatScratch.give(m.sent)
 	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
 }
@@ -240,17 +255,17 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 	ok := withTokens + classTotal[classZero]
 	m := measuredScan{
 		errors:    newErrorClasses(),
-		e2e:       make([]float64, 0, withTokens),
-		ttft:      make([]float64, 0, withTokens),
-		tpot:      make([]float64, 0, classTotal[classMulti]),
-		userTPS:   make([]float64, 0, classTotal[classMulti]),
-		prompt:    make([]int64, 0, ok),
-		output:    make([]int64, 0, ok),
+		e2e:       floatScratch.take(withTokens),
+		ttft:      floatScratch.take(withTokens),
+		tpot:      floatScratch.take(classTotal[classMulti]),
+		userTPS:   floatScratch.take(classTotal[classMulti]),
+		prompt:    int64Scratch.take(ok),
+		output:    int64Scratch.take(ok),
 		busyFirst: math.Inf(1), busyLast: math.Inf(-1),
 		clientFirst: math.Inf(1), clientLast: math.Inf(-1),
 	}
 	if req.TRequestSent != nil {
-		m.sent = make([]float64, 0, len(measured))
+		m.sent = floatScratch.take(len(measured))
 	}
 	inWindow := windowFilter(run, req)
 	for _, i := range measured {
@@ -809,9 +824,13 @@ func workload(m *measuredScan, method string) (Workload, valueCounts, valueCount
 	if !slices.IsSorted(sent) {
 		slices.Sort(sent)
 	}
-	gaps := make([]float64, 0, len(sent))
-	for k := 1; k < len(sent); k++ {
-		gaps = append(gaps, 1000*(sent[k]-sent[k-1]))
+	// The gaps overwrite the send times, which nothing reads after.
+	var gaps []float64
+	if len(sent) > 1 {
+		gaps = sent[:len(sent)-1]
+		for k := range gaps {
+			gaps[k] = 1000 * (sent[k+1] - sent[k])
+		}
 	}
 	w.InterArrivalMs = distribution("inter-arrival time", "ms", SamplePerRequest, method, gaps)
 	if len(sent) == 0 {

@@ -11,11 +11,10 @@ import (
 // is recognised in one pass and costs nothing more; otherwise it is an
 // LSD radix sort in 16-bit digits that skips the digits all keys share,
 // so its cost is linear whatever the order.
+//
+// The order is lent by intScratch: give it back when done.
 func stableOrderByKey(keys []float64) []int {
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
-	}
+	order := identityOrder(len(keys))
 	if slices.IsSorted(keys) {
 		return order
 	}
@@ -24,7 +23,7 @@ func stableOrderByKey(keys []float64) []int {
 	// of a negative number, only the sign bit of a positive one (-0 and
 	// +0 become neighbours, -0 first, as they compare equal: the index
 	// breaks the tie only among equal bits, so normalise -0 first).
-	bits := make([]uint64, n)
+	bits := uint64Scratch.take(n)[:n]
 	var diff uint64 // the bits in which some two keys differ
 	for i, k := range keys {
 		if k == 0 {
@@ -39,12 +38,18 @@ func stableOrderByKey(keys []float64) []int {
 		bits[i] = b
 		diff |= b ^ bits[0]
 	}
-	idx := make([]int32, n)
+	idx := int32Scratch.take(n)[:n]
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	tmpBits := make([]uint64, n)
-	tmpIdx := make([]int32, n)
+	tmpBits := uint64Scratch.take(n)[:n]
+	tmpIdx := int32Scratch.take(n)[:n]
+	defer func() {
+		uint64Scratch.give(bits)
+		uint64Scratch.give(tmpBits)
+		int32Scratch.give(idx)
+		int32Scratch.give(tmpIdx)
+	}()
 	var count [1 << 16]int
 	for shift := uint(0); shift < 64; shift += 16 {
 		if (diff>>shift)&0xFFFF == 0 {

@@ -160,7 +160,7 @@ func sendOrder(r *ingest.Requests) ([]int, string) {
 
 // identityOrder is 0 … n−1: the rows in file order.
 func identityOrder(n int) []int {
-	order := make([]int, n)
+	order := intScratch.take(n)[:n]
 	for i := range order {
 		order[i] = i
 	}
