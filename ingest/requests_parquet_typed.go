@@ -25,6 +25,9 @@ import (
 // pqarrow, whose diagnostics are the reference; the result is the same
 // either way, only the cost differs.
 
+// typedColumnWorkers is how many columns of one file are decoded at once.
+const typedColumnWorkers = 2
+
 // typedBatchRows is how many levels one ReadBatch call decodes.
 const typedBatchRows = 1 << 16
 
@@ -110,17 +113,28 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 		vals [numReqColumns]typedValues
 		wg   sync.WaitGroup
 		seed = maphash.MakeSeed()
+		next = make(chan typedColumn, len(cols))
 	)
 	for _, tc := range cols {
+		next <- tc
+	}
+	close(next)
+	// A few columns at a time: more goroutines than cores buy nothing,
+	// and each holds a decoder's buffers.
+	for range min(typedColumnWorkers, len(cols)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					vals[tc.c].err = fmt.Errorf("%v", p)
-				}
-			}()
-			vals[tc.c] = readTypedColumn(src, tc, n, seed, forAnalysis, opts.pool)
+			for tc := range next {
+				func() {
+					defer func() {
+						if p := recover(); p != nil {
+							vals[tc.c].err = fmt.Errorf("%v", p)
+						}
+					}()
+					vals[tc.c] = readTypedColumn(src, tc, n, seed, forAnalysis, opts.pool)
+				}()
+			}
 		}()
 	}
 	wg.Wait()
@@ -329,51 +343,119 @@ func (c *columnFill) fromPages(src typedSource) error {
 	return nil
 }
 
-// addDirect decodes a page without nulls of a count column stored as
-// INT64, or a number column stored as DOUBLE, straight into the column,
-// and checks its values there. It reports false, decoding nothing, for any
-// other page.
+// addDirect decodes a page of a count column stored as INT64, or of a
+// number column stored as DOUBLE, straight into the column, and checks its
+// values there; the nulls of an optional column are then spread in place,
+// from the end. Pages of ids and statuses get loops of their own. It
+// reports false, decoding nothing, for any other page.
 func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
-	if d.levels != d.read || c.row+d.read > c.n {
+	levels, read := d.levels, d.read
+	if c.row+levels > c.n {
 		return false, nil
 	}
 	v, info := &c.v, c.info
 	switch {
 	case info.kind == kindCount && d.phys == parquet.Types.Int64 && cap(v.ints) >= c.n:
 		start := len(v.ints)
-		v.ints = v.ints[:start+d.read]
-		if err := d.decodeInts(v.ints[start:]); err != nil {
+		v.ints = v.ints[:start+levels]
+		page := v.ints[start:]
+		if err := d.decodeInts(page[:read]); err != nil {
 			return true, err
 		}
-		for _, x := range v.ints[start:] {
+		for _, x := range page[:read] {
 			if x < 0 {
 				v.bad = true
 			}
 		}
+		if read < levels {
+			spreadNulls(page, read, d.defs[:levels], int64(-1), c.nullAt(info))
+		}
 	case (info.kind == kindNumber || info.kind == kindUnixTime) && d.phys == parquet.Types.Double && cap(v.floats) >= c.n:
 		start := len(v.floats)
-		v.floats = v.floats[:start+d.read]
-		if err := d.decodeFloats(v.floats[start:]); err != nil {
+		v.floats = v.floats[:start+levels]
+		page := v.floats[start:]
+		if err := d.decodeFloats(page[:read]); err != nil {
 			return true, err
 		}
 		if info.required {
-			for _, x := range v.floats[start:] {
+			for _, x := range page[:read] {
 				if !(x >= 0 && x <= math.MaxFloat64) {
 					v.bad = true
 				}
 			}
 		} else {
-			for _, x := range v.floats[start:] {
+			for _, x := range page[:read] {
 				if x < 0 || x > math.MaxFloat64 {
 					v.bad = true
 				}
 			}
 		}
+		if read < levels {
+			spreadNulls(page, read, d.defs[:levels], math.NaN(), c.nullAt(info))
+		}
+	case info.kind == kindID && c.hashOnly && d.phys == parquet.Types.ByteArray && cap(v.hashes) >= c.n:
+		if err := d.decodeValues(); err != nil {
+			return true, err
+		}
+		k := 0
+		for j := range levels {
+			var s string
+			if read == levels || d.defs[j] != 0 {
+				s = byteString(d.bytes[k])
+				k++
+			}
+			if s == "" {
+				c.markMissing(c.row + j)
+			}
+			v.hashes = append(v.hashes, maphash.String(c.seed, s))
+		}
+	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && cap(v.strs) >= c.n:
+		if err := d.decodeValues(); err != nil {
+			return true, err
+		}
+		k := 0
+		for j := range levels {
+			var s string
+			if read == levels || d.defs[j] != 0 {
+				s = c.interns.of(d.bytes[k])
+				k++
+			}
+			v.strs = append(v.strs, s)
+		}
 	default:
 		return false, nil
 	}
-	c.row += d.read
+	c.row += levels
 	return true, nil
+}
+
+// nullAt returns what spreadNulls calls for a null at row j of the page:
+// markMissing in a required column, nothing in an optional one.
+func (c *columnFill) nullAt(info requestColumnInfo) func(j int) {
+	if !info.required {
+		return nil
+	}
+	row := c.row
+	return func(j int) { c.markMissing(row + j) }
+}
+
+// spreadNulls moves the read non-null values at the start of page to the
+// rows defs gives them (1 for a value, 0 for a null), from the end so that
+// nothing is overwritten before it moves, and sets each null row to null,
+// calling missing (unless nil) with its index.
+func spreadNulls[T any](page []T, read int, defs []int16, null T, missing func(j int)) {
+	k := read
+	for j := len(page) - 1; j >= 0; j-- {
+		if defs[j] != 0 {
+			k--
+			page[j] = page[k]
+			continue
+		}
+		page[j] = null
+		if missing != nil {
+			missing(j)
+		}
+	}
 }
 
 // fromArrow reads the column with Arrow's typed column readers.
