@@ -32,6 +32,9 @@ func makeRun(dir string, conc, repeat int, rs []req) *ingest.Run {
 	if hasChunks {
 		q.ChunkOffsets = []int32{0}
 	}
+	if hasStatus {
+		q.Status = &ingest.StatusColumn{}
+	}
 	for i, r := range rs {
 		q.SourceRow = append(q.SourceRow, int32(i+2))
 		q.IDs.Append(r.id)
@@ -44,7 +47,7 @@ func makeRun(dir string, conc, repeat int, rs []req) *ingest.Run {
 			q.TLastText = append(q.TLastText, r.sent+r.e2e/1000)
 		}
 		if hasStatus {
-			q.Status = append(q.Status, r.status)
+			q.Status.Append(r.status)
 		}
 		if hasChunks {
 			q.ChunkMs = append(q.ChunkMs, r.chunks...)

@@ -38,12 +38,27 @@ type runInput struct {
 	led *ledger
 }
 
-// classify returns the class of request i.
-func classify(r *ingest.Requests, i int) uint8 {
-	if r.Status != nil && ingest.StatusFailed(r.Status[i]) {
-		return classError
+// classifyAll returns the class of every request.
+func classifyAll(r *ingest.Requests) []uint8 {
+	classes := make([]uint8, r.N)
+	var failed []bool // by status code
+	if r.Status != nil {
+		failed = r.Status.Failed()
 	}
-	switch n := r.CompletionTokens[i]; {
+	for i := range classes {
+		if failed != nil && failed[r.Status.Codes[i]] {
+			classes[i] = classError
+			continue
+		}
+		classes[i] = classifyTokens(r.CompletionTokens[i])
+	}
+	return classes
+}
+
+// classifyTokens returns the class of a request without error that
+// produced n tokens.
+func classifyTokens(n int64) uint8 {
+	switch {
 	case n == 0:
 		return classZero
 	case n == 1:
@@ -126,11 +141,10 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 
 	order, orderBasis := sendOrder(req)
 	defer intScratch.give(order)
-	classes := make([]uint8, req.N)
+	classes := classifyAll(req)
 	var classTotal [4]int // over every accepted row: capacities for the samples
-	for i := range classes {
-		classes[i] = classify(req, i)
-		classTotal[classes[i]]++
+	for _, c := range classes {
+		classTotal[c]++
 	}
 
 	// Warm-up: the requests the source tool marked as warm-up or cool-down
@@ -273,7 +287,7 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 		m.classes[c]++
 		switch c {
 		case classError:
-			m.errors.add(req.Status[i])
+			m.errors.add(req.Status.At(i))
 		case classOne, classMulti:
 			ttft, e2e := req.TTFTms[i], req.E2Ems[i]
 			m.e2e = append(m.e2e, e2e)

@@ -17,7 +17,7 @@ func benchRun() *ingest.Run {
 	const n = 400_000
 	r := rand.New(rand.NewPCG(3, 5))
 	q := &ingest.Requests{N: n}
-	q.Status = make([]string, n)
+	q.Status = &ingest.StatusColumn{}
 	for i := 0; i < n; i++ {
 		slow := 1.0
 		if i < 40 {
@@ -35,9 +35,11 @@ func benchRun() *ingest.Run {
 		q.CompletionTokens = append(q.CompletionTokens, tokens)
 		q.TTFTms = append(q.TTFTms, ttft)
 		q.E2Ems = append(q.E2Ems, ttft+float64(tokens-1)*tpot)
+		status := ""
 		if i%101 == 0 {
-			q.Status[i] = "HTTP 503"
+			status = "HTTP 503"
 		}
+		q.Status.Append(status)
 	}
 	return &ingest.Run{Dir: "c1/r1", Concurrency: 1, Repeat: 1,
 		Requests: &ingest.RequestFile{Path: "c1/r1/requests.csv", Format: "csv", RowsRead: n, Requests: q},
@@ -77,10 +79,7 @@ func BenchmarkWarmup400k(b *testing.B) {
 	run := benchRun()
 	req := run.Requests.Requests
 	order, basis := sendOrder(req)
-	classes := make([]uint8, req.N)
-	for i := range classes {
-		classes[i] = classify(req, i)
-	}
+	classes := classifyAll(req)
 	for _, wc := range benchModes {
 		b.Run(wc.Mode, func(b *testing.B) {
 			start := processCPU()

@@ -103,7 +103,7 @@ type Requests struct {
 	TFirstText   []float64
 	TLastText    []float64
 	// Status is "" or "ok" for a successful request, otherwise the error text.
-	Status []string
+	Status *StatusColumn
 	// MaxTokens is the request's max_tokens.
 	MaxTokens []int64
 	// TextChunks is the number of text-bearing streamed chunks; nil when

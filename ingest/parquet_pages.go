@@ -80,6 +80,7 @@ type chunkDecoder struct {
 	gz    *gzip.Reader
 
 	hasDict    bool
+	dictGen    int    // counts the dictionaries read: which one the values index
 	dictPage   []byte // a BYTE_ARRAY dictionary's bytes, which dictBytes view
 	dictInts   []int64
 	dictInt32s []int32
@@ -92,10 +93,10 @@ type chunkDecoder struct {
 	values       []byte // the page's encoded values
 	dictEncoded  bool   // values are dictionary indices
 	// The page's values, after decodeValues.
-	ints         []int64
-	int32s       []int32
-	floats       []float64
-	bytes        []parquet.ByteArray
+	ints   []int64
+	int32s []int32
+	floats []float64
+	bytes  []parquet.ByteArray
 
 	trans sliceTransport
 	proto *thrift.TCompactProtocol
@@ -363,6 +364,7 @@ func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 		return fmt.Errorf("the dictionary page: %v", err)
 	}
 	d.hasDict = true
+	d.dictGen++
 	return nil
 }
 

@@ -11,7 +11,7 @@ type columnPool struct {
 	floats  [][]float64
 	ints    [][]int64
 	int32s  [][]int32
-	strs    [][]string
+	codes   [][]uint32
 	uint64s [][]uint64
 }
 
@@ -69,11 +69,12 @@ func (p *columnPool) takeInt32s(n int) []int32 {
 	return take(&p.mu, &p.int32s, n)
 }
 
-func (p *columnPool) takeStrings(n int) []string {
+// takeStatus returns an empty status column with room for n rows.
+func (p *columnPool) takeStatus(n int) *StatusColumn {
 	if p == nil {
-		return make([]string, 0, n)
+		return &StatusColumn{Codes: make([]uint32, 0, n)}
 	}
-	return take(&p.mu, &p.strs, n)
+	return &StatusColumn{Codes: take(&p.mu, &p.codes, n)}
 }
 
 func (p *columnPool) takeUint64s(n int) []uint64 {
@@ -102,7 +103,6 @@ func (p *columnPool) giveRequests(q *Requests) {
 	}
 	give(&p.mu, &p.int32s, q.SourceRow)
 	if q.Status != nil {
-		clear(q.Status[:cap(q.Status)]) // drop the strings it points to
-		give(&p.mu, &p.strs, q.Status)
+		give(&p.mu, &p.codes, q.Status.Codes)
 	}
 }

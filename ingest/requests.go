@@ -494,7 +494,7 @@ func newRequests(l *requestLayout, capHint int, pool *columnPool) *Requests {
 		q.TLastText = pool.takeFloats(capHint)
 	}
 	if l.has(colStatus) {
-		q.Status = pool.takeStrings(capHint)
+		q.Status = pool.takeStatus(capHint)
 	}
 	if l.has(colMaxTokens) {
 		q.MaxTokens = pool.takeInts(capHint)
@@ -536,7 +536,9 @@ func (q *Requests) removeRows(rows []int) {
 	q.TRequestSent = removeAt(q.TRequestSent, rows)
 	q.TFirstText = removeAt(q.TFirstText, rows)
 	q.TLastText = removeAt(q.TLastText, rows)
-	q.Status = removeAt(q.Status, rows)
+	if q.Status != nil {
+		q.Status.removeRows(rows)
+	}
 	q.MaxTokens = removeAt(q.MaxTokens, rows)
 	q.TextChunks = removeAt(q.TextChunks, rows)
 	q.Phase = removeAt(q.Phase, rows)
@@ -610,7 +612,7 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 			hashes[i] = maphash.String(seed, ids.view(i))
 		}
 	}
-	packed, starts, largest := partitionHashes(hashes, partBits, func(i int, h uint64) uint64 { return h&^rowMask | uint64(i+1) })
+	packed, starts, largest := partitionHashes(hashes, partBits, rowMask)
 
 	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
 	var dups []duplicate
@@ -643,10 +645,11 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 	return dups
 }
 
-// partitionHashes places entry(i, hashes[i]) for every i in the partition
-// the top partBits bits of hashes[i] name, in one counting pass: partition
-// p is packed[starts[p]:starts[p+1]], largest the largest partition.
-func partitionHashes(hashes []uint64, partBits int, entry func(i int, h uint64) uint64) (packed []uint64, starts []int, largest int) {
+// partitionHashes places every hashes[i] in the partition the top partBits
+// bits of it name, in one counting pass: partition p is
+// packed[starts[p]:starts[p+1]], largest the largest partition. With a
+// rowMask, an entry's low bits are replaced by its row + 1.
+func partitionHashes(hashes []uint64, partBits int, rowMask uint64) (packed []uint64, starts []int, largest int) {
 	partShift := 64 - partBits // x >> 64 is 0: one partition
 	starts = make([]int, 1<<partBits+1)
 	for _, h := range hashes {
@@ -660,7 +663,10 @@ func partitionHashes(hashes []uint64, partBits int, entry func(i int, h uint64) 
 	next := slices.Clone(starts[:1<<partBits])
 	for i, h := range hashes {
 		p := h >> partShift
-		packed[next[p]] = entry(i, h)
+		if rowMask != 0 {
+			h = h&^rowMask | uint64(i+1)
+		}
+		packed[next[p]] = h
 		next[p]++
 	}
 	return packed, starts, largest

@@ -191,7 +191,6 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 				}
 				capHint := csvRowsHintFrom(r, data[next:])
 				st = newCSVState(l, path, line, capHint, opts)
-				st.p.interned = map[string]string{}
 			} else if err := st.record(fields, line); err != nil {
 				return nil, err
 			}
@@ -299,8 +298,6 @@ func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvSta
 		}
 		st = newCSVState(l, path, headerLine, capHint, opts)
 	}
-	// Records from here on are owned by encoding/csv: no interning needed.
-	st.p.interned = nil
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -377,11 +374,6 @@ type csvRowParser struct {
 	// checkOnly marks the columns read ForAnalysis that are checked but
 	// not kept: a plain decimal there needs no conversion.
 	checkOnly [numReqColumns]bool
-	// interned, when not nil, holds the status texts kept so far: records
-	// are views of a buffer that is reused, so a kept status is copied,
-	// once per distinct text.
-	interned   map[string]string
-	lastStatus string // the status kept last, when interning
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -528,23 +520,8 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		q.TLastText = append(q.TLastText, tLast)
 	}
 	if q.Status != nil {
-		switch {
-		case p.interned != nil:
-			if status == p.lastStatus {
-				status = p.lastStatus // most rows repeat the one before
-			} else if s, ok := p.interned[status]; ok {
-				status = s
-				p.lastStatus = s
-			} else {
-				status = strings.Clone(status)
-				if len(p.interned) < maxInterned {
-					p.interned[status] = status
-				}
-			}
-		case lineLen > 2*len(status)+64:
-			status = strings.Clone(status)
-		}
-		q.Status = append(q.Status, status)
+		// A view of the line: the column copies each new text once.
+		q.Status.Append(status)
 	}
 	if q.MaxTokens != nil {
 		q.MaxTokens = append(q.MaxTokens, maxTok)

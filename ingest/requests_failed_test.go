@@ -27,8 +27,8 @@ func TestFailedRequestsMayLackTimings(t *testing.T) {
 	if q.N != 3 || len(rf.Excluded) != 1 || rf.Excluded[0].Line != 5 || rf.Excluded[0].Reason != "missing field" {
 		t.Fatalf("accepted %d rows, excluded %v; want a, b, c accepted and line 5 excluded", q.N, rf.Excluded)
 	}
-	if q.CompletionTokens[1] != 0 || !math.IsNaN(q.TTFTms[1]) || !math.IsNaN(q.E2Ems[1]) || q.Status[1] != "HTTP 503: overloaded" {
-		t.Errorf("row b = n %d, TTFT %v, E2E %v, status %q; want 0, NaN, NaN, the error", q.CompletionTokens[1], q.TTFTms[1], q.E2Ems[1], q.Status[1])
+	if q.CompletionTokens[1] != 0 || !math.IsNaN(q.TTFTms[1]) || !math.IsNaN(q.E2Ems[1]) || q.Status.At(1) != "HTTP 503: overloaded" {
+		t.Errorf("row b = n %d, TTFT %v, E2E %v, status %q; want 0, NaN, NaN, the error", q.CompletionTokens[1], q.TTFTms[1], q.E2Ems[1], q.Status.At(1))
 	}
 	if q.CompletionTokens[2] != 2 || !math.IsNaN(q.TTFTms[2]) {
 		t.Errorf("row c = n %d, TTFT %v; want 2 (partial output) and NaN", q.CompletionTokens[2], q.TTFTms[2])

@@ -73,8 +73,8 @@ func TestReadRequestsCSVGuard(t *testing.T) {
 	}
 	rf, err := ReadRequestsCSV(strings.NewReader("\xef\xbb\xbf\"request_id\",prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\r\n"+
 		"a,1,2,3,4,\"line one\r\nline \"\"two\"\"\"\r\n"), "r.csv")
-	if err != nil || rf.Requests.Status[0] != "line one\nline \"two\"" {
-		t.Errorf("quoted status = %q, %v", rf.Requests.Status, err)
+	if err != nil || rf.Requests.Status.At(0) != "line one\nline \"two\"" {
+		t.Errorf("quoted status = %q, %v", rf.Requests.Status.Strings(), err)
 	}
 }
 

@@ -236,7 +236,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 		q.TLastText = cols[colTLastText].floats
 	}
 	if l.has(colStatus) {
-		q.Status = cols[colStatus].strs
+		q.Status = StatusColumnOf(cols[colStatus].strs...)
 	}
 	if l.has(colMaxTokens) {
 		q.MaxTokens = cols[colMaxTokens].ints
@@ -498,7 +498,7 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 			continue
 		}
 		if p, got := arrowValueProblem(a, i, c); p != probNone {
-			failed := q.Status != nil && StatusFailed(q.Status[k])
+			failed := q.Status != nil && StatusFailed(q.Status.At(k))
 			if p == probMissing && mayBeEmpty(c, failed, zeroAt(arrs[colCompletionTokens], i)) {
 				// A failed request has no timings or usage to record,
 				// a request without output tokens no first token.

@@ -87,7 +87,7 @@ type typedValues struct {
 	// ownPages says the page decoder read the column, not Arrow's
 	// column reader.
 	ownPages bool
-	strs     []string
+	status   *StatusColumn
 	phases   []Phase
 	missing  []bool
 	bad      bool
@@ -157,7 +157,7 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	q.TRequestSent = vals[colTRequestSent].floats
 	q.TFirstText = vals[colTFirstText].floats
 	q.TLastText = vals[colTLastText].floats
-	q.Status = vals[colStatus].strs
+	q.Status = vals[colStatus].status
 	q.MaxTokens = vals[colMaxTokens].ints
 	q.TextChunks = vals[colTextChunks].ints
 	q.Phase = vals[colPhase].phases
@@ -172,7 +172,7 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
 	for i := range n {
 		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
-			failed := q.Status != nil && StatusFailed(q.Status[i])
+			failed := q.Status != nil && StatusFailed(q.Status.At(i))
 			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
 			if compMissing != nil && compMissing[i] {
 				if !mayBeEmpty(colCompletionTokens, failed, zero) {
@@ -248,13 +248,16 @@ type columnFill struct {
 	row      int // rows filled
 	seed     maphash.Seed
 	hashOnly bool
-	interns  interner
+	// dictCodes are the status codes of the values of the dictionary
+	// dictGen names, for dictionary-encoded status pages.
+	dictCodes []uint32
+	dictGen   int
 }
 
 // newColumnFill returns an empty fill of n rows, its columns taken from
 // pool.
 func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) *columnFill {
-	c := &columnFill{tc: tc, info: requestColumns[tc.c], n: n, seed: seed, hashOnly: hashOnly, interns: interner{m: map[string]string{}}}
+	c := &columnFill{tc: tc, info: requestColumns[tc.c], n: n, seed: seed, hashOnly: hashOnly, dictGen: -1}
 	switch c.info.kind {
 	case kindCount:
 		c.v.ints = pool.takeInts(n)
@@ -266,7 +269,7 @@ func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool
 		}
 		c.v.hashes = pool.takeUint64s(n)
 	case kindStatus:
-		c.v.strs = pool.takeStrings(n)
+		c.v.status = pool.takeStatus(n)
 	case kindPhase:
 		c.v.phases = make([]Phase, 0, n)
 	}
@@ -409,7 +412,33 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			}
 			v.hashes = append(v.hashes, maphash.String(c.seed, s))
 		}
-	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && cap(v.strs) >= c.n:
+	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && d.dictEncoded:
+		// A code per dictionary value, then per row.
+		if err := d.readIndices(d.values); err != nil {
+			return true, err
+		}
+		if c.dictGen != d.dictGen {
+			c.dictCodes = c.dictCodes[:0]
+			for _, b := range d.dictBytes {
+				c.dictCodes = append(c.dictCodes, v.status.code(byteString(b)))
+			}
+			c.dictGen = d.dictGen
+		}
+		null := v.status.code("")
+		k := 0
+		for j := range levels {
+			code := null
+			if read == levels || d.defs[j] != 0 {
+				x := d.indices[k]
+				if int(x) >= len(c.dictCodes) {
+					return true, fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(c.dictCodes))
+				}
+				code = c.dictCodes[x]
+				k++
+			}
+			v.status.Codes = append(v.status.Codes, code)
+		}
+	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray:
 		if err := d.decodeValues(); err != nil {
 			return true, err
 		}
@@ -417,10 +446,10 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		for j := range levels {
 			var s string
 			if read == levels || d.defs[j] != 0 {
-				s = c.interns.of(d.bytes[k])
+				s = byteString(d.bytes[k])
 				k++
 			}
-			v.strs = append(v.strs, s)
+			v.status.Append(s)
 		}
 	default:
 		return false, nil
@@ -596,10 +625,10 @@ func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []
 		case kindStatus, kindPhase:
 			var s string
 			if !null {
-				s = c.interns.of(bytes[k])
+				s = byteString(bytes[k])
 			}
 			if info.kind == kindStatus {
-				v.strs = append(v.strs, s)
+				v.status.Append(s) // copies each new text
 				break
 			}
 			p, ok := ParsePhase(s)
@@ -694,34 +723,6 @@ func byteString(b parquet.ByteArray) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// maxInterned bounds the distinct strings a column interns; past it each
-// value gets its own string.
-const maxInterned = 4096
-
-// interner shares one string among the equal values of a column: a status
-// column holds a handful of distinct texts, mostly the same one row after
-// row.
-type interner struct {
-	m    map[string]string
-	last string
-}
-
-// of returns b as the column's shared string.
-func (in *interner) of(b parquet.ByteArray) string {
-	if byteString(b) == in.last {
-		return in.last
-	}
-	s, ok := in.m[byteString(b)]
-	if !ok {
-		s = string(b)
-		if len(in.m) < maxInterned {
-			in.m[s] = s
-		}
-	}
-	in.last = s
-	return s
-}
-
 // appendDense appends a batch without nulls of a number or count column
 // already stored as the target type, checking it in one tight loop. It
 // reports false, appending nothing, for any other column.
@@ -765,7 +766,7 @@ func hashesRepeat(hashes []uint64) bool {
 		return false
 	}
 	partBits := bits.Len(uint(n >> 10))
-	parted, starts, largest := partitionHashes(hashes, partBits, func(_ int, h uint64) uint64 { return h })
+	parted, starts, largest := partitionHashes(hashes, partBits, 0)
 	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
 	for p := range 1 << partBits {
 		part := parted[starts[p]:starts[p+1]]

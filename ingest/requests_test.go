@@ -36,6 +36,9 @@ const reqNaN = -12345.678
 func reqComparable(q *Requests) Requests {
 	c := *q
 	c.IDs = StringColumnOf(q.IDs.Strings()...) // the same values, whatever the capacity
+	if q.Status != nil {
+		c.Status = StatusColumnOf(q.Status.Strings()...) // the same values, whatever the codes
+	}
 	fix := func(s []float64) []float64 {
 		if s == nil {
 			return nil
@@ -103,7 +106,7 @@ func reqOKWant(rows ...int32) *Requests {
 		TRequestSent:     []float64{1793613600.125, nan, 1793613601},
 		TFirstText:       []float64{1793613600.2455, nan, 1793613601.08},
 		TLastText:        []float64{1793613600.30525, nan, 1793613601.1005},
-		Status:           []string{"ok", "", "timeout: 30s, retried"},
+		Status:           StatusColumnOf("ok", "", "timeout: 30s, retried"),
 		MaxTokens:        []int64{256, -1, 128},
 		TextChunks:       []int64{3, 0, 2},
 		ChunkOffsets:     []int32{0, 3, 3, 5},
@@ -346,8 +349,8 @@ func TestReadRequestsCSVOptionalStatusAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := rf.Requests
-	if !slices.Equal(q.Status, []string{`error: "busy"`, "", "ok"}) || !slices.Equal(q.TextChunks, []int64{4, -1, 0}) {
-		t.Errorf("Status %q TextChunks %v", q.Status, q.TextChunks)
+	if !slices.Equal(q.Status.Strings(), []string{`error: "busy"`, "", "ok"}) || !slices.Equal(q.TextChunks, []int64{4, -1, 0}) {
+		t.Errorf("Status %q TextChunks %v", q.Status.Strings(), q.TextChunks)
 	}
 	if !slices.Equal(q.ExtraColumns, []string{"extra1", "Extra2"}) {
 		t.Errorf("ExtraColumns = %q", q.ExtraColumns)
@@ -870,7 +873,7 @@ func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
 		E2Ems:            []float64{6, 0, 2},
 		TRequestSent:     []float64{1793613600.125, nan, nan},
 		TFirstText:       []float64{1793613600.12525, nan, nan},
-		Status:           []string{"ok", "", "ok"},
+		Status:           StatusColumnOf("ok", "", "ok"),
 		MaxTokens:        []int64{64, -1, 8},
 		TextChunks:       []int64{2, -1, 1},
 		ChunkOffsets:     []int32{0, 2, 2, 3},
@@ -965,7 +968,7 @@ func TestReadRequestsParquetXitongsys(t *testing.T) {
 				TTFTms:           []float64{120.5, 95, 10.25},
 				E2Ems:            []float64{180.25, 95, 99.5},
 				TRequestSent:     []float64{1793613600.125, nan, 1793613604},
-				Status:           []string{"ok", "", "error: 503"},
+				Status:           StatusColumnOf("ok", "", "error: 503"),
 				MaxTokens:        []int64{256, -1, 16},
 				ChunkOffsets:     []int32{0, 3, 3, 3},
 				ChunkMs:          []float64{120.5, 150, 180.25},
@@ -1163,8 +1166,8 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			}
 		}
 	}
-	if q.Status != nil && len(q.Status) != q.N {
-		t.Fatalf("status of length %d", len(q.Status))
+	if q.Status != nil && q.Status.Len() != q.N {
+		t.Fatalf("status of length %d", q.Status.Len())
 	}
 	seen := map[string]bool{}
 	for i := range q.N {
@@ -1175,7 +1178,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 {
 			t.Fatalf("row %d: negative count", i)
 		}
-		failed := q.Status != nil && StatusFailed(q.Status[i])
+		failed := q.Status != nil && StatusFailed(q.Status.At(i))
 		if (failed || q.CompletionTokens[i] == 0) && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
 			// A failed request, and a successful one with no output token,
 			// may have no timings (docs/input-format.md).
@@ -1359,7 +1362,7 @@ func TestReadRequestsParquetMoreTypes(t *testing.T) {
 		TTFTms:           []float64{10, 10},
 		E2Ems:            []float64{20, 20},
 		TLastText:        []float64{nan, nan},
-		Status:           []string{"ok", "boom"},
+		Status:           StatusColumnOf("ok", "boom"),
 		MaxTokens:        []int64{-1, -1},
 		TextChunks:       []int64{3, 255},
 		ChunkOffsets:     []int32{0, 0, 0},

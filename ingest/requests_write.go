@@ -86,7 +86,7 @@ func checkWritable(q *Requests) error {
 		{"t_request_sent", len(q.TRequestSent), q.TRequestSent != nil},
 		{"t_first_text", len(q.TFirstText), q.TFirstText != nil},
 		{"t_last_text", len(q.TLastText), q.TLastText != nil},
-		{"status", len(q.Status), q.Status != nil},
+		{"status", q.Status.Len(), q.Status != nil},
 		{"max_tokens", len(q.MaxTokens), q.MaxTokens != nil},
 		{"text_chunks", len(q.TextChunks), q.TextChunks != nil},
 		{"phase", len(q.Phase), q.Phase != nil},
@@ -167,8 +167,8 @@ func buildRecord(schema *arrow.Schema, cols []reqColumn, q *Requests, lo, hi int
 			appendFloats(b.Field(f).(*array.Float64Builder), q.TLastText[lo:hi])
 		case colStatus:
 			sb := b.Field(f).(*array.StringBuilder)
-			for _, s := range q.Status[lo:hi] {
-				sb.Append(s)
+			for _, k := range q.Status.Codes[lo:hi] {
+				sb.Append(q.Status.Texts[k])
 			}
 		case colPhase:
 			sb := b.Field(f).(*array.StringBuilder)

@@ -30,7 +30,7 @@ func writeSample() *Requests {
 		TRequestSent:     []float64{1700000000.5, 1700000001, nan, 1700000002, 1700000003},
 		TFirstText:       []float64{1700000000.55, nan, nan, 1700000002.0205, nan},
 		TLastText:        []float64{1700000000.75, nan, nan, 1700000002.0205, nan},
-		Status:           []string{"", "error: timeout", "", "ok", ""},
+		Status:           StatusColumnOf("", "error: timeout", "", "ok", ""),
 		MaxTokens:        []int64{3, 16, 16, -1, 2},
 		TextChunks:       []int64{3, 0, 0, 1, -1},
 		ChunkOffsets:     []int32{0, 3, 3, 3, 4, 4},
@@ -226,7 +226,7 @@ func TestWriteRequestsParquetXitongsysReads(t *testing.T) {
 
 func TestWriteRequestsParquetRejectsRaggedColumns(t *testing.T) {
 	q := writeSample()
-	q.Status = q.Status[:4]
+	q.Status.Codes = q.Status.Codes[:4]
 	err := WriteRequestsParquet(&bytes.Buffer{}, q)
 	if err == nil || !strings.Contains(err.Error(), "column status has 4 values for 5 rows") {
 		t.Fatalf("err = %v", err)

@@ -19,7 +19,11 @@ func sneakySweep() *ingest.Sweep {
 		if strings.HasPrefix(dir, "c4") {
 			conc = 4
 		}
-		q := &ingest.Requests{N: 3, Status: []string{"", "", ""}}
+		status := ingest.StatusColumnOf("", "", "")
+		if i == 0 {
+			status = ingest.StatusColumnOf("", "", "⚠ 2 runs\x00\x1b[2J see http://evil.example.com")
+		}
+		q := &ingest.Requests{N: 3, Status: status}
 		for k, ttft := range []float64{100, 120, 140} {
 			q.SourceRow = append(q.SourceRow, int32(k+2))
 			q.IDs.Append(string(rune('a' + k)))
@@ -27,9 +31,6 @@ func sneakySweep() *ingest.Sweep {
 			q.CompletionTokens = append(q.CompletionTokens, 5)
 			q.TTFTms = append(q.TTFTms, ttft+float64(i))
 			q.E2Ems = append(q.E2Ems, ttft+float64(i)+100)
-		}
-		if i == 0 {
-			q.Status[2] = "⚠ 2 runs\x00\x1b[2J see http://evil.example.com"
 		}
 		runs = append(runs, &ingest.Run{
 			Dir: dir, Concurrency: conc, Repeat: i%3 + 1,

@@ -103,8 +103,8 @@ func TestAcceptanceVLLM063Dstack(t *testing.T) {
 	var zero int
 	var ttft []float64
 	for i := 0; i < q.N; i++ {
-		if q.Status[i] != "" {
-			t.Fatalf("row %d has status %q; the run has no errors", i+1, q.Status[i])
+		if q.Status.At(i) != "" {
+			t.Fatalf("row %d has status %q; the run has no errors", i+1, q.Status.At(i))
 		}
 		if q.CompletionTokens[i] == 0 {
 			zero++
@@ -154,7 +154,7 @@ func TestVLLMFailedRun(t *testing.T) {
 	run := importOne(t, filepath.Join("testdata", "real", "dstack-vllm-rocm-8xmi300x-llama405b-fp8-1000qps-failed-run-with-errors.json"))
 	q := run.Requests
 	statuses := map[string]int{}
-	for _, s := range q.Status {
+	for _, s := range q.Status.Strings() {
 		statuses[s]++
 	}
 	const payload = "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: <TransferEncodingError: 400, message='Not enough data for satisfy transfer length header.'>"
@@ -265,7 +265,7 @@ func TestAcceptanceLLMPerfBedrock(t *testing.T) {
 		filepath.Join("testdata", "real", "llmperf-leaderboard-bedrock_70b_summary.json"))
 	q := run.Requests
 	tooFew := 0
-	for i, s := range q.Status {
+	for i, s := range q.Status.Strings() {
 		if s == "client: too few tokens" {
 			tooFew++
 			if math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i]) {

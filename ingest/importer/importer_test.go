@@ -86,7 +86,7 @@ func dumpRequests(b *bytes.Buffer, q *ingest.Requests) {
 			sent = f(q.TRequestSent[i])
 		}
 		if q.Status != nil {
-			status = strconv.Quote(q.Status[i])
+			status = strconv.Quote(q.Status.At(i))
 		}
 		if q.TextChunks != nil {
 			chunks = n(q.TextChunks[i])

@@ -61,7 +61,7 @@ func newTable(cols columns, capHint int, maxRows int, file string) *table {
 		q.TLastText = make([]float64, 0, capHint)
 	}
 	if cols.status {
-		q.Status = make([]string, 0, capHint)
+		q.Status = &ingest.StatusColumn{Codes: make([]uint32, 0, capHint)}
 	}
 	if cols.maxTokens {
 		q.MaxTokens = make([]int64, 0, capHint)
@@ -108,7 +108,7 @@ func (t *table) add(r *row) error {
 		q.TLastText = append(q.TLastText, r.last)
 	}
 	if t.cols.status {
-		q.Status = append(q.Status, r.status)
+		q.Status.Append(r.status)
 	}
 	if t.cols.maxTokens {
 		q.MaxTokens = append(q.MaxTokens, r.maxTokens)

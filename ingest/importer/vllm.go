@@ -671,7 +671,7 @@ func rowOf(q *ingest.Requests, i int) row {
 		r.last = q.TLastText[i]
 	}
 	if q.Status != nil {
-		r.status = q.Status[i]
+		r.status = q.Status.At(i)
 	}
 	if q.MaxTokens != nil {
 		r.maxTokens = q.MaxTokens[i]
