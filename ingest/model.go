@@ -158,6 +158,7 @@ type RequestFile struct {
 	firstSent float64 // FirstSent, as read (it outlives the columns)
 	sentKnown bool    // firstSent was set when the file was read
 	typed     bool    // read by the typed Parquet column readers (for tests)
+	idsRepeat bool    // read with hashIDs, two ids' hashes are equal
 	// pageDecoded counts the columns of a typed read that the page
 	// decoder read, not Arrow's column readers (for tests).
 	pageDecoded int

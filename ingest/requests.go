@@ -117,6 +117,11 @@ type ReadOptions struct {
 	// pool, when not nil, lends the columns of released runs.
 	pool *columnPool
 
+	// hashIDs (CSV, ForAnalysis) keeps only a hash of each id: unique
+	// hashes prove unique ids; a repeat sets RequestFile.idsRepeat, and the
+	// file must be read again without it for the duplicates' diagnostics.
+	hashIDs bool
+
 	// pqarrowOnly reads Parquet through pqarrow alone, never the typed
 	// column readers: the reference the tests compare the fast path with.
 	pqarrowOnly bool

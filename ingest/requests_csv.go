@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"math"
@@ -45,6 +46,23 @@ func ReadRequestsCSV(r io.Reader, path string) (*RequestFile, error) {
 // ReadRequestsCSVWith is ReadRequestsCSV with limits other than the
 // defaults.
 func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFile, error) {
+	// Read for the analysis from a file it can read again, the ids are
+	// only hashed; the rare file where two hashes meet (a duplicate id, or
+	// a collision) is read again, keeping them, for the diagnostics.
+	seeker, canSeek := r.(io.Seeker)
+	if opts.ForAnalysis && canSeek {
+		hashed := opts
+		hashed.hashIDs = true
+		rf, err := readCSVFast(r, path, hashed)
+		if err != nil || !rf.idsRepeat {
+			return rf, err
+		}
+		rf.Requests.trimForAnalysis()
+		opts.pool.giveRequests(rf.Requests)
+		if _, err := seeker.Seek(0, io.SeekStart); err != nil {
+			return nil, fileErrorf(path, 0, 0, "", "read error", "reading CSV again: %v", err)
+		}
+	}
 	rf, err := readCSVFast(r, path, opts)
 	if err != nil {
 		return nil, err
@@ -62,6 +80,7 @@ type csvState struct {
 	x        exclusions
 	lastLine int // the line of the last record (the header's at first)
 	maxRows  int
+	pool     *columnPool // lends the id hashes, with hashIDs
 }
 
 // newCSVState starts reading the records of a file whose header, on
@@ -72,6 +91,9 @@ func newCSVState(l *requestLayout, path string, headerLine, capHint int, opts Re
 	st.p = csvRowParser{l: l, q: st.rf.Requests, path: path}
 	if opts.ForAnalysis {
 		st.p.forAnalysis()
+	}
+	if opts.hashIDs {
+		st.p.hashes, st.p.seed, st.pool = opts.pool.takeUint64s(capHint), maphash.MakeSeed(), opts.pool
 	}
 	return st
 }
@@ -92,9 +114,16 @@ func (st *csvState) record(rec []string, line int) error {
 	return nil
 }
 
-// finish drops duplicate ids and stores the exclusions.
+// finish drops duplicate ids and stores the exclusions. With hashed ids
+// it only checks that no two hashes are equal.
 func (st *csvState) finish() *RequestFile {
-	dropDuplicates(st.rf.Requests, st.p.l, st.p.path, nil, &st.x)
+	if st.p.hashes != nil {
+		st.rf.idsRepeat = hashesRepeat(st.p.hashes)
+		st.pool.giveUint64s(st.p.hashes)
+		st.p.hashes = nil
+	} else {
+		dropDuplicates(st.rf.Requests, st.p.l, st.p.path, nil, &st.x)
+	}
 	st.x.store(st.rf)
 	return st.rf
 }
@@ -374,6 +403,10 @@ type csvRowParser struct {
 	// checkOnly marks the columns read ForAnalysis that are checked but
 	// not kept: a plain decimal there needs no conversion.
 	checkOnly [numReqColumns]bool
+	// hashes, when not nil, holds the hash of each accepted row's id
+	// instead of the id (ReadOptions.hashIDs).
+	hashes []uint64
+	seed   maphash.Seed
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -499,13 +532,12 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		return l.e2eDiag(p.path, line, ttft, e2e), "", true
 	}
 
-	// The record's fields share one string per line; keep only the id's
-	// bytes alive when the rest of the line is much longer.
-	if lineLen > 2*len(id)+64 {
-		id = strings.Clone(id)
-	}
 	q.SourceRow = append(q.SourceRow, int32(line))
-	q.IDs.Append(id)
+	if p.hashes != nil {
+		p.hashes = append(p.hashes, maphash.String(p.seed, id))
+	} else {
+		q.IDs.Append(id) // a copy: the record is a view of the file's buffer
+	}
 	q.PromptTokens = append(q.PromptTokens, prompt)
 	q.CompletionTokens = append(q.CompletionTokens, complete)
 	q.TTFTms = append(q.TTFTms, ttft)

@@ -221,3 +221,49 @@ func TestCSVFastPathReaderErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVForAnalysisDuplicateIDs checks the hashed ids of a read for the
+// analysis: a file without duplicates is read once, its ids never kept;
+// one with a duplicate id (rows c and e repeat a) is read again keeping
+// them, and gives the full read's rows and exclusions, the duplicates
+// named with the line of their first occurrence. A reader that cannot
+// seek keeps the ids from the start, with the same result.
+func TestCSVForAnalysisDuplicateIDs(t *testing.T) {
+	const header = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n"
+	for _, tt := range []struct {
+		name     string
+		rows     string
+		kept     int
+		excluded []string // the duplicate rows' lines and first lines
+	}{
+		{"unique", "a,1,2,3,4\nb,1,2,3,4\nc,1,2,3,4\n", 3, nil},
+		{"duplicates", "a,1,2,3,4\nb,1,2,3,4\na,1,2,3,4\nd,1,2,3,4\na,1,2,3,4\n", 3, []string{"line 4 (first on 2)", "line 6 (first on 2)"}},
+	} {
+		data := []byte(header + tt.rows)
+		full, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dups []string
+		for _, d := range full.Excluded {
+			var first int
+			fmt.Sscanf(d.Message[strings.LastIndex(d.Message, " ")+1:], "%d", &first)
+			dups = append(dups, fmt.Sprintf("line %d (first on %d)", d.Line, first))
+		}
+		if !reflect.DeepEqual(dups, tt.excluded) || full.Requests.N != tt.kept {
+			t.Fatalf("%s: full read kept %d, excluded %v; want %d, %v", tt.name, full.Requests.N, dups, tt.kept, tt.excluded)
+		}
+		trimmed := *full.Requests
+		trimmed.trimForAnalysis()
+		for _, r := range []io.Reader{bytes.NewReader(data), struct{ io.Reader }{bytes.NewReader(data)}} {
+			lean, err := ReadRequestsCSVWith(r, "f.csv", ReadOptions{ForAnalysis: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqCheckRequests(t, lean.Requests, &trimmed)
+			if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != full.RowsRead || lean.idsRepeat {
+				t.Errorf("%s (%T): %d rows read, excluded %v, ids repeat %v; full read %d, %v", tt.name, r, lean.RowsRead, lean.Excluded, lean.idsRepeat, full.RowsRead, full.Excluded)
+			}
+		}
+	}
+}
