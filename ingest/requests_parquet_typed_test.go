@@ -125,9 +125,22 @@ type typedCol struct {
 // typedFile writes cols as one Parquet file with Arrow's writer.
 func typedFile(t *testing.T, o reqParquetOpts, cols ...typedCol) []byte {
 	t.Helper()
+	rec := typedRecord(t, nil, cols...)
+	defer rec.Release()
+	data, err := os.ReadFile(reqWriteArrowParquet(t, rec, o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// typedRecord builds cols as one record, every column nullable but those
+// named in required.
+func typedRecord(t *testing.T, required map[string]bool, cols ...typedCol) arrow.Record {
+	t.Helper()
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
-		fields[j] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
+		fields[j] = arrow.Field{Name: c.name, Type: c.typ, Nullable: !required[c.name]}
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
@@ -156,13 +169,7 @@ func typedFile(t *testing.T, o reqParquetOpts, cols ...typedCol) []byte {
 			}
 		}
 	}
-	rec := b.NewRecord()
-	defer rec.Release()
-	data, err := os.ReadFile(reqWriteArrowParquet(t, rec, o))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return b.NewRecord()
 }
 
 // typedBase is a clean run of n requests with every column, a failed
