@@ -747,48 +747,78 @@ func (s *sliceTransport) IsOpen() bool                { return true }
 func (s *sliceTransport) RemainingBytes() uint64      { return uint64(len(s.b)) }
 
 // readFullPageHeader reads one Thrift PageHeader with the fields decoding
-// the page needs.
+// the page needs. As Arrow's reader does, it refuses a header without a
+// field parquet.thrift requires: the page type and sizes, the sub-header
+// the type names, and that sub-header's required fields (a field of the
+// wrong Thrift type counts as absent).
 func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 	h := fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}
+	ctx := context.Background()
+	var seen [9]uint16 // seen[id]: the fields read of the struct with field id (0: the header)
 	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
 		var err error
 		switch {
 		case id == 1 && typ == thrift.I32:
-			h.typ, err = p.ReadI32(context.Background())
+			h.typ, err = p.ReadI32(ctx)
 		case id == 2 && typ == thrift.I32:
-			h.uncompressed, err = p.ReadI32(context.Background())
+			h.uncompressed, err = p.ReadI32(ctx)
 		case id == 3 && typ == thrift.I32:
-			h.compressed, err = p.ReadI32(context.Background())
+			h.compressed, err = p.ReadI32(ctx)
 		case (id == 5 || id == 7 || id == 8) && typ == thrift.STRUCT:
 			err = readStruct(p, func(f int16, typ thrift.TType) (bool, error) {
 				var err error
 				switch {
 				case typ == thrift.I32 && f == 1:
-					h.values, err = p.ReadI32(context.Background())
+					h.values, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 2 && id != 8, typ == thrift.I32 && f == 4 && id == 8:
-					h.encoding, err = p.ReadI32(context.Background())
+					h.encoding, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 3 && id == 5:
-					h.defEncoding, err = p.ReadI32(context.Background())
+					h.defEncoding, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 5 && id == 8:
-					h.defBytes, err = p.ReadI32(context.Background())
+					h.defBytes, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 6 && id == 8:
-					h.repBytes, err = p.ReadI32(context.Background())
+					h.repBytes, err = p.ReadI32(ctx)
 				case typ == thrift.BOOL && f == 7 && id == 8:
-					h.compressedV2, err = p.ReadBool(context.Background())
+					h.compressedV2, err = p.ReadBool(ctx)
+				case typ == thrift.I32 && (f == 4 && id == 5 || (f == 2 || f == 3) && id == 8):
+					// repetition_level_encoding, num_nulls, num_rows:
+					// required, not needed.
+					_, err = p.ReadI32(ctx)
 				default:
 					return false, nil
 				}
+				seen[id] |= 1 << f
 				return true, err
 			})
 		default:
 			return false, nil
 		}
+		seen[0] |= 1 << id
 		return true, err
 	})
-	if err == nil && (h.typ < 0 || h.compressed < 0 || h.uncompressed < 0) {
-		err = errors.New("a page header without its type or sizes")
+	if err != nil {
+		return h, err
 	}
-	return h, err
+	if seen[0]&0b1110 != 0b1110 || h.compressed < 0 || h.uncompressed < 0 {
+		return h, errors.New("a page header without its type or sizes")
+	}
+	// The sub-header each page type requires, and its required fields.
+	var sub int
+	var fields uint16
+	switch h.typ {
+	case pageData:
+		sub, fields = 5, 0b11110 // num_values, encoding, both level encodings
+	case pageDictionary:
+		sub, fields = 7, 0b110 // num_values, encoding
+	case pageDataV2:
+		sub, fields = 8, 0b1111110 // num_values, num_nulls, num_rows, encoding, both level lengths
+	default:
+		return h, nil // a page next refuses to decode
+	}
+	if seen[0]&(1<<sub) == 0 || seen[sub]&fields != fields {
+		return h, fmt.Errorf("a page header of type %d without the required fields of its sub-header", h.typ)
+	}
+	return h, nil
 }
 
 // readStruct reads one Thrift struct from p, calling field for each of its

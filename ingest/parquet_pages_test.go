@@ -983,7 +983,6 @@ func fieldAt(t *testing.T, b []byte, path ...int16) int {
 // path; the page decoder must fail too (the file then goes to pqarrow),
 // not decode the page with a default.
 func TestPageHeaderFieldsArrowRequires(t *testing.T) {
-	t.Skip("BUG: readFullPageHeader takes a page header without the fields Arrow requires (DataPageHeader encoding, definition/repetition_level_encoding; DictionaryPageHeader encoding; DataPageHeaderV2 num_nulls, num_rows, encoding, level byte lengths) or without the header its type names, so the typed reader returns rows where pqarrow fails")
 	base := typedBase(60)
 	asI64 := func(b []byte, at int) { b[at] = b[at]&0xf0 | 0x06 } // a short-form field header: id delta, type
 	type mutation struct {
