@@ -51,7 +51,8 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	// Runs arrive from ingest in level order, each once it is read. A run
 	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
 	// released; a level is summarised as soon as its last run is done, and
-	// its pooled samples are dropped with it. Runs without a level are
+	// its pooled samples are dropped with it (while the next level's runs
+	// are read, so at most two levels' samples are held). Runs without a level are
 	// summarised on their own and listed first, their exclusions before
 	// the levels'.
 	var (
@@ -60,6 +61,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		levels       []*levelWork
 		byLevel      = map[ingest.LoadLevel]*levelWork{}
 		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
+		finishing    sync.WaitGroup // the levels being summarised
 	)
 	for _, r := range sw.Runs {
 		if load := runLoad(r); load.Valid() {
@@ -93,9 +95,15 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			w.run.Release()
 		}()
 		if len(lw.runs) == lw.expected {
-			lw.finish(cfg)
+			// Summarised beside the next runs' reads and analyses.
+			finishing.Add(1)
+			go func() {
+				defer finishing.Done()
+				lw.finish(cfg)
+			}()
 		}
 	}
+	finishing.Wait()
 	sort.SliceStable(levels, func(i, j int) bool { return levels[i].load.Compare(levels[j].load) < 0 })
 	s.Runs = unleveled
 	led.merge(unleveledLed)
@@ -434,15 +442,27 @@ func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg
 			gapsKnown++
 		}
 	}
-	lv.PooledE2E, lv.CDFE2E = pooledDistribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
+	// The three pooled samples are summarised side by side: the last
+	// level's are what the report waits for.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		lv.PooledE2E, lv.CDFE2E = pooledDistribution("E2E latency", "ms", SamplePooled, m, pooled.e2e)
+	}()
 	if streamed == len(ok) {
-		lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lv.PooledTTFT, lv.CDFTTFT = pooledDistribution("TTFT", "ms", SamplePooled, m, pooled.ttft)
+		}()
 		lv.PooledTPOT, lv.CDFTPOT = pooledDistribution("TPOT", "ms", SamplePooled, m, pooled.tpot)
 	} else {
 		why := fmt.Sprintf("not pooled: TTFT was measured (streamed) in %d of %d runs", streamed, len(ok))
 		lv.PooledTTFT = unavailable("TTFT", "ms", SamplePooled, m, why)
 		lv.PooledTPOT = unavailable("TPOT", "ms", SamplePooled, m, why)
 	}
+	wg.Wait()
 	if gapsKnown == len(ok) && len(ok) > 0 {
 		lv.PooledITL = distributionOf("ITL", "ms", SamplePooledGap, m, pooled.itl)
 	} else {

@@ -84,6 +84,18 @@ func (p *columnPool) takeUint64s(n int) []uint64 {
 	return take(&p.mu, &p.uint64s, n)
 }
 
+func (p *columnPool) giveFloats(s []float64) {
+	if p != nil {
+		give(&p.mu, &p.floats, s)
+	}
+}
+
+func (p *columnPool) giveInts(s []int64) {
+	if p != nil {
+		give(&p.mu, &p.ints, s)
+	}
+}
+
 func (p *columnPool) giveUint64s(s []uint64) {
 	if p != nil {
 		give(&p.mu, &p.uint64s, s)

@@ -518,10 +518,13 @@ func newRequests(l *requestLayout, capHint int, pool *columnPool) *Requests {
 }
 
 // trimForAnalysis drops the columns a file read ForAnalysis does not keep.
-func (q *Requests) trimForAnalysis() {
+// Their slices go to pool (when not nil) for the next runs.
+func (q *Requests) trimForAnalysis(pool *columnPool) {
 	q.IDs = StringColumn{}
+	pool.giveFloats(q.TFirstText)
 	q.TFirstText = nil
 	if q.ChunkOffsets == nil {
+		pool.giveInts(q.TextChunks)
 		q.TextChunks = nil
 	}
 }

@@ -57,7 +57,7 @@ func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFi
 		if err != nil || !rf.idsRepeat {
 			return rf, err
 		}
-		rf.Requests.trimForAnalysis()
+		rf.Requests.trimForAnalysis(opts.pool)
 		opts.pool.giveRequests(rf.Requests)
 		if _, err := seeker.Seek(0, io.SeekStart); err != nil {
 			return nil, fileErrorf(path, 0, 0, "", "read error", "reading CSV again: %v", err)
@@ -68,7 +68,7 @@ func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFi
 		return nil, err
 	}
 	if opts.ForAnalysis {
-		rf.Requests.trimForAnalysis()
+		rf.Requests.trimForAnalysis(opts.pool)
 	}
 	return rf, nil
 }

@@ -133,7 +133,7 @@ func TestCSVForAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	trimmed := *full.Requests
-	trimmed.trimForAnalysis()
+	trimmed.trimForAnalysis(nil)
 	reqCheckRequests(t, lean.Requests, &trimmed)
 	if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
 		t.Errorf("ForAnalysis: %d rows read, %d kept, excluded %v; full read excluded %v", lean.RowsRead, lean.Requests.N, lean.Excluded, full.Excluded)
@@ -254,7 +254,7 @@ func TestCSVForAnalysisDuplicateIDs(t *testing.T) {
 			t.Fatalf("%s: full read kept %d, excluded %v; want %d, %v", tt.name, full.Requests.N, dups, tt.kept, tt.excluded)
 		}
 		trimmed := *full.Requests
-		trimmed.trimForAnalysis()
+		trimmed.trimForAnalysis(nil)
 		for _, r := range []io.Reader{bytes.NewReader(data), struct{ io.Reader }{bytes.NewReader(data)}} {
 			lean, err := ReadRequestsCSVWith(r, "f.csv", ReadOptions{ForAnalysis: true})
 			if err != nil {

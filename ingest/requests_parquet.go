@@ -282,7 +282,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	dropDuplicates(q, l, path, removeAt(cols[colRequestID].hashes, drop), &x)
 	x.store(rf)
 	if opts.ForAnalysis {
-		q.trimForAnalysis()
+		q.trimForAnalysis(opts.pool)
 	}
 	return rf, footerRows, nil
 }

@@ -204,7 +204,7 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 		if repeat {
 			return nil
 		}
-		q.trimForAnalysis()
+		q.trimForAnalysis(opts.pool)
 		return rf
 	}
 	var x exclusions
