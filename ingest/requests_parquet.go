@@ -171,7 +171,11 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 		return rf, footerRows, nil
 	}
 	if !opts.pqarrowOnly {
-		if typed := readParquetTyped(typedSource{pf, r, size}, fields, l, pr.used, path, n, opts); typed != nil {
+		typed, fe := readParquetTyped(typedSource{pf, r, size}, fields, l, pr.used, path, n, opts)
+		if fe != nil {
+			return nil, footerRows, fe
+		}
+		if typed != nil {
 			return typed, footerRows, nil
 		}
 	}

@@ -98,15 +98,15 @@ type typedValues struct {
 // It returns nil when the file needs the pqarrow path: a column stored
 // otherwise, a value the row checks exclude, E2E_ms below TTFT_ms, a
 // decoding error, or a column whose length disagrees with the footer.
-func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile) {
+func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestLayout, used []reqColumn, path string, n int, opts ReadOptions) (rf *RequestFile, fe *FileError) {
 	forAnalysis := opts.ForAnalysis
 	cols, ok := typedLayout(src.pf, fields, l, used)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			rf = nil // the pqarrow path reports it
+			rf, fe = nil, nil // the pqarrow path reports it
 		}
 	}()
 	var (
@@ -139,8 +139,16 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	}
 	wg.Wait()
 	for _, tc := range cols {
+		var cp *corruptPage
+		if errors.As(vals[tc.c].err, &cp) {
+			j := l.pos[tc.c]
+			return nil, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet",
+				"%s: row group %d, page %d cannot be decoded (%v); the file is corrupt", l.names[j], cp.group, cp.page, cp.err)
+		}
+	}
+	for _, tc := range cols {
 		if v := &vals[tc.c]; v.err != nil || v.bad {
-			return nil
+			return nil, nil
 		}
 	}
 
@@ -167,7 +175,7 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	// the placeholder the pqarrow path gives it. Anything else excludes
 	// the row, which the pqarrow path reports.
 	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
-		return nil
+		return nil, nil
 	}
 	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
 	for i := range n {
@@ -176,17 +184,17 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
 			if compMissing != nil && compMissing[i] {
 				if !mayBeEmpty(colCompletionTokens, failed, zero) {
-					return nil
+					return nil, nil
 				}
 				q.CompletionTokens[i] = 0
 			}
 			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
 				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
-				return nil
+				return nil, nil
 			}
 		}
 		if q.E2Ems[i] < q.TTFTms[i] {
-			return nil
+			return nil, nil
 		}
 	}
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
@@ -202,15 +210,15 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 		repeat := hashesRepeat(vals[colRequestID].hashes)
 		opts.pool.giveUint64s(vals[colRequestID].hashes)
 		if repeat {
-			return nil
+			return nil, nil
 		}
 		q.trimForAnalysis(opts.pool)
-		return rf
+		return rf, nil
 	}
 	var x exclusions
 	dropDuplicates(q, l, path, vals[colRequestID].hashes, &x)
 	x.store(rf)
-	return rf
+	return rf, nil
 }
 
 // typedSource is the file the typed reader reads: its Arrow reader, and
@@ -296,28 +304,29 @@ func (c *columnFill) fromPages(src typedSource) error {
 		rg := md.RowGroup(g)
 		cc, _ := rg.ColumnChunk(c.tc.leaf)
 		if cc.NumValues() != rg.NumRows() {
+			// pqarrow's diagnostic says how the counts disagree.
 			return fmt.Errorf("row group %d holds %d values of the column for %d rows", g+1, cc.NumValues(), rg.NumRows())
 		}
 		if err := d.reset(src.r, cc); err != nil {
 			return err
 		}
-		for {
+		for page := 1; ; page++ {
 			err := d.next()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return err
+				return corrupt(g, page, err)
 			}
 			done, err := c.addDirect(d)
 			if err != nil {
-				return err
+				return corrupt(g, page, err)
 			}
 			if done {
 				continue
 			}
 			if err := d.decodeValues(); err != nil {
-				return err
+				return corrupt(g, page, err)
 			}
 			// Only the slice of the column's type: a pooled decoder's
 			// others hold another column's values.
@@ -485,6 +494,30 @@ func spreadNulls[T any](page []T, read int, defs []int16, null T, missing func(j
 			missing(j)
 		}
 	}
+}
+
+// corruptPage is a page of row group group (both 1-based) that the page
+// decoder found corrupt. The file is refused with
+// it instead of being left to Arrow's readers, which on such pages may
+// allocate as much as a corrupt dictionary index asks (gigabytes, for a
+// file of a few kilobytes) or decode stale bytes without an error.
+type corruptPage struct {
+	group, page int
+	err         error
+}
+
+func (e *corruptPage) Error() string {
+	return fmt.Sprintf("row group %d, page %d: %v", e.group, e.page, e.err)
+}
+
+// corrupt wraps a decoding error of page page of row group g (0-based)
+// as a corruptPage; errPagesUnsupported passes through, for Arrow's
+// readers to read the column.
+func corrupt(g, page int, err error) error {
+	if errors.Is(err, errPagesUnsupported) {
+		return err
+	}
+	return &corruptPage{group: g + 1, page: page, err: err}
 }
 
 // fromArrow reads the column with Arrow's typed column readers.

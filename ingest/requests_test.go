@@ -1234,10 +1234,12 @@ func FuzzReadRequestsParquet(f *testing.F) {
 		withinBudget(t, "ReadRequestsParquet", len(data), func() { rf, err = ReadRequestsParquet(bytes.NewReader(data), "f.parquet") })
 		// The typed column readers and pqarrow alone agree on every input.
 		ref, _, refErr := readRequestsParquet(bytes.NewReader(data), "f.parquet", parquetBatchRows, ReadOptions{pqarrowOnly: true})
-		if fmt.Sprint(err) != fmt.Sprint(refErr) {
+		// ... except on a page the page decoder finds corrupt, which it
+		// refuses whatever pqarrow alone makes of it.
+		if fmt.Sprint(err) != fmt.Sprint(refErr) && !isCorruptPage(err) {
 			t.Fatalf("error %v, pqarrow alone %v", err, refErr)
 		}
-		if err == nil {
+		if err == nil && refErr == nil {
 			reqCheckRequests(t, rf.Requests, ref.Requests)
 			if !reflect.DeepEqual(rf.Excluded, ref.Excluded) || !reflect.DeepEqual(rf.Unlisted, ref.Unlisted) {
 				t.Fatalf("exclusions %v %v, pqarrow alone %v %v", rf.Excluded, rf.Unlisted, ref.Excluded, ref.Unlisted)
