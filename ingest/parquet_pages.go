@@ -692,7 +692,15 @@ func (r *runDecoder) nextRun() error {
 		return nil
 	}
 	groups := header >> 1
-	if groups == 0 || groups > uint64(len(r.b)) {
+	switch {
+	case groups == 0:
+		// An empty run: on to the next (the caller takes none of it).
+		r.packed, r.count, r.next = true, 0, 0
+		return nil
+	case r.width == 0:
+		// Values of no bits take no bytes: only the count is bounded.
+		groups = min(groups, math.MaxInt32/8)
+	case groups > uint64(len(r.b)):
 		return errors.New("a corrupt bit-packed run")
 	}
 	nbytes := int(groups) * r.width

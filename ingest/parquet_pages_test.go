@@ -1063,3 +1063,23 @@ func TestPageHeaderFieldsArrowRequires(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeHybridRunsOfNothing decodes runs that hold no bytes: an empty
+// bit-packed run (header 0x01: zero groups), skipped, and a bit-packed run
+// of width 0 (header 0x05: two groups, sixteen zeros, no bytes), which a
+// writer may emit for a one-value dictionary. Neither is corrupt.
+func TestDecodeHybridRunsOfNothing(t *testing.T) {
+	// 0x01: empty bit-packed run; 0x06: RLE run of 3 (width 2: one value
+	// byte), value 0x02; -> 2, 2, 2.
+	out := make([]uint32, 3)
+	if err := decodeHybrid([]byte{0x01, 0x06, 0x02}, 2, out); err != nil || !slices.Equal(out, []uint32{2, 2, 2}) {
+		t.Errorf("empty run then RLE: %v, %v; want [2 2 2]", out, err)
+	}
+	out = make([]uint32, 10)
+	for i := range out {
+		out[i] = 9
+	}
+	if err := decodeHybrid([]byte{0x05}, 0, out); err != nil || !slices.Equal(out, make([]uint32, 10)) {
+		t.Errorf("width-0 bit-packed run: %v, %v; want ten zeros", out, err)
+	}
+}
