@@ -61,7 +61,8 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		levels       []*levelWork
 		byLevel      = map[ingest.LoadLevel]*levelWork{}
 		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
-		finishing    sync.WaitGroup // the levels being summarised
+		finishing    sync.WaitGroup           // the levels being summarised
+		finishSlot   = make(chan struct{}, 1) // one at a time: at most two levels' samples held
 	)
 	for _, r := range sw.Runs {
 		if load := runLoad(r); load.Valid() {
@@ -97,8 +98,10 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		if len(lw.runs) == lw.expected {
 			// Summarised beside the next runs' reads and analyses.
 			finishing.Add(1)
+			finishSlot <- struct{}{}
 			go func() {
 				defer finishing.Done()
+				defer func() { <-finishSlot }()
 				lw.finish(cfg)
 			}()
 		}

@@ -120,18 +120,7 @@ func rankValuesIn(cs [][]float64, ranks []int, lo, hi float64) []float64 {
 	out := make([]float64, len(ranks))
 	n := total(cs)
 	if n < histogramSelectMin {
-		xs := cs[0]
-		if len(cs) > 1 {
-			xs = make([]float64, 0, n)
-			for _, c := range cs {
-				xs = append(xs, c...)
-			}
-		}
-		multiSelect(xs, ranks)
-		for i, r := range ranks {
-			out[i] = xs[r]
-		}
-		return out
+		return selectGathered(cs, n, ranks)
 	}
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
@@ -154,6 +143,10 @@ func rankValuesIn(cs [][]float64, ranks []int, lo, hi float64) []float64 {
 	}
 	const nbins = 1 << 12 // the counts fit a core's L1 cache
 	scale := float64(nbins-1) / (hi - lo)
+	if math.IsInf(scale, 0) || math.IsNaN(scale) {
+		// A spread too small to divide into bins (below about 1e-305).
+		return selectGathered(cs, n, ranks)
+	}
 	bin := func(x float64) int {
 		b := int((x - lo) * scale)
 		if b >= nbins {
@@ -209,6 +202,25 @@ func rankValuesIn(cs [][]float64, ranks []int, lo, hi float64) []float64 {
 		for k, i := range idx {
 			out[i] = vals[k]
 		}
+	}
+	return out
+}
+
+// selectGathered returns the values at the given ranks of the n values in
+// cs, gathered into one slice (unless there is one already) and resolved
+// with multiSelect.
+func selectGathered(cs [][]float64, n int, ranks []int) []float64 {
+	xs := cs[0]
+	if len(cs) > 1 {
+		xs = make([]float64, 0, n)
+		for _, c := range cs {
+			xs = append(xs, c...)
+		}
+	}
+	multiSelect(xs, ranks)
+	out := make([]float64, len(ranks))
+	for i, r := range ranks {
+		out[i] = xs[r]
 	}
 	return out
 }

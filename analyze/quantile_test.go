@@ -88,3 +88,17 @@ func TestPrepareBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantilesTinySpread: 20,000 values, half 0 and half 1e-306, a
+// spread too small to bin (the bin scale overflows to +Inf): the median
+// by nearest rank is rank 10,000, a 0; p95 is 1e-306.
+func TestQuantilesTinySpread(t *testing.T) {
+	xs := make([]float64, 20_000)
+	for i := 10_000; i < len(xs); i++ {
+		xs[i] = 1e-306
+	}
+	q := Quantiles(xs, []float64{0.50, 0.95}, NearestRank)
+	if q[0] != 0 || q[1] != 1e-306 {
+		t.Errorf("p50, p95 = %v, want 0, 1e-306", q)
+	}
+}

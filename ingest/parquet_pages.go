@@ -205,7 +205,7 @@ func (d *chunkDecoder) next() error {
 				return err
 			}
 		case pageData, pageDataV2:
-			if h.values < 0 || int64(h.values) > d.left {
+			if h.values <= 0 || int64(h.values) > d.left {
 				return fmt.Errorf("a data page holds %d values, more than the %d left in its chunk", h.values, d.left)
 			}
 			d.left -= int64(h.values)
@@ -245,15 +245,27 @@ func (d *chunkDecoder) width() int {
 }
 
 // checkSize refuses a page whose declared uncompressed size its values
-// cannot need: at most 8 bytes a value and 2 more of levels and run
-// headers for a fixed-width column; a BYTE_ARRAY page larger than
+// cannot need (at most 8 bytes a value and 2 more of levels and run
+// headers for a fixed-width column) or its compressed bytes cannot hold
+// (more than the codec's largest expansion: Snappy about 21×, deflate
+// 1032×, zstd 32768×, a 128 KiB block from a 4-byte RLE block): such a
+// page is corrupt, and the claim is not allocated. A page larger than
 // maxBytePageLength goes to Arrow.
 func (d *chunkDecoder) checkSize(h fullPageHeader) error {
-	if w := d.width(); w > 0 {
-		if int64(h.uncompressed) > int64(w+2)*int64(h.values)+64 {
-			return fmt.Errorf("a page of %d values declares %d bytes uncompressed, more than its values can need", h.values, h.uncompressed)
-		}
-		return nil
+	if w := d.width(); w > 0 && int64(h.uncompressed) > int64(w+2)*int64(h.values)+64 {
+		return &corruptPage{err: fmt.Errorf("a page of %d values declares %d bytes uncompressed, more than its values can need", h.values, h.uncompressed)}
+	}
+	expand := int64(1)
+	switch d.codec {
+	case compress.Codecs.Snappy:
+		expand = 22
+	case compress.Codecs.Gzip:
+		expand = 1032
+	case compress.Codecs.Zstd:
+		expand = 32768
+	}
+	if int64(h.uncompressed) > expand*int64(h.compressed)+64 {
+		return &corruptPage{err: fmt.Errorf("a page of %d bytes declares %d bytes uncompressed, more than the codec can expand it to", h.compressed, h.uncompressed)}
 	}
 	if h.uncompressed > maxBytePageLength {
 		return errPagesUnsupported
@@ -332,6 +344,9 @@ func (d *chunkDecoder) decompressInto(dst, src []byte, n int) ([]byte, error) {
 func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 	if h.encoding != encPlain && h.encoding != encPlainDict {
 		return errPagesUnsupported
+	}
+	if d.hasDict {
+		return errors.New("a column chunk with a second dictionary page") // Arrow refuses it too
 	}
 	if h.values < 0 || int64(h.values) > d.left {
 		return fmt.Errorf("a dictionary of %d values for %d values", h.values, d.left)
@@ -420,7 +435,7 @@ func (d *chunkDecoder) readData(h fullPageHeader, body []byte) error {
 		d.defs = grow(d.defs, n)
 		nonNull, err := decodeLevels(defRun, d.defs)
 		if err != nil {
-			return fmt.Errorf("definition levels: %v", err)
+			return &corruptPage{err: fmt.Errorf("definition levels: %v", err)}
 		}
 		d.read = nonNull
 	}
@@ -502,14 +517,14 @@ func (d *chunkDecoder) readIndices(b []byte) error {
 		if n == 0 {
 			return nil
 		}
-		return errors.New("a dictionary-encoded page without its bit width")
+		return &corruptPage{err: errors.New("a dictionary-encoded page without its bit width")}
 	}
 	width := int(b[0])
 	if width > 32 {
-		return fmt.Errorf("dictionary indices of %d bits", width)
+		return &corruptPage{err: fmt.Errorf("dictionary indices of %d bits", width)}
 	}
 	if err := decodeHybrid(b[1:], width, d.indices); err != nil {
-		return fmt.Errorf("dictionary indices: %v", err)
+		return &corruptPage{err: fmt.Errorf("dictionary indices: %v", err)}
 	}
 	return nil
 }
@@ -541,7 +556,7 @@ func (d *chunkDecoder) dictValues(b []byte) error {
 func lookUp[T any](dict []T, indices []uint32, out []T) error {
 	for i, k := range indices {
 		if int(k) >= len(dict) {
-			return fmt.Errorf("dictionary index %d of a dictionary of %d values", k, len(dict))
+			return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", k, len(dict))}
 		}
 		out[i] = dict[k]
 	}
@@ -693,13 +708,11 @@ func (r *runDecoder) nextRun() error {
 	}
 	groups := header >> 1
 	switch {
-	case groups == 0:
-		// An empty run: on to the next (the caller takes none of it).
-		r.packed, r.count, r.next = true, 0, 0
-		return nil
+	case groups == 0 || groups > math.MaxInt32/8:
+		return errors.New("a corrupt bit-packed run") // Arrow refuses it too
 	case r.width == 0:
-		// Values of no bits take no bytes: only the count is bounded.
-		groups = min(groups, math.MaxInt32/8)
+		// Values of no bits take no bytes: a run may hold more groups
+		// than its page has bytes.
 	case groups > uint64(len(r.b)):
 		return errors.New("a corrupt bit-packed run")
 	}
@@ -762,7 +775,8 @@ func (s *sliceTransport) RemainingBytes() uint64      { return uint64(len(s.b)) 
 func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 	h := fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}
 	ctx := context.Background()
-	var seen [9]uint16 // seen[id]: the fields read of the struct with field id (0: the header)
+	var seen [9]uint16            // seen[id]: the fields read of the struct with field id (0: the header)
+	var values, encoding [9]int32 // by sub-header: the page type picks one
 	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
 		var err error
 		switch {
@@ -777,9 +791,9 @@ func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 				var err error
 				switch {
 				case typ == thrift.I32 && f == 1:
-					h.values, err = p.ReadI32(ctx)
+					values[id], err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 2 && id != 8, typ == thrift.I32 && f == 4 && id == 8:
-					h.encoding, err = p.ReadI32(ctx)
+					encoding[id], err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 3 && id == 5:
 					h.defEncoding, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 5 && id == 8:
@@ -826,6 +840,7 @@ func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 	if seen[0]&(1<<sub) == 0 || seen[sub]&fields != fields {
 		return h, fmt.Errorf("a page header of type %d without the required fields of its sub-header", h.typ)
 	}
+	h.values, h.encoding = values[sub], encoding[sub]
 	return h, nil
 }
 

@@ -336,6 +336,14 @@ func TestReadFullPageHeader(t *testing.T) {
 			{10, thrift.STRUCT, []tfield{{1, thrift.STRUCT, []tfield{i32(1, 99)}}, {2, thrift.I64, int64(1 << 40)}}},
 			{11, thrift.I64, int64(5)},
 		}, fullPageHeader{typ: pageData, uncompressed: 100, compressed: 60, values: 10, encoding: encPlain, defEncoding: encRLE, compressedV2: true}},
+		// Two sub-headers: the page type picks its own, whichever comes
+		// last (a dictionary header after a data page's, as Arrow reads
+		// it).
+		{"data page v1 with a dictionary header after", []tfield{
+			i32(1, pageData), i32(2, 100), i32(3, 60),
+			{5, thrift.STRUCT, []tfield{i32(1, 100), i32(2, encPlain), i32(3, encRLE), i32(4, encRLE)}},
+			{7, thrift.STRUCT, []tfield{i32(1, 5), i32(2, encPlainDict)}},
+		}, fullPageHeader{typ: pageData, uncompressed: 100, compressed: 60, values: 100, encoding: encPlain, defEncoding: encRLE, compressedV2: true}},
 		// The fields may come in any order.
 		{"fields out of order", []tfield{
 			{7, thrift.STRUCT, []tfield{i32(2, encPlain), i32(1, 3)}},
@@ -1064,16 +1072,15 @@ func TestPageHeaderFieldsArrowRequires(t *testing.T) {
 	}
 }
 
-// TestDecodeHybridRunsOfNothing decodes runs that hold no bytes: an empty
-// bit-packed run (header 0x01: zero groups), skipped, and a bit-packed run
-// of width 0 (header 0x05: two groups, sixteen zeros, no bytes), which a
-// writer may emit for a one-value dictionary. Neither is corrupt.
+// TestDecodeHybridRunsOfNothing decodes runs that hold no bytes: a
+// bit-packed run of width 0 (header 0x05: two groups, sixteen zeros, no
+// bytes), which a writer may emit for a one-value dictionary, is not
+// corrupt; an empty bit-packed run (header 0x01: zero groups) is, as
+// Arrow's decoder has it.
 func TestDecodeHybridRunsOfNothing(t *testing.T) {
-	// 0x01: empty bit-packed run; 0x06: RLE run of 3 (width 2: one value
-	// byte), value 0x02; -> 2, 2, 2.
 	out := make([]uint32, 3)
-	if err := decodeHybrid([]byte{0x01, 0x06, 0x02}, 2, out); err != nil || !slices.Equal(out, []uint32{2, 2, 2}) {
-		t.Errorf("empty run then RLE: %v, %v; want [2 2 2]", out, err)
+	if err := decodeHybrid([]byte{0x01, 0x06, 0x02}, 2, out); err == nil {
+		t.Errorf("empty run then RLE: %v; want an error", out)
 	}
 	out = make([]uint32, 10)
 	for i := range out {
@@ -1081,5 +1088,47 @@ func TestDecodeHybridRunsOfNothing(t *testing.T) {
 	}
 	if err := decodeHybrid([]byte{0x05}, 0, out); err != nil || !slices.Equal(out, make([]uint32, 10)) {
 		t.Errorf("width-0 bit-packed run: %v, %v; want ten zeros", out, err)
+	}
+}
+
+// TestCheckSize checks the page sizes the page decoder believes before it
+// allocates them: a fixed-width page may need at most 10 bytes a value
+// (+64), and no page may claim more than its codec can expand its
+// compressed bytes to (Snappy 22×, deflate 1032×, zstd 32768×, +64); a
+// claim beyond either is a corrupt page. A page of more than
+// maxBytePageLength is left to Arrow.
+func TestCheckSize(t *testing.T) {
+	tests := []struct {
+		name  string
+		phys  parquet.Type
+		codec compress.Compression
+		h     fullPageHeader
+		want  string // "", "corrupt" or "unsupported"
+	}{
+		{"doubles within 10 bytes a value", parquet.Types.Double, compress.Codecs.Zstd, fullPageHeader{values: 100, uncompressed: 1064, compressed: 500}, ""},
+		{"doubles beyond", parquet.Types.Double, compress.Codecs.Zstd, fullPageHeader{values: 100, uncompressed: 1065, compressed: 500}, "corrupt"},
+		{"snappy at 22×", parquet.Types.ByteArray, compress.Codecs.Snappy, fullPageHeader{values: 1, uncompressed: 22*100 + 64, compressed: 100}, ""},
+		{"snappy beyond", parquet.Types.ByteArray, compress.Codecs.Snappy, fullPageHeader{values: 1, uncompressed: 22*100 + 65, compressed: 100}, "corrupt"},
+		{"zstd 256 MiB from 100 bytes", parquet.Types.ByteArray, compress.Codecs.Zstd, fullPageHeader{values: 1, uncompressed: 256 << 20, compressed: 100}, "corrupt"},
+		{"gzip at 1032×", parquet.Types.ByteArray, compress.Codecs.Gzip, fullPageHeader{values: 1, uncompressed: 1032 * 1000, compressed: 1000}, ""},
+		{"uncompressed, one byte more", parquet.Types.ByteArray, compress.Codecs.Uncompressed, fullPageHeader{values: 1, uncompressed: 1065, compressed: 1000}, "corrupt"},
+		{"a page over 256 MiB", parquet.Types.ByteArray, compress.Codecs.Zstd, fullPageHeader{values: 1, uncompressed: 256<<20 + 1, compressed: 64 << 20}, "unsupported"},
+	}
+	for _, tt := range tests {
+		d := &chunkDecoder{phys: tt.phys, codec: tt.codec}
+		err := d.checkSize(tt.h)
+		var cp *corruptPage
+		got := ""
+		switch {
+		case errors.As(err, &cp):
+			got = "corrupt"
+		case errors.Is(err, errPagesUnsupported):
+			got = "unsupported"
+		case err != nil:
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -50,6 +50,13 @@ func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFi
 	// only hashed; the rare file where two hashes meet (a duplicate id, or
 	// a collision) is read again, keeping them, for the diagnostics.
 	seeker, canSeek := r.(io.Seeker)
+	var start int64
+	if canSeek && opts.ForAnalysis {
+		var err error
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			canSeek = false // read once, keeping the ids
+		}
+	}
 	if opts.ForAnalysis && canSeek {
 		hashed := opts
 		hashed.hashIDs = true
@@ -59,7 +66,7 @@ func ReadRequestsCSVWith(r io.Reader, path string, opts ReadOptions) (*RequestFi
 		}
 		rf.Requests.trimForAnalysis(opts.pool)
 		opts.pool.giveRequests(rf.Requests)
-		if _, err := seeker.Seek(0, io.SeekStart); err != nil {
+		if _, err := seeker.Seek(start, io.SeekStart); err != nil {
 			return nil, fileErrorf(path, 0, 0, "", "read error", "reading CSV again: %v", err)
 		}
 	}

@@ -440,7 +440,7 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			if read == levels || d.defs[j] != 0 {
 				x := d.indices[k]
 				if int(x) >= len(c.dictCodes) {
-					return true, fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(c.dictCodes))
+					return true, &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(c.dictCodes))}
 				}
 				code = c.dictCodes[x]
 				k++
@@ -497,10 +497,14 @@ func spreadNulls[T any](page []T, read int, defs []int16, null T, missing func(j
 }
 
 // corruptPage is a page of row group group (both 1-based) that the page
-// decoder found corrupt. The file is refused with
-// it instead of being left to Arrow's readers, which on such pages may
-// allocate as much as a corrupt dictionary index asks (gigabytes, for a
-// file of a few kilobytes) or decode stale bytes without an error.
+// decoder found corrupt in a way Arrow's readers mishandle: runs of
+// definition levels or dictionary indices that run past their page, an
+// index past the dictionary, a size no value or codec can need. The file
+// is refused with it instead of being left to Arrow's readers, which on
+// such pages decode stale bytes without an error, or allocate what the
+// page claims: as much as a corrupt dictionary index asks (gigabytes, for
+// a file of a few kilobytes). Any other decoding error leaves the file to
+// the pqarrow path, whose diagnostics are the reference.
 type corruptPage struct {
 	group, page int
 	err         error
@@ -510,14 +514,14 @@ func (e *corruptPage) Error() string {
 	return fmt.Sprintf("row group %d, page %d: %v", e.group, e.page, e.err)
 }
 
-// corrupt wraps a decoding error of page page of row group g (0-based)
-// as a corruptPage; errPagesUnsupported passes through, for Arrow's
-// readers to read the column.
+// corrupt places a corruptPage found in page page of row group g
+// (0-based); any other error passes through unchanged.
 func corrupt(g, page int, err error) error {
-	if errors.Is(err, errPagesUnsupported) {
-		return err
+	var cp *corruptPage
+	if errors.As(err, &cp) {
+		cp.group, cp.page = g+1, page
 	}
-	return &corruptPage{group: g + 1, page: page, err: err}
+	return err
 }
 
 // fromArrow reads the column with Arrow's typed column readers.
