@@ -362,13 +362,13 @@ func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 	switch d.phys {
 	case parquet.Types.Int64:
 		d.dictInts = grow(d.dictInts, n)
-		err = plainFixed(page, d.dictInts, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
+		err = plainInt64s(page, d.dictInts)
 	case parquet.Types.Int32:
 		d.dictInt32s = grow(d.dictInt32s, n)
-		err = plainFixed(page, d.dictInt32s, 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) })
+		err = plainInt32s(page, d.dictInt32s)
 	case parquet.Types.Double:
 		d.dictFloats = grow(d.dictFloats, n)
-		err = plainFixed(page, d.dictFloats, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+		err = plainFloat64s(page, d.dictFloats)
 	case parquet.Types.ByteArray:
 		d.dictBytes = grow(d.dictBytes, n)
 		err = plainBytes(page, d.dictBytes)
@@ -465,24 +465,18 @@ func (d *chunkDecoder) decodeValues() error {
 // (of length d.read).
 func (d *chunkDecoder) decodeFloats(out []float64) error {
 	if !d.dictEncoded {
-		return plainFixed(d.values, out, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+		return plainFloat64s(d.values, out)
 	}
-	if err := d.readIndices(d.values); err != nil {
-		return err
-	}
-	return lookUp(d.dictFloats, d.indices, out)
+	return decodeDictionary(d.values, d.dictFloats, out)
 }
 
 // decodeInts decodes the page's values, of an INT64 column, into out (of
 // length d.read).
 func (d *chunkDecoder) decodeInts(out []int64) error {
 	if !d.dictEncoded {
-		return plainFixed(d.values, out, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
+		return plainInt64s(d.values, out)
 	}
-	if err := d.readIndices(d.values); err != nil {
-		return err
-	}
-	return lookUp(d.dictInts, d.indices, out)
+	return decodeDictionary(d.values, d.dictInts, out)
 }
 
 // plainValues decodes d.read PLAIN values.
@@ -492,13 +486,13 @@ func (d *chunkDecoder) plainValues(b []byte) error {
 	switch d.phys {
 	case parquet.Types.Int64:
 		d.ints = grow(d.ints, n)
-		err = plainFixed(b, d.ints, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
+		err = plainInt64s(b, d.ints)
 	case parquet.Types.Int32:
 		d.int32s = grow(d.int32s, n)
-		err = plainFixed(b, d.int32s, 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) })
+		err = plainInt32s(b, d.int32s)
 	case parquet.Types.Double:
 		d.floats = grow(d.floats, n)
-		err = plainFixed(b, d.floats, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+		err = plainFloat64s(b, d.floats)
 	case parquet.Types.ByteArray:
 		d.bytes = grow(d.bytes, n)
 		err = plainBytes(b, d.bytes)
@@ -563,13 +557,37 @@ func lookUp[T any](dict []T, indices []uint32, out []T) error {
 	return nil
 }
 
-// plainFixed decodes len(out) PLAIN values of w bytes each from b.
-func plainFixed[T any](b []byte, out []T, w int, decode func([]byte) T) error {
-	if len(b) < w*len(out) {
-		return fmt.Errorf("%d bytes for %d values of %d bytes", len(b), len(out), w)
+// plainInt64s, plainInt32s and plainFloat64s decode len(out) PLAIN values
+// (little-endian, 8 or 4 bytes each) from b.
+func plainInt64s(b []byte, out []int64) error {
+	if len(b) < 8*len(out) {
+		return fmt.Errorf("%d bytes for %d values of 8 bytes", len(b), len(out))
 	}
+	b = b[:8*len(out)]
 	for i := range out {
-		out[i] = decode(b[i*w : i*w+w])
+		out[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return nil
+}
+
+func plainInt32s(b []byte, out []int32) error {
+	if len(b) < 4*len(out) {
+		return fmt.Errorf("%d bytes for %d values of 4 bytes", len(b), len(out))
+	}
+	b = b[:4*len(out)]
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return nil
+}
+
+func plainFloat64s(b []byte, out []float64) error {
+	if len(b) < 8*len(out) {
+		return fmt.Errorf("%d bytes for %d values of 8 bytes", len(b), len(out))
+	}
+	b = b[:8*len(out)]
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return nil
 }
@@ -642,20 +660,70 @@ func decodeHybrid(b []byte, width int, out []uint32) error {
 				dst[j] = run.value
 			}
 		} else {
-			// Eight bytes at a time while they are there, byte by byte
-			// at the end of the buffer.
 			for j := range dst {
-				bit := (run.at + j) * width
-				p := bit >> 3
-				var w uint64
-				if p+8 <= len(run.b) {
-					w = binary.LittleEndian.Uint64(run.b[p:])
-				} else {
-					for q := len(run.b) - 1; q >= p; q-- {
-						w = w<<8 | uint64(run.b[q])
-					}
+				dst[j] = packedValue(run.b, (run.at+j)*width, mask)
+			}
+		}
+		run.done(k)
+		i += k
+	}
+	return nil
+}
+
+// packedValue is the value of the bits mask selects at bit of b: read
+// eight bytes at a time while they are there, byte by byte at the end of
+// the buffer.
+func packedValue(b []byte, bit int, mask uint64) uint32 {
+	p := bit >> 3
+	var w uint64
+	if p+8 <= len(b) {
+		w = binary.LittleEndian.Uint64(b[p:])
+	} else {
+		for q := len(b) - 1; q >= p; q-- {
+			w = w<<8 | uint64(b[q])
+		}
+	}
+	return uint32(w >> (bit & 7) & mask)
+}
+
+// decodeDictionary decodes len(out) dictionary-encoded values from b, a
+// bit width and RLE/bit-packed runs of indices, looking each index up in
+// dict as it is decoded (the indices are never stored).
+func decodeDictionary[T any](b []byte, dict []T, out []T) error {
+	if len(b) < 1 {
+		if len(out) == 0 {
+			return nil
+		}
+		return &corruptPage{err: errors.New("a dictionary-encoded page without its bit width")}
+	}
+	width := int(b[0])
+	if width > 32 {
+		return &corruptPage{err: fmt.Errorf("dictionary indices of %d bits", width)}
+	}
+	var run runDecoder
+	run.b, run.width = b[1:], width
+	mask := uint64(1)<<width - 1
+	for i := 0; i < len(out); {
+		if err := run.nextRun(); err != nil {
+			return &corruptPage{err: fmt.Errorf("dictionary indices: %v", err)}
+		}
+		k := min(run.count, len(out)-i)
+		dst := out[i : i+k]
+		if !run.packed {
+			if int(run.value) >= len(dict) {
+				return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", run.value, len(dict))}
+			}
+			v := dict[run.value]
+			for j := range dst {
+				dst[j] = v
+			}
+		} else {
+			for j := range dst {
+				x := packedValue(run.b, (run.at+j)*width, mask)
+				if int(x) >= len(dict) {
+					return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(dict))}
 				}
-				dst[j] = uint32(w >> (bit & 7) & mask)
+				dst[j] = dict[x]
 			}
 		}
 		run.done(k)
