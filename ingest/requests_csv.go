@@ -479,7 +479,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			}
 		default:
 			s := trimBlanks(raw)
-			info := requestColumns[c]
+			info := &requestColumns[c]
 			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount) {
 				continue
 			}
