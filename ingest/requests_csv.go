@@ -439,7 +439,6 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		tLast            = math.NaN()
 		status           string
 		maxTok, chunks   int64 = -1, -1
-		lineLen          int
 		chunkMark        = len(q.ChunkMs)
 	)
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
@@ -453,7 +452,6 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	}
 	phase := PhaseMeasured
 	for j, raw := range rec {
-		lineLen += len(raw)
 		c := l.cols[j]
 		var pr problem
 		switch c {
