@@ -439,7 +439,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		tLast            = math.NaN()
 		status           string
 		maxTok, chunks   int64 = -1, -1
-		chunkMark        = len(q.ChunkMs)
+		chunkMark              = len(q.ChunkMs)
 	)
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
 	zeroTokens := false
