@@ -260,12 +260,15 @@ type columnFill struct {
 	// dictGen names, for dictionary-encoded status pages.
 	dictCodes []uint32
 	dictGen   int
+	// checkedGen names the dictionary dictValid was worked out for.
+	checkedGen int
+	dictValid  bool
 }
 
 // newColumnFill returns an empty fill of n rows, its columns taken from
 // pool.
 func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) *columnFill {
-	c := &columnFill{tc: tc, info: requestColumns[tc.c], n: n, seed: seed, hashOnly: hashOnly, dictGen: -1}
+	c := &columnFill{tc: tc, info: requestColumns[tc.c], n: n, seed: seed, hashOnly: hashOnly, dictGen: -1, checkedGen: -1}
 	switch c.info.kind {
 	case kindCount:
 		c.v.ints = pool.takeInts(n)
@@ -374,10 +377,8 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		if err := d.decodeInts(page[:read]); err != nil {
 			return true, err
 		}
-		for _, x := range page[:read] {
-			if x < 0 {
-				v.bad = true
-			}
+		if !c.dictVouches(d) && !countsValid(page[:read]) {
+			v.bad = true
 		}
 		if read < levels {
 			spreadNulls(page, read, d.defs[:levels], int64(-1), c.nullAt(info))
@@ -389,18 +390,8 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		if err := d.decodeFloats(page[:read]); err != nil {
 			return true, err
 		}
-		if info.required {
-			for _, x := range page[:read] {
-				if !(x >= 0 && x <= math.MaxFloat64) {
-					v.bad = true
-				}
-			}
-		} else {
-			for _, x := range page[:read] {
-				if x < 0 || x > math.MaxFloat64 {
-					v.bad = true
-				}
-			}
+		if !c.dictVouches(d) && !numbersValid(page[:read], info.required) {
+			v.bad = true
 		}
 		if read < levels {
 			spreadNulls(page, read, d.defs[:levels], math.NaN(), c.nullAt(info))
@@ -465,6 +456,59 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 	}
 	c.row += levels
 	return true, nil
+}
+
+// dictVouches reports whether every value of d's page is known valid
+// without looking at it: the page is dictionary-encoded and every value of
+// its dictionary (an INT64 or DOUBLE one) is valid, which is checked once
+// per dictionary.
+func (c *columnFill) dictVouches(d *chunkDecoder) bool {
+	if !d.dictEncoded {
+		return false
+	}
+	if c.checkedGen != d.dictGen {
+		switch d.phys {
+		case parquet.Types.Int64:
+			c.dictValid = countsValid(d.dictInts)
+		case parquet.Types.Double:
+			c.dictValid = numbersValid(d.dictFloats, c.info.required)
+		default:
+			c.dictValid = false
+		}
+		c.checkedGen = d.dictGen
+	}
+	return c.dictValid
+}
+
+// countsValid reports whether no count of xs is negative.
+func countsValid(xs []int64) bool {
+	ok := true
+	for _, x := range xs {
+		if x < 0 {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// numbersValid reports whether every number of xs (none null) is one a
+// number column may hold: see validNumber.
+func numbersValid(xs []float64, required bool) bool {
+	ok := true
+	if required {
+		for _, x := range xs {
+			if !(x >= 0 && x <= math.MaxFloat64) {
+				ok = false
+			}
+		}
+	} else {
+		for _, x := range xs {
+			if x < 0 || x > math.MaxFloat64 {
+				ok = false
+			}
+		}
+	}
+	return ok
 }
 
 // nullAt returns what spreadNulls calls for a null at row j of the page:
