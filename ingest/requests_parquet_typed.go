@@ -84,6 +84,9 @@ type typedValues struct {
 	floats []float64
 	ids    StringColumn
 	hashes []uint64
+	// idParts holds the ids' hashes instead, partitioned as they come,
+	// when only their uniqueness is checked (ForAnalysis).
+	idParts *hashParts
 	// ownPages says the page decoder read the column, not Arrow's
 	// column reader.
 	ownPages bool
@@ -207,8 +210,9 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 		// The ids are not kept: unique hashes prove unique ids, and any
 		// two equal hashes (a duplicate, or a collision) leave the file to
 		// the pqarrow path, which reports the duplicates.
-		repeat := hashesRepeat(vals[colRequestID].hashes)
-		opts.pool.giveUint64s(vals[colRequestID].hashes)
+		parts := vals[colRequestID].idParts
+		repeat := parts.repeat()
+		opts.pool.giveUint64s(parts.slots)
 		if repeat {
 			return nil, nil
 		}
@@ -278,7 +282,11 @@ func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool
 		if !hashOnly {
 			c.v.ids.grow(n, 12*n)
 		}
-		c.v.hashes = pool.takeUint64s(n)
+		if hashOnly {
+			c.v.idParts = newHashParts(n, pool)
+		} else {
+			c.v.hashes = pool.takeUint64s(n)
+		}
 	case kindStatus:
 		c.v.status = pool.takeStatus(n)
 	case kindPhase:
@@ -396,7 +404,7 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		if read < levels {
 			spreadNulls(page, read, d.defs[:levels], math.NaN(), c.nullAt(info))
 		}
-	case info.kind == kindID && c.hashOnly && d.phys == parquet.Types.ByteArray && cap(v.hashes) >= c.n:
+	case info.kind == kindID && c.hashOnly && d.phys == parquet.Types.ByteArray:
 		if err := d.decodeValues(); err != nil {
 			return true, err
 		}
@@ -410,7 +418,7 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			if s == "" {
 				c.markMissing(c.row + j)
 			}
-			v.hashes = append(v.hashes, maphash.String(c.seed, s))
+			v.idParts.add(maphash.String(c.seed, s))
 		}
 	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && d.dictEncoded:
 		// A code per dictionary value, then per row.
@@ -702,7 +710,11 @@ func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []
 				}
 				v.ids.Append(s)
 			}
-			v.hashes = append(v.hashes, maphash.String(c.seed, s))
+			if v.idParts != nil {
+				v.idParts.add(maphash.String(c.seed, s))
+			} else {
+				v.hashes = append(v.hashes, maphash.String(c.seed, s))
+			}
 		case kindStatus, kindPhase:
 			var s string
 			if !null {
@@ -850,31 +862,95 @@ func hashesRepeat(hashes []uint64) bool {
 	parted, starts, largest := partitionHashes(hashes, partBits, 0)
 	table := make([]uint64, 1<<bits.Len(uint(2*largest-1))) // load factor <= 1/2
 	for p := range 1 << partBits {
-		part := parted[starts[p]:starts[p+1]]
-		if len(part) < 2 {
+		if partRepeats(parted[starts[p]:starts[p+1]], table) {
+			return true
+		}
+	}
+	return false
+}
+
+// partRepeats reports whether two hashes of part are equal, with table
+// (at least twice as long as part, rounded up to a power of two) as an
+// open-addressing set.
+func partRepeats(part, table []uint64) bool {
+	if len(part) < 2 {
+		return false
+	}
+	t := table[:1<<bits.Len(uint(2*len(part)-1))]
+	clear(t)
+	mask := uint64(len(t) - 1)
+	zero := false // 0 marks an empty slot: a hash of 0 is tracked apart
+	for _, h := range part {
+		if h == 0 {
+			if zero {
+				return true
+			}
+			zero = true
 			continue
 		}
-		t := table[:1<<bits.Len(uint(2*len(part)-1))]
-		clear(t)
-		mask := uint64(len(t) - 1)
-		zero := false // 0 marks an empty slot: a hash of 0 is tracked apart
-		for _, h := range part {
-			if h == 0 {
-				if zero {
-					return true
-				}
-				zero = true
-				continue
+		for i := h & mask; ; i = (i + 1) & mask {
+			if t[i] == 0 {
+				t[i] = h
+				break
 			}
-			for i := h & mask; ; i = (i + 1) & mask {
-				if t[i] == 0 {
-					t[i] = h
-					break
-				}
-				if t[i] == h {
-					return true
-				}
+			if t[i] == h {
+				return true
 			}
+		}
+	}
+	return false
+}
+
+// hashParts holds hashes partitioned by their top bits as they are added,
+// so that checking them needs no partitioning pass: part p is
+// slots[p*per:p*per+fill[p]]. Parts have room for a quarter more than
+// their share (with random hashes a part all but never fills); hashes
+// past a full part go to overflow, and the check then partitions them all
+// afresh.
+type hashParts struct {
+	shift    uint // 64 − the partition bits
+	per      int
+	fill     []int32
+	slots    []uint64
+	overflow []uint64
+}
+
+// newHashParts makes room for n hashes, its slots taken from pool.
+func newHashParts(n int, pool *columnPool) *hashParts {
+	partBits := bits.Len(uint(n >> 10))
+	parts := 1 << partBits
+	per := n/parts + n/parts/4 + 16
+	return &hashParts{shift: uint(64 - partBits), per: per, fill: make([]int32, parts), slots: pool.takeUint64s(parts * per)[:parts*per]}
+}
+
+// add adds hash h.
+func (hp *hashParts) add(h uint64) {
+	p := int(h >> hp.shift) // h >> 64 is 0: one part
+	if f := int(hp.fill[p]); f < hp.per {
+		hp.slots[p*hp.per+f] = h
+		hp.fill[p]++
+		return
+	}
+	hp.overflow = append(hp.overflow, h)
+}
+
+// repeat reports whether two of the hashes added are equal.
+func (hp *hashParts) repeat() bool {
+	if len(hp.overflow) > 0 {
+		all := append([]uint64(nil), hp.overflow...)
+		for p, f := range hp.fill {
+			all = append(all, hp.slots[p*hp.per:p*hp.per+int(f)]...)
+		}
+		return hashesRepeat(all)
+	}
+	largest := 1
+	for _, f := range hp.fill {
+		largest = max(largest, int(f))
+	}
+	table := make([]uint64, 1<<bits.Len(uint(2*largest-1)))
+	for p, f := range hp.fill {
+		if partRepeats(hp.slots[p*hp.per:p*hp.per+int(f)], table) {
+			return true
 		}
 	}
 	return false

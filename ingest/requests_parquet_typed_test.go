@@ -360,3 +360,46 @@ func TestDuckDBParquet(t *testing.T) {
 		t.Errorf("DuckDB v2 file: %v, want an unsupported-encoding error naming TTFT_ms", err)
 	}
 }
+
+// TestHashParts checks the partitioned hash set of a read for the
+// analysis against hashesRepeat: random hashes with and without a repeat,
+// hashes all in one part (which overflows it, and the check partitions
+// them afresh), and two zero hashes.
+func TestHashParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	random := func(n int) []uint64 {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = rng.Uint64()
+		}
+		return hs
+	}
+	onePart := random(5000)
+	for i := range onePart {
+		onePart[i] >>= 20 // top bits zero: all in part 0
+	}
+	withRepeat := random(5000)
+	withRepeat[4321] = withRepeat[17]
+	onePartRepeat := slices.Clone(onePart)
+	onePartRepeat[4999] = onePartRepeat[0]
+	for _, tt := range []struct {
+		name   string
+		hashes []uint64
+		want   bool
+	}{
+		{"random, unique", random(5000), false},
+		{"random, one repeat", withRepeat, true},
+		{"one part, unique", onePart, false},
+		{"one part, one repeat", onePartRepeat, true},
+		{"two zeros", []uint64{0, 5, 0}, true},
+		{"one zero", []uint64{0, 5, 7}, false},
+	} {
+		hp := newHashParts(len(tt.hashes), nil)
+		for _, h := range tt.hashes {
+			hp.add(h)
+		}
+		if got := hp.repeat(); got != tt.want || hashesRepeat(tt.hashes) != tt.want {
+			t.Errorf("%s: repeat %v (hashesRepeat %v), want %v", tt.name, got, hashesRepeat(tt.hashes), tt.want)
+		}
+	}
+}
