@@ -1131,6 +1131,19 @@ func FuzzReadRequestsCSV(f *testing.F) {
 			return
 		}
 		reqCheckInvariants(t, rf)
+		// Read for the analysis (ids hashed, the file read again when two
+		// hashes meet), the file gives the same rows without the columns
+		// the analysis does not keep, and the same exclusions.
+		lean, err := ReadRequestsCSVWith(bytes.NewReader(data), "f.csv", ReadOptions{ForAnalysis: true})
+		if err != nil {
+			t.Fatalf("ForAnalysis: %v", err)
+		}
+		trimmed := *rf.Requests
+		trimmed.trimForAnalysis(nil)
+		reqCheckRequests(t, lean.Requests, &trimmed)
+		if lean.RowsRead != rf.RowsRead || !reflect.DeepEqual(lean.Excluded, rf.Excluded) || !reflect.DeepEqual(lean.Unlisted, rf.Unlisted) {
+			t.Fatalf("ForAnalysis: rows %d, excluded %v, unlisted %v; full read %d, %v, %v", lean.RowsRead, lean.Excluded, lean.Unlisted, rf.RowsRead, rf.Excluded, rf.Unlisted)
+		}
 	})
 }
 
