@@ -420,11 +420,9 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			}
 			v.idParts.add(maphash.String(c.seed, s))
 		}
-	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && d.dictEncoded:
-		// A code per dictionary value, then per row.
-		if err := d.readIndices(d.values); err != nil {
-			return true, err
-		}
+	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && d.dictEncoded && cap(v.status.Codes) >= c.n:
+		// A code per dictionary value, then the page's codes decoded as
+		// a dictionary of codes, straight into the column.
 		if c.dictGen != d.dictGen {
 			c.dictCodes = c.dictCodes[:0]
 			for _, b := range d.dictBytes {
@@ -432,19 +430,14 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			}
 			c.dictGen = d.dictGen
 		}
-		null := v.status.code("")
-		k := 0
-		for j := range levels {
-			code := null
-			if read == levels || d.defs[j] != 0 {
-				x := d.indices[k]
-				if int(x) >= len(c.dictCodes) {
-					return true, &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(c.dictCodes))}
-				}
-				code = c.dictCodes[x]
-				k++
-			}
-			v.status.Codes = append(v.status.Codes, code)
+		start := len(v.status.Codes)
+		v.status.Codes = v.status.Codes[:start+levels]
+		page := v.status.Codes[start:]
+		if err := decodeDictionary(d.values, c.dictCodes, page[:read]); err != nil {
+			return true, err
+		}
+		if read < levels {
+			spreadNulls(page, read, d.defs[:levels], v.status.code(""), nil)
 		}
 	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray:
 		if err := d.decodeValues(); err != nil {
