@@ -460,18 +460,7 @@ func pagesFile(t *testing.T, required map[string]bool, props []parquet.WriterPro
 	t.Helper()
 	rec := typedRecord(t, required, cols...)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return reqArrowParquet(t, rec, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 }
 
 // fullColumns names the columns of cols without a null.

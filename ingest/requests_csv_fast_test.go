@@ -132,10 +132,8 @@ func TestCSVForAnalysis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trimmed := *full.Requests
-	trimmed.trimForAnalysis(nil)
-	reqCheckRequests(t, lean.Requests, &trimmed)
-	if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
+	reqCheckLean(t, lean, full)
+	if lean.RowsRead != 6 || len(lean.Excluded) != 4 || lean.Requests.N != 2 {
 		t.Errorf("ForAnalysis: %d rows read, %d kept, excluded %v; full read excluded %v", lean.RowsRead, lean.Requests.N, lean.Excluded, full.Excluded)
 	}
 }
@@ -253,15 +251,13 @@ func TestCSVForAnalysisDuplicateIDs(t *testing.T) {
 		if !reflect.DeepEqual(dups, tt.excluded) || full.Requests.N != tt.kept {
 			t.Fatalf("%s: full read kept %d, excluded %v; want %d, %v", tt.name, full.Requests.N, dups, tt.kept, tt.excluded)
 		}
-		trimmed := *full.Requests
-		trimmed.trimForAnalysis(nil)
 		for _, r := range []io.Reader{bytes.NewReader(data), struct{ io.Reader }{bytes.NewReader(data)}} {
 			lean, err := ReadRequestsCSVWith(r, "f.csv", ReadOptions{ForAnalysis: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			reqCheckRequests(t, lean.Requests, &trimmed)
-			if !reflect.DeepEqual(lean.Excluded, full.Excluded) || lean.RowsRead != full.RowsRead || lean.idsRepeat {
+			reqCheckLean(t, lean, full)
+			if lean.idsRepeat {
 				t.Errorf("%s (%T): %d rows read, excluded %v, ids repeat %v; full read %d, %v", tt.name, r, lean.RowsRead, lean.Excluded, lean.idsRepeat, full.RowsRead, full.Excluded)
 			}
 		}

@@ -48,12 +48,7 @@ func readBothWays(t *testing.T, data []byte) bool {
 	if err != nil {
 		t.Fatalf("ForAnalysis: %v", err)
 	}
-	trimmed := *ref.Requests
-	trimmed.trimForAnalysis(nil)
-	reqCheckRequests(t, lean.Requests, &trimmed)
-	if lean.RowsRead != ref.RowsRead || !reflect.DeepEqual(lean.Excluded, ref.Excluded) || !reflect.DeepEqual(lean.Unlisted, ref.Unlisted) {
-		t.Errorf("ForAnalysis: rows read %d, excluded %v, unlisted %v; pqarrow alone %d, %v, %v", lean.RowsRead, lean.Excluded, lean.Unlisted, ref.RowsRead, ref.Excluded, ref.Unlisted)
-	}
+	reqCheckLean(t, lean, ref)
 	return got.typed
 }
 

@@ -58,6 +58,20 @@ func reqComparable(q *Requests) Requests {
 	return c
 }
 
+// reqCheckLean checks that lean, a file read for the analysis, gives the
+// rows of full, the same file read whole, without the columns the analysis
+// does not keep, and the same rows read and exclusions.
+func reqCheckLean(t *testing.T, lean, full *RequestFile) {
+	t.Helper()
+	trimmed := *full.Requests
+	trimmed.trimForAnalysis(nil)
+	reqCheckRequests(t, lean.Requests, &trimmed)
+	if lean.RowsRead != full.RowsRead || !reflect.DeepEqual(lean.Excluded, full.Excluded) || !reflect.DeepEqual(lean.Unlisted, full.Unlisted) {
+		t.Errorf("read for the analysis: rows read %d, excluded %v, unlisted %v; read whole %d, %v, %v",
+			lean.RowsRead, lean.Excluded, lean.Unlisted, full.RowsRead, full.Excluded, full.Unlisted)
+	}
+}
+
 func reqCheckRequests(t *testing.T, got, want *Requests) {
 	t.Helper()
 	if got == nil {
@@ -545,6 +559,24 @@ func (o reqParquetOpts) String() string {
 	return fmt.Sprintf("%s-%s", o.codec, d)
 }
 
+// reqArrowParquet writes rec with Arrow's writer and the given writer
+// and Arrow properties, and returns the file's bytes.
+func reqArrowParquet(tb testing.TB, rec arrow.Record, props []parquet.WriterProperty, arrowProps pqarrow.ArrowWriterProperties) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...), arrowProps)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // reqWriteArrowParquet writes rec with Arrow's writer into a temporary file
 // and returns its path.
 func reqWriteArrowParquet(t *testing.T, rec arrow.Record, o reqParquetOpts) string {
@@ -553,20 +585,9 @@ func reqWriteArrowParquet(t *testing.T, rec arrow.Record, o reqParquetOpts) stri
 	if o.rowGroup > 0 {
 		props = append(props, parquet.WithMaxRowGroupLength(o.rowGroup))
 	}
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	data := reqArrowParquet(t, rec, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	path := filepath.Join(t.TempDir(), "requests.parquet")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -1132,18 +1153,12 @@ func FuzzReadRequestsCSV(f *testing.F) {
 		}
 		reqCheckInvariants(t, rf)
 		// Read for the analysis (ids hashed, the file read again when two
-		// hashes meet), the file gives the same rows without the columns
-		// the analysis does not keep, and the same exclusions.
+		// hashes meet), the file gives the same rows.
 		lean, err := ReadRequestsCSVWith(bytes.NewReader(data), "f.csv", ReadOptions{ForAnalysis: true})
 		if err != nil {
 			t.Fatalf("ForAnalysis: %v", err)
 		}
-		trimmed := *rf.Requests
-		trimmed.trimForAnalysis(nil)
-		reqCheckRequests(t, lean.Requests, &trimmed)
-		if lean.RowsRead != rf.RowsRead || !reflect.DeepEqual(lean.Excluded, rf.Excluded) || !reflect.DeepEqual(lean.Unlisted, rf.Unlisted) {
-			t.Fatalf("ForAnalysis: rows %d, excluded %v, unlisted %v; full read %d, %v, %v", lean.RowsRead, lean.Excluded, lean.Unlisted, rf.RowsRead, rf.Excluded, rf.Unlisted)
-		}
+		reqCheckLean(t, lean, rf)
 	})
 }
 
@@ -1288,18 +1303,7 @@ func reqFuzzSeed(f testing.TB) []byte {
 		f.Fatal(err)
 	}
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(2)), pqarrow.DefaultWriterProps())
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		f.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		f.Fatal(err)
-	}
-	return buf.Bytes()
+	return reqArrowParquet(f, rec, []parquet.WriterProperty{parquet.WithMaxRowGroupLength(2)}, pqarrow.DefaultWriterProps())
 }
 
 func TestReadRequestsParquetMoreTypes(t *testing.T) {
