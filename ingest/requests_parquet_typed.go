@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -640,15 +641,10 @@ func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []
 	if c.row+levels > c.n {
 		return fmt.Errorf("the column holds more values than the footer declares")
 	}
-	if levels == read && c.v.appendDense(c.info, ints, floats, read) {
-		// No nulls in the batch, and a column of the target type.
-		c.row += read
-		return nil
-	}
 	if !c.tc.opt && levels != read {
 		return fmt.Errorf("definition levels disagree with the values read")
 	}
-	if c.tc.opt && c.addNullable(levels, read, defs, ints, floats) {
+	if c.appendTyped(levels, read, defs, ints, floats) {
 		c.row += levels
 		return nil
 	}
@@ -734,53 +730,53 @@ func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []
 	return nil
 }
 
-// addNullable appends a batch with nulls of a count or number column
-// already stored as the target type, in one loop without a switch a value.
-// It reports false, appending nothing, for any other column.
-func (c *columnFill) addNullable(levels, read int, defs []int16, ints []int64, floats []float64) bool {
+// appendTyped appends a batch of a count column stored as INT64, or of a
+// number column stored as DOUBLE, whose read non-null values are in ints
+// or floats: they are copied to the column, checked there, and the nulls
+// defs gives spread in place, as addDirect does with a decoded page. It
+// reports false, appending nothing, for any other column, or when defs
+// does not hold read values (the general loop of add reports it).
+func (c *columnFill) appendTyped(levels, read int, defs []int16, ints []int64, floats []float64) bool {
+	if read < levels {
+		nonNull := 0
+		for _, d := range defs[:levels] {
+			nonNull += int(d)
+		}
+		if nonNull != read {
+			return false
+		}
+	}
 	v, info := &c.v, c.info
-	nonNull := 0
-	for _, d := range defs[:levels] {
-		nonNull += int(d)
-	}
-	if nonNull != read {
-		return false // the general loop reports it
-	}
 	switch {
 	case info.kind == kindCount && ints != nil:
-		k := 0
-		for j, d := range defs[:levels] {
-			x := int64(-1)
-			if d != 0 {
-				x = ints[k]
-				k++
-				if x < 0 {
-					v.bad = true
-				}
-			} else if info.required {
-				c.markMissing(c.row + j)
-			}
-			v.ints = append(v.ints, x)
+		page := extend(&v.ints, levels)
+		copy(page, ints[:read])
+		if !countsValid(page[:read]) {
+			v.bad = true
+		}
+		if read < levels {
+			spreadNulls(page, read, defs[:levels], int64(-1), c.nullAt(info))
 		}
 	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
-		k := 0
-		for j, d := range defs[:levels] {
-			x := math.NaN()
-			if d != 0 {
-				x = floats[k]
-				k++
-				if !validNumber(info, x) {
-					v.bad = true
-				}
-			} else if info.required {
-				c.markMissing(c.row + j)
-			}
-			v.floats = append(v.floats, x)
+		page := extend(&v.floats, levels)
+		copy(page, floats[:read])
+		if !numbersValid(page[:read], info.required) {
+			v.bad = true
+		}
+		if read < levels {
+			spreadNulls(page, read, defs[:levels], math.NaN(), c.nullAt(info))
 		}
 	default:
 		return false
 	}
 	return true
+}
+
+// extend lengthens *s by n elements and returns them.
+func extend[T any](s *[]T, n int) []T {
+	start := len(*s)
+	*s = slices.Grow(*s, n)[:start+n]
+	return (*s)[start:]
 }
 
 // markMissing marks row as null (or empty) in a required column.
@@ -807,39 +803,6 @@ func byteString(b parquet.ByteArray) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
-}
-
-// appendDense appends a batch without nulls of a number or count column
-// already stored as the target type, checking it in one tight loop. It
-// reports false, appending nothing, for any other column.
-func (v *typedValues) appendDense(info requestColumnInfo, ints []int64, floats []float64, read int) bool {
-	switch {
-	case info.kind == kindCount && ints != nil:
-		for _, x := range ints[:read] {
-			if x < 0 {
-				v.bad = true
-			}
-		}
-		v.ints = append(v.ints, ints[:read]...)
-	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
-		if info.required {
-			for _, x := range floats[:read] {
-				if !(x >= 0 && x <= math.MaxFloat64) {
-					v.bad = true
-				}
-			}
-		} else {
-			for _, x := range floats[:read] {
-				if x < 0 || x > math.MaxFloat64 {
-					v.bad = true
-				}
-			}
-		}
-		v.floats = append(v.floats, floats[:read]...)
-	default:
-		return false
-	}
-	return true
 }
 
 // hashesRepeat reports whether two of hashes are equal. As findDuplicates
