@@ -291,10 +291,23 @@ func TestTypedParquetMatchesPqarrow(t *testing.T) {
 	}{"bad phase", withValue(phases, "phase", 3, "later"), false})
 
 	for _, tt := range tests {
-		for _, o := range []reqParquetOpts{{compress.Codecs.Zstd, true, 0}, {compress.Codecs.Snappy, false, 0}, {compress.Codecs.Uncompressed, true, 37}} {
+		// Brotli pages are not the page decoder's: Arrow's typed column
+		// readers read them, into the same columns.
+		for _, o := range []reqParquetOpts{{compress.Codecs.Zstd, true, 0}, {compress.Codecs.Snappy, false, 0}, {compress.Codecs.Uncompressed, true, 37}, {compress.Codecs.Brotli, true, 0}} {
 			t.Run(tt.name+"/"+o.String(), func(t *testing.T) {
-				if typed := readBothWays(t, typedFile(t, o, tt.cols...)); typed != tt.typed {
+				data := typedFile(t, o, tt.cols...)
+				if typed := readBothWays(t, data); typed != tt.typed {
 					t.Errorf("read by the typed column readers: %v, want %v", typed, tt.typed)
+				}
+				if o.codec != compress.Codecs.Brotli || !tt.typed {
+					return
+				}
+				rf, _, err := readRequestsParquet(bytes.NewReader(data), "run/requests.parquet", parquetBatchRows, ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rf.typed || rf.pageDecoded != 0 {
+					t.Errorf("Brotli: typed %v, %d columns by the page decoder; want typed, by Arrow's readers alone", rf.typed, rf.pageDecoded)
 				}
 			})
 		}
