@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/bits"
 	"strings"
 	"unsafe"
 )
@@ -87,6 +85,7 @@ type csvState struct {
 	x        exclusions
 	lastLine int // the line of the last record (the header's at first)
 	maxRows  int
+	fields   []string    // the fields of the line recordLine splits
 	pool     *columnPool // lends the id hashes, with hashIDs
 }
 
@@ -99,6 +98,7 @@ func newCSVState(l *requestLayout, path string, headerLine, capHint int, opts Re
 	if opts.ForAnalysis {
 		st.p.forAnalysis()
 	}
+	st.p.plain = plainPlan(l, &st.p.checkOnly)
 	if opts.hashIDs {
 		st.p.hashes, st.p.seed, st.pool = opts.pool.takeUint64s(capHint), maphash.MakeSeed(), opts.pool
 	}
@@ -107,6 +107,35 @@ func newCSVState(l *requestLayout, path string, headerLine, capHint int, opts Re
 
 // record takes one record that starts on line.
 func (st *csvState) record(rec []string, line int) error {
+	if err := st.count(line); err != nil {
+		return err
+	}
+	if d, value, bad := st.p.parse(rec, line); bad {
+		st.x.add(d, value)
+	}
+	return nil
+}
+
+// recordLine takes one record that is the whole of line number lineNo
+// (without its line end, and without quotes): the plain-line parser
+// takes it when it can, the general parser otherwise.
+func (st *csvState) recordLine(line []byte, lineNo int) error {
+	if err := st.count(lineNo); err != nil {
+		return err
+	}
+	if st.p.plain != nil && st.p.parsePlain(line, lineNo) {
+		return nil
+	}
+	st.fields = splitFields(st.fields[:0], line)
+	if d, value, bad := st.p.parse(st.fields, lineNo); bad {
+		st.x.add(d, value)
+	}
+	return nil
+}
+
+// count counts the record that starts on line, or fails when there is
+// one too many.
+func (st *csvState) count(line int) error {
 	st.lastLine = line
 	if line > math.MaxInt32 {
 		return fileErrorf(st.p.path, line, 0, "", "too large", "more than %d lines; split the file", math.MaxInt32)
@@ -115,9 +144,6 @@ func (st *csvState) record(rec []string, line int) error {
 		return tooManyRows(st.p.path, line, st.maxRows)
 	}
 	st.rf.RowsRead++
-	if d, value, bad := st.p.parse(rec, line); bad {
-		st.x.add(d, value)
-	}
 	return nil
 }
 
@@ -169,7 +195,6 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 	line := 1         // of data[pos]
 	fileStart := true // data[0] is the file's first byte
 	var st *csvState
-	var fields []string
 	for {
 		nl := bytes.IndexByte(data[pos:], '\n')
 		if nl < 0 && readErr != nil {
@@ -214,8 +239,8 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 			return readCSVRest(data, pos, fileStart, r, path, opts, st, line)
 		}
 		if len(raw) > 0 {
-			fields = splitFields(fields[:0], raw)
 			if st == nil {
+				fields := splitFields(nil, raw)
 				// The header: its names outlive the buffer.
 				names := make([]string, len(fields))
 				for j, f := range fields {
@@ -227,7 +252,7 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 				}
 				capHint := csvRowsHintFrom(r, data[next:])
 				st = newCSVState(l, path, line, capHint, opts)
-			} else if err := st.record(fields, line); err != nil {
+			} else if err := st.recordLine(raw, line); err != nil {
 				return nil, err
 			}
 		}
@@ -261,30 +286,17 @@ func fill(r io.Reader, buf []byte) (int, error) {
 }
 
 // splitFields splits a line without quotes at its commas, into views of
-// it. It finds the commas eight bytes at a time: fields are a few bytes
-// long, shorter than a call to IndexByte is worth.
+// it.
 func splitFields(dst []string, line []byte) []string {
-	const ones, low7 = 0x0101010101010101, 0x7F7F7F7F7F7F7F7F
 	s := unsafe.String(unsafe.SliceData(line), len(line))
-	start, i := 0, 0
-	for ; i+8 <= len(line); i += 8 {
-		x := binary.LittleEndian.Uint64(line[i:]) ^ (ones * ',')
-		// 0x80 in every byte of x that is zero (a comma), exactly.
-		m := ^((x&low7 + low7) | x | low7)
-		for m != 0 {
-			k := i + bits.TrailingZeros64(m)/8
-			dst = append(dst, s[start:k])
-			start = k + 1
-			m &= m - 1
+	for start := 0; ; {
+		k := fieldEnd(line, start)
+		dst = append(dst, s[start:k])
+		if k == len(line) {
+			return dst
 		}
+		start = k + 1
 	}
-	for ; i < len(line); i++ {
-		if line[i] == ',' {
-			dst = append(dst, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(dst, s[start:])
 }
 
 // readCSVRest reads the rest of a file with encoding/csv: data[pos:] is
@@ -414,6 +426,9 @@ type csvRowParser struct {
 	// instead of the id (ReadOptions.hashIDs).
 	hashes []uint64
 	seed   maphash.Seed
+	// plain is the plain-line parser's operations (parsePlain), nil when
+	// the layout has a column it does not read.
+	plain []plainOp
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -430,17 +445,8 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		return d, "", true
 	}
 
-	var (
-		id               string
-		prompt, complete int64
-		ttft, e2e        float64
-		tSent            = math.NaN()
-		tFirst           = math.NaN()
-		tLast            = math.NaN()
-		status           string
-		maxTok, chunks   int64 = -1, -1
-		chunkMark              = len(q.ChunkMs)
-	)
+	r := csvRow{tSent: math.NaN(), tFirst: math.NaN(), tLast: math.NaN(), maxTok: -1, chunks: -1, phase: PhaseMeasured}
+	chunkMark := len(q.ChunkMs)
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
 	zeroTokens := false
 	if s := trimBlanks(rec[l.pos[colCompletionTokens]]); s != "" {
@@ -448,9 +454,8 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		zeroTokens = pr == probNone && n == 0
 	}
 	if failed || zeroTokens {
-		ttft, e2e = math.NaN(), math.NaN()
+		r.ttft, r.e2e = math.NaN(), math.NaN()
 	}
-	phase := PhaseMeasured
 	for j, raw := range rec {
 		c := l.cols[j]
 		var pr problem
@@ -461,12 +466,12 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			if raw == "" {
 				pr = probMissing
 			}
-			id = raw
+			r.id = raw
 		case colStatus:
-			status = raw
+			r.status = raw
 		case colPhase:
 			var ok bool
-			if phase, ok = ParsePhase(raw); !ok {
+			if r.phase, ok = ParsePhase(raw); !ok {
 				pr = probBadPhase
 			}
 		case colChunkMs:
@@ -490,16 +495,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			if info.kind == kindCount {
 				var n int64
 				if n, pr = parseCount(s); pr == probNone {
-					switch c {
-					case colPromptTokens:
-						prompt = n
-					case colCompletionTokens:
-						complete = n
-					case colMaxTokens:
-						maxTok = n
-					case colTextChunks:
-						chunks = n
-					}
+					r.setCount(c, n)
 				}
 				break
 			}
@@ -509,18 +505,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 				v, pr = math.NaN(), probNone
 			}
 			if pr == probNone {
-				switch c {
-				case colTTFT:
-					ttft = v
-				case colE2E:
-					e2e = v
-				case colTRequestSent:
-					tSent = v
-				case colTFirstText:
-					tFirst = v
-				case colTLastText:
-					tLast = v
-				}
+				r.setNumber(c, v)
 			}
 		}
 		if pr != probNone {
@@ -532,48 +517,62 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			return l.valueDiag(p.path, line, c, pr, got), value, true
 		}
 	}
-	if e2e < ttft {
+	if r.e2e < r.ttft {
 		q.ChunkMs = q.ChunkMs[:chunkMark]
-		return l.e2eDiag(p.path, line, ttft, e2e), "", true
+		return l.e2eDiag(p.path, line, r.ttft, r.e2e), "", true
 	}
+	p.appendRow(&r, line)
+	return Diagnostic{}, "", false
+}
 
+// csvRow is the values of one accepted record, before they are appended.
+type csvRow struct {
+	id, status                       string
+	prompt, complete, maxTok, chunks int64
+	ttft, e2e, tSent, tFirst, tLast  float64
+	phase                            Phase
+}
+
+// appendRow appends the accepted record r, which starts on line, to q
+// (its chunk_ms values are appended already).
+func (p *csvRowParser) appendRow(r *csvRow, line int) {
+	q := p.q
 	q.SourceRow = append(q.SourceRow, int32(line))
 	if p.hashes != nil {
-		p.hashes = append(p.hashes, maphash.String(p.seed, id))
+		p.hashes = append(p.hashes, maphash.String(p.seed, r.id))
 	} else {
-		q.IDs.Append(id) // a copy: the record is a view of the file's buffer
+		q.IDs.Append(r.id) // a copy: the record is a view of the file's buffer
 	}
-	q.PromptTokens = append(q.PromptTokens, prompt)
-	q.CompletionTokens = append(q.CompletionTokens, complete)
-	q.TTFTms = append(q.TTFTms, ttft)
-	q.E2Ems = append(q.E2Ems, e2e)
+	q.PromptTokens = append(q.PromptTokens, r.prompt)
+	q.CompletionTokens = append(q.CompletionTokens, r.complete)
+	q.TTFTms = append(q.TTFTms, r.ttft)
+	q.E2Ems = append(q.E2Ems, r.e2e)
 	if q.TRequestSent != nil {
-		q.TRequestSent = append(q.TRequestSent, tSent)
+		q.TRequestSent = append(q.TRequestSent, r.tSent)
 	}
 	if q.TFirstText != nil {
-		q.TFirstText = append(q.TFirstText, tFirst)
+		q.TFirstText = append(q.TFirstText, r.tFirst)
 	}
 	if q.TLastText != nil {
-		q.TLastText = append(q.TLastText, tLast)
+		q.TLastText = append(q.TLastText, r.tLast)
 	}
 	if q.Status != nil {
 		// A view of the line: the column copies each new text once.
-		q.Status.Append(status)
+		q.Status.Append(r.status)
 	}
 	if q.MaxTokens != nil {
-		q.MaxTokens = append(q.MaxTokens, maxTok)
+		q.MaxTokens = append(q.MaxTokens, r.maxTok)
 	}
 	if q.TextChunks != nil {
-		q.TextChunks = append(q.TextChunks, chunks)
+		q.TextChunks = append(q.TextChunks, r.chunks)
 	}
 	if q.ChunkOffsets != nil {
 		q.ChunkOffsets = append(q.ChunkOffsets, int32(len(q.ChunkMs)))
 	}
 	if q.Phase != nil {
-		q.Phase = append(q.Phase, phase)
+		q.Phase = append(q.Phase, r.phase)
 	}
 	q.N++
-	return Diagnostic{}, "", false
 }
 
 // plainDecimal reports whether s is digits, with one '.' among them
