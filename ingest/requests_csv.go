@@ -445,7 +445,9 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		return d, "", true
 	}
 
-	r := csvRow{tSent: math.NaN(), tFirst: math.NaN(), tLast: math.NaN(), maxTok: -1, chunks: -1, phase: PhaseMeasured}
+	r := csvRow{phase: PhaseMeasured}
+	r.num[colTRequestSent], r.num[colTFirstText], r.num[colTLastText] = math.NaN(), math.NaN(), math.NaN()
+	r.count[colMaxTokens], r.count[colTextChunks] = -1, -1
 	chunkMark := len(q.ChunkMs)
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
 	zeroTokens := false
@@ -454,7 +456,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		zeroTokens = pr == probNone && n == 0
 	}
 	if failed || zeroTokens {
-		r.ttft, r.e2e = math.NaN(), math.NaN()
+		r.num[colTTFT], r.num[colE2E] = math.NaN(), math.NaN()
 	}
 	for j, raw := range rec {
 		c := l.cols[j]
@@ -495,7 +497,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			if info.kind == kindCount {
 				var n int64
 				if n, pr = parseCount(s); pr == probNone {
-					r.setCount(c, n)
+					r.count[c] = n
 				}
 				break
 			}
@@ -505,7 +507,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 				v, pr = math.NaN(), probNone
 			}
 			if pr == probNone {
-				r.setNumber(c, v)
+				r.num[c] = v
 			}
 		}
 		if pr != probNone {
@@ -517,9 +519,9 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			return l.valueDiag(p.path, line, c, pr, got), value, true
 		}
 	}
-	if r.e2e < r.ttft {
+	if r.num[colE2E] < r.num[colTTFT] {
 		q.ChunkMs = q.ChunkMs[:chunkMark]
-		return l.e2eDiag(p.path, line, r.ttft, r.e2e), "", true
+		return l.e2eDiag(p.path, line, r.num[colTTFT], r.num[colE2E]), "", true
 	}
 	p.appendRow(&r, line)
 	return Diagnostic{}, "", false
@@ -527,10 +529,10 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 
 // csvRow is the values of one accepted record, before they are appended.
 type csvRow struct {
-	id, status                       string
-	prompt, complete, maxTok, chunks int64
-	ttft, e2e, tSent, tFirst, tLast  float64
-	phase                            Phase
+	id, status string
+	count      [numReqColumns]int64   // by column: the counts
+	num        [numReqColumns]float64 // by column: the numbers
+	phase      Phase
 }
 
 // appendRow appends the accepted record r, which starts on line, to q
@@ -543,28 +545,28 @@ func (p *csvRowParser) appendRow(r *csvRow, line int) {
 	} else {
 		q.IDs.Append(r.id) // a copy: the record is a view of the file's buffer
 	}
-	q.PromptTokens = append(q.PromptTokens, r.prompt)
-	q.CompletionTokens = append(q.CompletionTokens, r.complete)
-	q.TTFTms = append(q.TTFTms, r.ttft)
-	q.E2Ems = append(q.E2Ems, r.e2e)
+	q.PromptTokens = append(q.PromptTokens, r.count[colPromptTokens])
+	q.CompletionTokens = append(q.CompletionTokens, r.count[colCompletionTokens])
+	q.TTFTms = append(q.TTFTms, r.num[colTTFT])
+	q.E2Ems = append(q.E2Ems, r.num[colE2E])
 	if q.TRequestSent != nil {
-		q.TRequestSent = append(q.TRequestSent, r.tSent)
+		q.TRequestSent = append(q.TRequestSent, r.num[colTRequestSent])
 	}
 	if q.TFirstText != nil {
-		q.TFirstText = append(q.TFirstText, r.tFirst)
+		q.TFirstText = append(q.TFirstText, r.num[colTFirstText])
 	}
 	if q.TLastText != nil {
-		q.TLastText = append(q.TLastText, r.tLast)
+		q.TLastText = append(q.TLastText, r.num[colTLastText])
 	}
 	if q.Status != nil {
 		// A view of the line: the column copies each new text once.
 		q.Status.Append(r.status)
 	}
 	if q.MaxTokens != nil {
-		q.MaxTokens = append(q.MaxTokens, r.maxTok)
+		q.MaxTokens = append(q.MaxTokens, r.count[colMaxTokens])
 	}
 	if q.TextChunks != nil {
-		q.TextChunks = append(q.TextChunks, r.chunks)
+		q.TextChunks = append(q.TextChunks, r.count[colTextChunks])
 	}
 	if q.ChunkOffsets != nil {
 		q.ChunkOffsets = append(q.ChunkOffsets, int32(len(q.ChunkMs)))

@@ -94,7 +94,7 @@ func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
 					return false
 				}
 				if op == plainCount {
-					r.setCount(c, int64(mant))
+					r.count[c] = int64(mant)
 				}
 			case plainNumber:
 				if length > 19 || mant >= 1<<53 {
@@ -104,7 +104,7 @@ func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
 				if frac >= 0 {
 					v /= pow10[frac]
 				}
-				r.setNumber(c, v)
+				r.num[c] = v
 			case plainCheckNumber:
 				if length > 18 {
 					return false
@@ -118,41 +118,11 @@ func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
 		}
 		i = next
 	}
-	if r.e2e < r.ttft {
+	if r.num[colE2E] < r.num[colTTFT] {
 		return false
 	}
 	p.appendRow(&r, lineNo)
 	return true
-}
-
-// setCount stores count n of column c in r.
-func (r *csvRow) setCount(c reqColumn, n int64) {
-	switch c {
-	case colPromptTokens:
-		r.prompt = n
-	case colCompletionTokens:
-		r.complete = n
-	case colMaxTokens:
-		r.maxTok = n
-	case colTextChunks:
-		r.chunks = n
-	}
-}
-
-// setNumber stores number v of column c in r.
-func (r *csvRow) setNumber(c reqColumn, v float64) {
-	switch c {
-	case colTTFT:
-		r.ttft = v
-	case colE2E:
-		r.e2e = v
-	case colTRequestSent:
-		r.tSent = v
-	case colTFirstText:
-		r.tFirst = v
-	case colTLastText:
-		r.tLast = v
-	}
 }
 
 // fieldEnd is the index of the first comma of line at or after i, or
