@@ -190,11 +190,11 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	smp.e2e, smp.ttft, smp.tpot = m.e2e, m.ttft, m.tpot
 	led.add(ScopeStatistic, "E2E = TTFT with n ≥ 2: no user-TPS sample (decode time is zero)", m.zeroDecode, run.Dir)
 
-	rs.E2E = distribution("E2E latency", "ms", SamplePerRequest, method, smp.e2e)
+	rs.E2E = distributionWith("E2E latency", "ms", SamplePerRequest, method, smp.e2e, m.e2eSpan)
 	if rs.Streamed {
-		rs.TTFT = distribution("TTFT", "ms", SamplePerRequest, method, smp.ttft)
-		rs.TPOT = distribution("TPOT", "ms", SamplePerRequest, method, smp.tpot)
-		rs.UserTPS = distribution("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS)
+		rs.TTFT = distributionWith("TTFT", "ms", SamplePerRequest, method, smp.ttft, m.ttftSpan)
+		rs.TPOT = distributionWith("TPOT", "ms", SamplePerRequest, method, smp.tpot, m.tpotSpan)
+		rs.UserTPS = distributionWith("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS, m.userTPSSpan)
 		floatScratch.give(m.userTPS)
 		rs.GapWeightedITL = NaN
 		if m.gapCount > 0 {
@@ -239,11 +239,12 @@ type measuredScan struct {
 	errors  *errorClasses
 	// Streaming check: requests with n ≥ 2, and those with E2E = TTFT.
 	withOutput, flat int
-	// Latency samples, in send order.
-	e2e, ttft, tpot, userTPS []float64
-	zeroDecode               int
-	gapSum                   float64
-	gapCount                 int64
+	// Latency samples, in send order, and their sums and extremes.
+	e2e, ttft, tpot, userTPS                 []float64
+	e2eSpan, ttftSpan, tpotSpan, userTPSSpan sampleSpan
+	zeroDecode                               int
+	gapSum                                   float64
+	gapCount                                 int64
 	// Goodput over the measured requests, and over those of them that
 	// complete inside the window (when it is known).
 	passed         int
@@ -277,6 +278,7 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 		output:    int64Scratch.take(ok),
 		busyFirst: math.Inf(1), busyLast: math.Inf(-1),
 		clientFirst: math.Inf(1), clientLast: math.Inf(-1),
+		e2eSpan: newSampleSpan(), ttftSpan: newSampleSpan(), tpotSpan: newSampleSpan(), userTPSSpan: newSampleSpan(),
 	}
 	if req.TRequestSent != nil {
 		m.sent = floatScratch.take(len(measured))
@@ -292,6 +294,8 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 			ttft, e2e := req.TTFTms[i], req.E2Ems[i]
 			m.e2e = append(m.e2e, e2e)
 			m.ttft = append(m.ttft, ttft)
+			m.e2eSpan.add(e2e)
+			m.ttftSpan.add(ttft)
 			if c == classMulti {
 				m.withOutput++
 				decode := e2e - ttft
@@ -299,11 +303,15 @@ func scanMeasured(run *ingest.Run, req *ingest.Requests, measured []int, classes
 					m.flat++
 				}
 				gaps := float64(req.CompletionTokens[i] - 1)
-				m.tpot = append(m.tpot, decode/gaps)
+				tpot := decode / gaps
+				m.tpot = append(m.tpot, tpot)
+				m.tpotSpan.add(tpot)
 				m.gapSum += decode
 				m.gapCount += req.CompletionTokens[i] - 1
 				if decode > 0 {
-					m.userTPS = append(m.userTPS, gaps/(decode/1000))
+					tps := gaps / (decode / 1000)
+					m.userTPS = append(m.userTPS, tps)
+					m.userTPSSpan.add(tps)
 				} else {
 					m.zeroDecode++
 				}
@@ -421,8 +429,26 @@ func distribution(metric, unit, sample, method string, xs []float64) Distributio
 	return distributionOf(metric, unit, sample, method, [][]float64{xs})
 }
 
+// distributionWith is distribution for a sample whose sum and extremes,
+// span, were found as it was collected.
+func distributionWith(metric, unit, sample, method string, xs []float64, span sampleSpan) Distribution {
+	return summarise(metric, unit, sample, method, [][]float64{xs}, span)
+}
+
 // distributionOf summarises the sample held in cs (reordering its slices).
 func distributionOf(metric, unit, sample, method string, cs [][]float64) Distribution {
+	span := newSampleSpan()
+	for _, c := range cs {
+		for _, x := range c {
+			span.add(x)
+		}
+	}
+	return summarise(metric, unit, sample, method, cs, span)
+}
+
+// summarise summarises the sample held in cs, whose sum and extremes are
+// span (reordering its slices).
+func summarise(metric, unit, sample, method string, cs [][]float64, span sampleSpan) Distribution {
 	n := total(cs)
 	d := Distribution{Metric: metric, Unit: unit, Sample: sample, Method: method, N: n, MeanWeighting: meanWeighting(sample)}
 	if n == 0 {
@@ -430,22 +456,27 @@ func distributionOf(metric, unit, sample, method string, cs [][]float64) Distrib
 		d.Unavailable = "no samples"
 		return d
 	}
-	sum, min, max := 0.0, math.Inf(1), math.Inf(-1)
-	for _, c := range cs {
-		for _, x := range c {
-			sum += x
-			if x > max {
-				max = x
-			}
-			if x < min {
-				min = x
-			}
-		}
-	}
-	q := quantilesIn(cs, []float64{0.50, 0.95, 0.99}, method, min, max)
+	q := quantilesIn(cs, []float64{0.50, 0.95, 0.99}, method, span.min, span.max)
 	d.P50, d.P95, d.P99 = Num(q[0]), Num(q[1]), Num(q[2])
-	d.Max, d.Mean = Num(max), Num(sum/float64(n))
+	d.Max, d.Mean = Num(span.max), Num(span.sum/float64(n))
 	return d
+}
+
+// sampleSpan is the sum, in order, and the extremes of a sample's values.
+type sampleSpan struct{ sum, min, max float64 }
+
+// newSampleSpan is the span of no value.
+func newSampleSpan() sampleSpan { return sampleSpan{min: math.Inf(1), max: math.Inf(-1)} }
+
+// add takes in the sample's next value.
+func (s *sampleSpan) add(x float64) {
+	s.sum += x
+	if x > s.max {
+		s.max = x
+	}
+	if x < s.min {
+		s.min = x
+	}
 }
 
 func meanWeighting(sample string) string {
