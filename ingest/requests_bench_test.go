@@ -258,3 +258,37 @@ func reqFirstDiag(rf *RequestFile) string {
 	}
 	return strings.TrimSpace(rf.Excluded[0].String())
 }
+
+// reqBenchClientCSV is the "all" CSV without chunk_ms: the columns a
+// client writes when it records no chunk arrivals, every line of which the
+// plain-line parser takes.
+var reqBenchClientCSV = sync.OnceValue(func() []byte {
+	var out bytes.Buffer
+	for line := range bytes.Lines(reqBenchCSV(true)) {
+		out.Write(line[:bytes.LastIndexByte(line, ',')])
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+})
+
+// BenchmarkReadRequestsCSVClient reads the client CSV whole and for the
+// analysis (ids hashed, t_first_text and text_chunks checked only).
+func BenchmarkReadRequestsCSVClient(b *testing.B) {
+	data := reqBenchClientCSV()
+	for _, lean := range []bool{false, true} {
+		b.Run(map[bool]string{false: "whole", true: "analysis"}[lean], func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rf, err := ReadRequestsCSVWith(bytes.NewReader(data), "requests.csv", ReadOptions{ForAnalysis: lean})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rf.Requests.N != reqBenchRows {
+					b.Fatalf("read %d rows, want %d; first problem: %v", rf.Requests.N, reqBenchRows, reqFirstDiag(rf))
+				}
+			}
+			b.ReportMetric(float64(reqBenchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
