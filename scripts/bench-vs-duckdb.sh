@@ -39,7 +39,9 @@ if [ ! -d scripts/duckdb/node_modules/@duckdb/node-api ]; then
 	(cd scripts/duckdb && npm ci --no-audit --no-fund >&2)
 fi
 
-# measure NAME CMD...: appends "NAME seconds maxrss_kb" to $work/times.
+# measure NAME CMD...: appends "NAME seconds maxrss_kb cpu_seconds" to
+# $work/times (cpu: user + system time, less sensitive than wall time to
+# what else the shared machine runs).
 measure() {
 	local name=$1
 	shift
@@ -48,11 +50,12 @@ measure() {
 		cat "$work/stderr.txt" >&2
 		exit 1
 	fi
-	local wall rss
+	local wall rss cpu
+	cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time.txt")
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$work/time.txt")
 	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
-	echo "$name $wall $rss" >>"$work/times"
-	printf '%-10s %8.2f s %8.0f MB\n' "$name" "$wall" "$((rss / 1024))" >&2
+	echo "$name $wall $rss $cpu" >>"$work/times"
+	printf '%-10s %8.2f s %8.0f MB %8.2f CPU-s\n' "$name" "$wall" "$((rss / 1024))" "$cpu" >&2
 }
 
 for i in $(seq 1 "$reps"); do
@@ -67,9 +70,12 @@ bt=$(awk '$1 == "benchnote" {print $2}' "$work/times" | median)
 dt=$(awk '$1 == "duckdb" {print $2}' "$work/times" | median)
 bm=$(awk '$1 == "benchnote" {print $3 / 1024}' "$work/times" | median)
 dm=$(awk '$1 == "duckdb" {print $3 / 1024}' "$work/times" | median)
+bc=$(awk '$1 == "benchnote" {print $4}' "$work/times" | median)
+dc=$(awk '$1 == "duckdb" {print $4}' "$work/times" | median)
 echo
 echo "sweep: $sweep ($format, $total requests), medians of $reps interleaved runs"
-printf '%-10s %8s %10s\n' "" "time s" "peak MB"
-printf '%-10s %8.2f %10.0f\n' benchnote "$bt" "$bm"
-printf '%-10s %8.2f %10.0f\n' duckdb "$dt" "$dm"
-awk -v bt="$bt" -v dt="$dt" -v bm="$bm" -v dm="$dm" 'BEGIN {printf "ratio benchnote/duckdb: time %.2f×, peak RSS %.2f×\n", bt / dt, bm / dm}'
+printf '%-10s %8s %10s %8s\n' "" "time s" "peak MB" "CPU-s"
+printf '%-10s %8.2f %10.0f %8.2f\n' benchnote "$bt" "$bm" "$bc"
+printf '%-10s %8.2f %10.0f %8.2f\n' duckdb "$dt" "$dm" "$dc"
+awk -v bt="$bt" -v dt="$dt" -v bm="$bm" -v dm="$dm" -v bc="$bc" -v dc="$dc" \
+	'BEGIN {printf "ratio benchnote/duckdb: time %.2f×, peak RSS %.2f×, CPU %.2f×\n", bt / dt, bm / dm, bc / dc}'
