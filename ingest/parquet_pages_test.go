@@ -22,7 +22,6 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/golang/snappy"
 	kgzip "github.com/klauspost/compress/gzip"
-	"github.com/xitongsys/parquet-go-source/local"
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 	"github.com/xitongsys/parquet-go/writer"
 )
@@ -401,13 +400,42 @@ type filePage struct {
 // filePages walks the page headers of every column chunk of data.
 func filePages(t *testing.T, data []byte) []filePage {
 	t.Helper()
+	var pages []filePage
+	eachChunk(t, data, func(md *metadata.FileMetaData, g, c int, cc *metadata.ColumnChunkMetaData) error {
+		start, length := chunkSpan(cc)
+		at, values := int(start), int64(0)
+		for values < cc.NumValues() {
+			if at > int(start+length) {
+				t.Fatalf("row group %d column %d: the pages run past the chunk", g, c)
+			}
+			h, rest, err := readHeaderBytes(data[at : start+length])
+			if err != nil {
+				t.Fatalf("row group %d column %d: the header at byte %d: %v", g, c, at, err)
+			}
+			body := int(start+length) - len(rest)
+			col := md.Schema.Column(c)
+			pages = append(pages, filePage{g, c, col.Name(), col.MaxDefinitionLevel() == 1, cc.Compression(), h, at, body})
+			if h.typ == pageData || h.typ == pageDataV2 {
+				values += int64(h.values)
+			}
+			at = body + max(0, int(h.compressed))
+		}
+		return nil
+	})
+	return pages
+}
+
+// eachChunk calls fn on every column chunk of the Parquet file data, in
+// row group and column order, until fn returns an error, which it
+// returns.
+func eachChunk(t *testing.T, data []byte, fn func(md *metadata.FileMetaData, g, c int, cc *metadata.ColumnChunkMetaData) error) error {
+	t.Helper()
 	pf, err := file.NewParquetReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	var pages []filePage
 	for g := range pf.NumRowGroups() {
 		rg := md.RowGroup(g)
 		for c := range rg.NumColumns() {
@@ -415,27 +443,12 @@ func filePages(t *testing.T, data []byte) []filePage {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start, length := chunkSpan(cc)
-			at, values := int(start), int64(0)
-			for values < cc.NumValues() {
-				if at > int(start+length) {
-					t.Fatalf("row group %d column %d: the pages run past the chunk", g, c)
-				}
-				h, rest, err := readHeaderBytes(data[at : start+length])
-				if err != nil {
-					t.Fatalf("row group %d column %d: the header at byte %d: %v", g, c, at, err)
-				}
-				body := int(start+length) - len(rest)
-				col := md.Schema.Column(c)
-				pages = append(pages, filePage{g, c, col.Name(), col.MaxDefinitionLevel() == 1, cc.Compression(), h, at, body})
-				if h.typ == pageData || h.typ == pageDataV2 {
-					values += int64(h.values)
-				}
-				at = body + max(0, int(h.compressed))
+			if err := fn(md, g, c, cc); err != nil {
+				return err
 			}
 		}
 	}
-	return pages
+	return nil
 }
 
 // checkPageDecoded reads data as benchnote does (for the analysis too)
@@ -701,26 +714,9 @@ func TestPageDecoderXitongsys(t *testing.T) {
 		name := fmt.Sprintf("%s-%s-%s-%d-%d", tt.codec, tt.strings, tt.numbers, tt.pageSize, tt.rowSize)
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "requests.parquet")
-			fw, err := local.NewLocalFileWriter(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pw, err := writer.NewJSONWriter(fmt.Sprintf(xitongsysPagesSchema, tt.strings, tt.numbers), fw, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pw.CompressionType, pw.PageSize, pw.RowGroupSize = tt.codec, tt.pageSize, tt.rowSize
-			for _, r := range rows {
-				if err := pw.Write(r); err != nil {
-					t.Fatalf("%v writing %s", err, r)
-				}
-			}
-			if err := pw.WriteStop(); err != nil {
-				t.Fatal(err)
-			}
-			if err := fw.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeXitongsys(t, path, fmt.Sprintf(xitongsysPagesSchema, tt.strings, tt.numbers), rows, func(pw *writer.JSONWriter) {
+				pw.CompressionType, pw.PageSize, pw.RowGroupSize = tt.codec, tt.pageSize, tt.rowSize
+			})
 			data := readFile(t, path)
 			l := layoutOf(filePages(t, data))
 			if tt.dictPages != (l.dict > 0) || l.v2 != 0 || l.mostDataPages < tt.minPages || l.chunks < 8*tt.groups {
@@ -818,26 +814,16 @@ func arrowDecompress(codec compress.Compression, body []byte, n int) []byte {
 // finds none.
 func pageDecoderError(t *testing.T, data []byte) error {
 	t.Helper()
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	md := pf.MetaData()
-	for g := range pf.NumRowGroups() {
-		rg := md.RowGroup(g)
-		for c := range rg.NumColumns() {
-			cc, err := rg.ColumnChunk(c)
-			if err != nil || chunkUnsupported(md, cc, int64(len(data))) != nil {
-				continue
-			}
-			col := md.Schema.Column(c)
-			if err := chunkError(data, cc, col.PhysicalType(), col.MaxDefinitionLevel() == 1); err != nil && !errors.Is(err, errPagesUnsupported) {
-				return fmt.Errorf("row group %d, column %s: %w", g, col.Name(), err)
-			}
+	return eachChunk(t, data, func(md *metadata.FileMetaData, g, c int, cc *metadata.ColumnChunkMetaData) error {
+		if chunkUnsupported(md, cc, int64(len(data))) != nil {
+			return nil
 		}
-	}
-	return nil
+		col := md.Schema.Column(c)
+		if err := chunkError(data, cc, col.PhysicalType(), col.MaxDefinitionLevel() == 1); err != nil && !errors.Is(err, errPagesUnsupported) {
+			return fmt.Errorf("row group %d, column %s: %w", g, col.Name(), err)
+		}
+		return nil
+	})
 }
 
 // chunkError decodes the pages of column chunk cc with a chunkDecoder.

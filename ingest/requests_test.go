@@ -919,6 +919,33 @@ const reqXitongsysSchema = `{"Tag": "name=parquet_go_root, repetitiontype=REQUIR
 	{"Tag": "name=host, type=BYTE_ARRAY, convertedtype=UTF8"}
 ]}`
 
+// writeXitongsys writes rows, JSON objects, to a Parquet file at path
+// with xitongsys/parquet-go's JSON writer under schema; set adjusts the
+// writer (codec, page and row group sizes) before the first row.
+func writeXitongsys(t *testing.T, path, schema string, rows []string, set func(*writer.JSONWriter)) {
+	t.Helper()
+	fw, err := local.NewLocalFileWriter(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := writer.NewJSONWriter(schema, fw, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(pw)
+	for _, r := range rows {
+		if err := pw.Write(r); err != nil {
+			t.Fatalf("%v writing %s", err, r)
+		}
+	}
+	if err := pw.WriteStop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 var reqXitongsysRows = []string{
 	`{"request_id": "x1", "prompt_tokens": 100, "completion_tokens": 3, "ttft_ms": 120.5, "E2E_MS": 180.25,
 	  "t_request_sent": 1793613600.125, "status": "ok", "max_tokens": 256, "chunk_ms": [120.5, 150, 180.25], "host": "h1"}`,
@@ -947,26 +974,9 @@ func TestReadRequestsParquetXitongsys(t *testing.T) {
 	} {
 		t.Run(tt.codec.String()+"-"+tt.encoding, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "requests.parquet")
-			fw, err := local.NewLocalFileWriter(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pw, err := writer.NewJSONWriter(fmt.Sprintf(reqXitongsysSchema, tt.encoding), fw, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pw.CompressionType = tt.codec
-			for _, r := range reqXitongsysRows {
-				if err := pw.Write(r); err != nil {
-					t.Fatalf("%v writing %s", err, r)
-				}
-			}
-			if err := pw.WriteStop(); err != nil {
-				t.Fatal(err)
-			}
-			if err := fw.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeXitongsys(t, path, fmt.Sprintf(reqXitongsysSchema, tt.encoding), reqXitongsysRows, func(pw *writer.JSONWriter) {
+				pw.CompressionType = tt.codec
+			})
 			reqCheckParquetLayout(t, path, 0, tt.want, tt.dict)
 
 			rf, err := reqReadParquetFile(t, path)
