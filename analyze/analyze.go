@@ -52,9 +52,9 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
 	// released; a level is summarised as soon as its last run is done, and
 	// its pooled samples are dropped with it (while the next level's runs
-	// are read, so at most two levels' samples are held). Runs without a level are
-	// summarised on their own and listed first, their exclusions before
-	// the levels'.
+	// are read, so at most two levels' samples are held). Runs without a
+	// level are summarised on their own and listed first, their exclusions
+	// before the levels'.
 	var (
 		unleveled    []RunSummary
 		unleveledLed = newLedger()

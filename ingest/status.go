@@ -1,5 +1,7 @@
 package ingest
 
+import "strings"
+
 // StatusColumn holds the status column as dictionary codes: row i's status
 // is Texts[Codes[i]]. A status column holds a handful of distinct texts
 // ("ok", "", a few error messages) repeated row after row, so a row costs
@@ -61,7 +63,7 @@ func (c *StatusColumn) code(s string) uint32 {
 	k, ok := c.index[s]
 	if !ok {
 		k = uint32(len(c.Texts))
-		s = string([]byte(s)) // the caller's bytes may be reused
+		s = strings.Clone(s) // the caller's bytes may be reused
 		c.Texts = append(c.Texts, s)
 		c.index[s] = k
 	}
