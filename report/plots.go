@@ -60,17 +60,16 @@ func Plots(s *analyze.Summary) ([]Plot, error) {
 		func(s *analyze.Summary) (*Plot, error) { return cdfChart(s, chartTPOT) },
 		func(s *analyze.Summary) (*Plot, error) { return cdfChart(s, chartE2E) },
 		lengthsChart,
-		warmupChart, // index warmupFirst below
-		goodputChart,
 	}
+	warmupAt := len(builders)
+	builders = append(builders, warmupChart, goodputChart)
 	// The charts are independent: they are drawn side by side, and kept
 	// in builder order. The warm-up chart, which draws every run's series
 	// and takes longest, starts first, so that the others fill the other
 	// cores instead of waiting for it at the end.
-	const warmupFirst = 10
-	order := []int{warmupFirst}
+	order := []int{warmupAt}
 	for i := range builders {
-		if i != warmupFirst {
+		if i != warmupAt {
 			order = append(order, i)
 		}
 	}
