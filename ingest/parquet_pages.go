@@ -359,6 +359,12 @@ func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 		return err
 	}
 	n := int(h.values)
+	// Every PLAIN value takes its width (a BYTE_ARRAY value at least its
+	// 4-byte length): the page's bytes, not its header, size the
+	// dictionary.
+	if w := max(d.width(), 4); int64(len(page)) < int64(w)*int64(n) {
+		return fmt.Errorf("a dictionary page of %d bytes for %d values of at least %d bytes", len(page), n, w)
+	}
 	switch d.phys {
 	case parquet.Types.Int64:
 		d.dictInts = grow(d.dictInts, n)

@@ -1107,3 +1107,23 @@ func TestCheckSize(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionarySizedByItsBytes checks that a dictionary page whose
+// header claims more values than its bytes hold is refused before the
+// dictionary is allocated: 16 bytes hold 2 doubles (or 4 BYTE_ARRAY
+// lengths), not the 2^28 the header claims.
+func TestDictionarySizedByItsBytes(t *testing.T) {
+	for _, phys := range []parquet.Type{parquet.Types.Double, parquet.Types.Int64, parquet.Types.Int32, parquet.Types.ByteArray} {
+		d := newChunkDecoder(phys, false)
+		d.codec, d.left = compress.Codecs.Uncompressed, 1<<28
+		h := fullPageHeader{typ: pageDictionary, uncompressed: 16, compressed: 16, values: 1 << 28, encoding: encPlain}
+		err := d.readDictionary(h, make([]byte, 16))
+		if err == nil || !strings.Contains(err.Error(), "a dictionary page of 16 bytes for 268435456 values") {
+			t.Errorf("%v: error %v", phys, err)
+		}
+		if c := cap(d.dictFloats) + cap(d.dictInts) + cap(d.dictInt32s) + cap(d.dictBytes); c > 16 {
+			t.Errorf("%v: %d values allocated for the dictionary", phys, c)
+		}
+		d.release()
+	}
+}
