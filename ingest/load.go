@@ -162,8 +162,8 @@ func ParseRate(s string) (float64, error) {
 		return math.Inf(1), nil
 	}
 	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
-		return 0, fmt.Errorf("rate %q: expected a positive number or inf", s)
+	if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 || r > MaxRate {
+		return 0, fmt.Errorf("rate %q: expected a positive number up to %d, or inf", s, MaxRate)
 	}
 	return r, nil
 }
@@ -187,14 +187,14 @@ func ParseLoadKey(s string) (LoadLevel, error) {
 	switch strings.ToLower(k) {
 	case "c", "conc", "concurrency":
 		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return LoadLevel{}, fmt.Errorf("level %q: expected a positive integer concurrency", s)
+		if err != nil || n <= 0 || n > MaxConcurrency {
+			return LoadLevel{}, fmt.Errorf("level %q: expected a whole concurrency from 1 to %d", s, MaxConcurrency)
 		}
 		return ConcurrencyLoad(n), nil
 	case "rate", "qps", "rps":
 		r, err := ParseRate(v)
 		if err != nil {
-			return LoadLevel{}, fmt.Errorf("level %q: expected a positive rate or inf", s)
+			return LoadLevel{}, fmt.Errorf("level %q: expected a positive rate up to %d, or inf", s, MaxRate)
 		}
 		return RateLoad(r, ""), nil
 	}

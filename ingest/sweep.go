@@ -797,14 +797,6 @@ type runConfig struct {
 	WindowEnd   time.Time
 }
 
-// Bounds of run.yaml's integer settings: far beyond any real benchmark,
-// low enough that a typo is caught.
-const (
-	maxConcurrency = 1_000_000
-	maxRepeat      = 10_000
-	maxMaxTokens   = 100_000_000
-)
-
 // parseRunConfig reads run.yaml. Every problem is an Error diagnostic
 // naming the line and column: the YAML problems parseSettingsYAML refuses,
 // a value of the wrong type or out of range. Unknown keys are warnings.
@@ -834,11 +826,11 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "concurrency":
-			rc.Concurrency = integer(v, k.Value, maxConcurrency)
+			rc.Concurrency = integer(v, k.Value, MaxConcurrency)
 		case "repeat":
-			rc.Repeat = integer(v, k.Value, maxRepeat)
+			rc.Repeat = integer(v, k.Value, MaxRepeat)
 		case "max_tokens":
-			rc.MaxTokens = integer(v, k.Value, maxMaxTokens)
+			rc.MaxTokens = integer(v, k.Value, MaxMaxTokens)
 		case "notes":
 			if v.Kind != yaml.ScalarNode {
 				bad(v, "notes", "text")

@@ -254,8 +254,8 @@ func FuzzRunConfigRanges(f *testing.F) {
 				t.Fatalf("bad diagnostic %+v", d)
 			}
 		}
-		if rc.Concurrency < 0 || rc.Concurrency > maxConcurrency || rc.Repeat < 0 || rc.Repeat > maxRepeat ||
-			rc.MaxTokens < 0 || rc.MaxTokens > maxMaxTokens {
+		if rc.Concurrency < 0 || rc.Concurrency > MaxConcurrency || rc.Repeat < 0 || rc.Repeat > MaxRepeat ||
+			rc.MaxTokens < 0 || rc.MaxTokens > MaxMaxTokens {
 			t.Fatalf("run config out of range: %+v", rc)
 		}
 		if rc.HasWindow && !rc.WindowEnd.After(rc.WindowStart) {
