@@ -841,7 +841,7 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
 				rc.Rate, rc.levelNode = r, v
 			} else {
-				bad(v, k.Value, "a positive number of requests per second or inf")
+				bad(v, k.Value, "a positive number of requests per second up to 1,000,000, or inf")
 			}
 		case "arrival":
 			if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
