@@ -64,7 +64,7 @@ func TestRunConfigImportKeyErrors(t *testing.T) {
 		want string
 	}{
 		{"concurrency: 2\nrate: 4\n", "run.yaml:2:7: error: rate: expected either concurrency or rate, not both"},
-		{"rate: fast\n", `run.yaml:1:7: error: rate: expected a positive number of requests per second or inf, got "fast"`},
+		{"rate: fast\n", `run.yaml:1:7: error: rate: expected a positive number of requests per second up to 1,000,000, or inf, got "fast"`},
 		{"rate: 2\narrival: bursty\n", `run.yaml:2:10: error: arrival: expected poisson, constant or gamma, got "bursty"`},
 		{"clock: tai\n", `run.yaml:1:8: error: clock: expected monotonic or wall, got "tai"`},
 		{"source: {tool: x}\nunavailable: [send_time, telepathy]\n", `run.yaml:2:26: error: unavailable[1]: expected one of all_requests, per_gap_itl, request_ids, send_order, send_time, ttft, wall_clock, window, got "telepathy"`},
