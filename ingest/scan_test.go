@@ -19,7 +19,7 @@ func TestLoadSkipsReports(t *testing.T) {
 		"c4/foreign/requests.csv":      okCSV,
 		"c4/foreign/.benchnote-report": "my own notes\n",
 	})
-	if err := outdir.Replace(filepath.Join(root, "c4", "report"), map[string][]byte{"requests.csv": []byte(okCSV), "report.md": []byte("# r\n")}, root); err != nil {
+	if err := outdir.Replace(filepath.Join(root, "c4", "report"), map[string][]byte{"requests.csv": []byte(okCSV), "report.md": []byte("# r\n")}, outdir.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	sw, err := Load(root, Options{})

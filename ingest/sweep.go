@@ -62,6 +62,7 @@ const (
 	reasonNotRead    = "not part of the input contract"
 	reasonOutsideRun = "not in a run directory"
 	reasonReport     = "a report benchnote wrote (it holds " + outdir.MarkerName + "), not input"
+	reasonArchive    = "a benchnote archive (it holds " + outdir.ArchiveMarkerName + "), not input: analyse an entry with benchnote history, or its inputs/ directory"
 )
 
 // Load reads the sweep rooted at root whole: Open, then every run's
@@ -307,6 +308,10 @@ func scanTree(root string) (*tree, error) {
 				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: reasonReport})
 				return fs.SkipDir
 			}
+			if rel != "." && outdir.IsArchive(p) {
+				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: reasonArchive})
+				return fs.SkipDir
+			}
 			if rel != "." && strings.HasPrefix(d.Name(), ".") {
 				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: "hidden directory"})
 				return fs.SkipDir
@@ -354,7 +359,7 @@ func scanTree(root string) (*tree, error) {
 			switch {
 			case strings.HasPrefix(name, envFilePrefix):
 				t.envFiles[dir] = append(t.envFiles[dir], name)
-			case dir == "." && (name == SweepConfigFile || name == ImportRecordFile):
+			case dir == "." && (name == SweepConfigFile || name == ImportRecordFile || name == outdir.SweepMarkerName):
 			case isReported[dir] && name == ReportedFile:
 			case isRun[dir] && (name == RunConfigFile || name == RequestsCSV || name == RequestsParquet ||
 				name == ScrapeStartFile || name == ScrapeEndFile):

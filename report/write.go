@@ -9,5 +9,5 @@ import "github.com/benchnote/benchnote/internal/outdir"
 // refusal is an *outdir.RefusedError and changes nothing; any other
 // failure leaves the previous dir as it was.
 func WriteDir(dir string, files map[string][]byte, inputs ...string) error {
-	return outdir.Replace(dir, files, inputs...)
+	return outdir.Replace(dir, files, outdir.Options{Kind: outdir.Report, Inputs: inputs})
 }

@@ -42,7 +42,7 @@ func figure(t *testing.T, p *ingest.Provenance, key string) float64 {
 func analyzeImport(t *testing.T, sweepYAML string, files ...string) *analyze.Summary {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sweep")
-	if err := Write(dir, layoutOf(t, files...)); err != nil {
+	if err := Write(dir, layoutOf(t, files...), files); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ingest.SweepConfigFile), []byte(sweepYAML), 0o644); err != nil {

@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 )
 
 // Layout names the files Write produces (and sets each run's Dir), relative to the sweep directory,
@@ -194,131 +195,31 @@ func importRecord(imp *Import, files map[string][]byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Write writes files into dir atomically: into a new sibling directory
-// first, which then takes dir's place. An existing dir is replaced only
-// when it is empty or a previous import whose every file is one this
-// import record lists, unchanged; anything else there (a scrape or an
-// environment log the user added, an edited file) makes Write refuse, so
-// nothing benchnote did not write is ever deleted.
-func Write(dir string, files map[string][]byte) error {
-	dir = filepath.Clean(dir)
-	if err := replaceable(dir); err != nil {
+// Write writes files as the sweep directory dir, the way benchnote writes
+// every directory (package outdir): atomically, under a lock, and only in
+// place of nothing, an empty directory or a previous import whose files
+// are all unchanged; anything else there (a scrape or an environment log
+// the user added, an edited file, a user's empty directory tree) makes
+// Write refuse with an *outdir.RefusedError, so nothing benchnote did not
+// write is ever deleted. inputs are the files imported: dir may not be,
+// hold or lie inside one.
+func Write(dir string, files map[string][]byte, inputs []string) error {
+	opts := outdir.Options{Kind: outdir.Sweep, Inputs: inputs}
+	if err := outdir.Check(dir, opts); err != nil {
+		var refused *outdir.RefusedError
+		if errors.As(err, &refused) && earlierImport(dir) {
+			refused.Reason = fmt.Sprintf("it is an import written by an earlier benchnote (it holds %s but no %s marker), which this version does not replace; remove it yourself if you no longer need it",
+				ingest.ImportRecordFile, outdir.SweepMarkerName)
+		}
 		return err
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".import-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if !fs.ValidPath(n) {
-			return fmt.Errorf("refusing to write %q outside %s", n, dir)
-		}
-		p := filepath.Join(tmp, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("replace %s: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return fmt.Errorf("replace %s: %w", dir, err)
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
+	return outdir.Replace(dir, files, opts)
 }
 
-// replaceable checks that dir does not exist, is empty, or holds exactly
-// a previous import's files, unchanged.
-func replaceable(dir string) error {
-	st, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory; choose another -o", dir)
-	}
-	var found []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			found = append(found, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(dir, ingest.ImportRecordFile))
-	if err != nil {
-		return fmt.Errorf("%s is not empty and was not written by benchnote import (no %s); choose another -o", dir, ingest.ImportRecordFile)
-	}
-	var rec record
-	if err := yaml.Unmarshal(data, &rec); err != nil || rec.Comment != "benchnote import" {
-		return fmt.Errorf("%s: %s is not an import record; choose another -o", dir, ingest.ImportRecordFile)
-	}
-	listed := map[string]string{ingest.ImportRecordFile: ""}
-	for _, f := range rec.Files {
-		listed[f.Path] = f.SHA256
-	}
-	var foreign []string
-	for _, f := range found {
-		want, ok := listed[f]
-		if !ok {
-			foreign = append(foreign, f+" (not written by benchnote import)")
-			continue
-		}
-		if want == "" {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != want {
-			foreign = append(foreign, f+" (changed since the import)")
-		}
-	}
-	if len(foreign) > 0 {
-		if len(foreign) > 5 {
-			foreign = append(foreign[:5], fmt.Sprintf("and %d more", len(foreign)-5))
-		}
-		return fmt.Errorf("%s holds a previous import and files benchnote did not write: %s; move them or choose another -o", dir, strings.Join(foreign, ", "))
-	}
-	return nil
+// earlierImport reports whether dir holds an import record but no marker:
+// an import written before imports were marked.
+func earlierImport(dir string) bool {
+	_, rerr := os.Lstat(filepath.Join(dir, ingest.ImportRecordFile))
+	_, merr := os.Lstat(filepath.Join(dir, outdir.SweepMarkerName))
+	return rerr == nil && errors.Is(merr, fs.ErrNotExist)
 }

@@ -1,12 +1,14 @@
 package importer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 )
 
 func layoutOf(t *testing.T, files ...string) map[string][]byte {
@@ -24,20 +26,24 @@ func layoutOf(t *testing.T, files ...string) map[string][]byte {
 
 // Write replaces nothing it did not write: an empty or missing directory
 // is written, a previous import is replaced, and a directory holding
-// anything else, or a previous import with a file changed or added, is
-// refused and left as it was.
+// anything else, or a previous import with a file changed or added, or an
+// import of an earlier version, is refused and left as it was.
 func TestWriteSafety(t *testing.T) {
-	files := layoutOf(t, filepath.Join(fixtures, "vllm", "recent.json"))
+	src := filepath.Join(fixtures, "vllm", "recent.json")
+	files := layoutOf(t, src)
 	root := t.TempDir()
 	out := filepath.Join(root, "sweep")
+	refused := func(dir, reason string) string {
+		return (&outdir.RefusedError{Path: dir, Reason: reason, Kind: outdir.Sweep}).Error()
+	}
 
-	if err := Write(out, files); err != nil {
+	if err := Write(out, files, []string{src}); err != nil {
 		t.Fatalf("new directory: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "c4", "run-1", ingest.RequestsParquet)); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(out, files); err != nil {
+	if err := Write(out, files, []string{src}); err != nil {
 		t.Fatalf("replacing a previous import: %v", err)
 	}
 
@@ -45,8 +51,7 @@ func TestWriteSafety(t *testing.T) {
 	if err := os.WriteFile(added, []byte("# scrape\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Write(out, files)
-	if err == nil || !strings.Contains(err.Error(), "c4/run-1/metrics-end.prom (not written by benchnote import)") {
+	if err := Write(out, files, nil); err == nil || err.Error() != refused(out, fmt.Sprintf("it holds %q, which benchnote did not write", added)) {
 		t.Fatalf("added file: %v", err)
 	}
 	if _, err := os.Stat(added); err != nil {
@@ -58,19 +63,26 @@ func TestWriteSafety(t *testing.T) {
 	if err := os.WriteFile(runYAML, []byte("concurrency: 4\nnotes: mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(out, files); err == nil || !strings.Contains(err.Error(), "c4/run-1/run.yaml (changed since the import)") {
+	if err := Write(out, files, nil); err == nil || err.Error() != refused(out, fmt.Sprintf("%q was changed after benchnote wrote it", runYAML)) {
 		t.Fatalf("changed file: %v", err)
 	}
 
 	other := filepath.Join(root, "other")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("x"), 0o644)
-	if err := Write(other, files); err == nil || !strings.Contains(err.Error(), "is not empty and was not written by benchnote import") {
+	if err := Write(other, files, nil); err == nil || err.Error() != refused(other, `it holds 1 entry that benchnote did not write (first: "notes.txt")`) {
 		t.Fatalf("foreign directory: %v", err)
+	}
+	earlier := filepath.Join(root, "earlier")
+	os.MkdirAll(earlier, 0o755)
+	os.WriteFile(filepath.Join(earlier, ingest.ImportRecordFile), []byte("written_by: benchnote import\n"), 0o644)
+	if err := Write(earlier, files, nil); err == nil || err.Error() != refused(earlier,
+		"it is an import written by an earlier benchnote (it holds benchnote-import.yaml but no .benchnote-sweep marker), which this version does not replace; remove it yourself if you no longer need it") {
+		t.Fatalf("an earlier import: %v", err)
 	}
 	empty := filepath.Join(root, "empty")
 	os.MkdirAll(empty, 0o755)
-	if err := Write(empty, files); err != nil {
+	if err := Write(empty, files, nil); err != nil {
 		t.Fatalf("empty directory: %v", err)
 	}
 	entries, _ := os.ReadDir(root)
@@ -94,7 +106,7 @@ func TestLayoutDeterministicAndLoads(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "sweep")
-	if err := Write(out, a); err != nil {
+	if err := Write(out, a, nil); err != nil {
 		t.Fatal(err)
 	}
 	sw, err := ingest.Load(out, ingest.Options{})

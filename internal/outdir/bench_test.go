@@ -23,12 +23,12 @@ func BenchmarkReplace(b *testing.B) {
 		files[fmt.Sprintf("plots/p%02d.svg", i)] = bytes.Repeat([]byte("s"), 15_000)
 	}
 	out := filepath.Join(b.TempDir(), "out")
-	if err := Replace(out, files); err != nil {
+	if err := Replace(out, files, Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if err := Replace(out, files); err != nil {
+		if err := Replace(out, files, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

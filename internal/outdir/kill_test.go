@@ -49,7 +49,7 @@ func TestHelperKilledRun(t *testing.T) {
 			return swapByRenames(newDir, out, func() { r.did("moved previous copy aside") })
 		}
 	}
-	if err := r.replace(os.Getenv(killOutEnv), reportB, nil); err != nil {
+	if err := r.replace(os.Getenv(killOutEnv), reportB, Options{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -75,12 +75,12 @@ func TestKilledRunLeavesOUTWhole(t *testing.T) {
 		{"empty directory", "", func(t *testing.T, out string) { mkdir(t, out) },
 			func(*testing.T) map[string]string { return map[string]string{".": "dir -rwxr-xr-x"} }, ""},
 		{"previous report", "", func(t *testing.T, out string) {
-			if err := Replace(out, reportA); err != nil {
+			if err := Replace(out, reportA, Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}, func(t *testing.T) map[string]string { return want(t, reportA) }, ""},
 		{"previous report, portable swap", "renames", func(t *testing.T, out string) {
-			if err := Replace(out, reportA); err != nil {
+			if err := Replace(out, reportA, Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}, func(t *testing.T) map[string]string { return want(t, reportA) }, "moved previous copy aside"},
@@ -123,7 +123,7 @@ func TestKilledRunLeavesOUTWhole(t *testing.T) {
 
 				// The next run removes what the killed one left and
 				// writes a whole report.
-				if err := Replace(out, reportC); err != nil {
+				if err := Replace(out, reportC, Options{}); err != nil {
 					t.Fatalf("after a kill at %q: %v", step, err)
 				}
 				if got := snapshot(t, out); !reflect.DeepEqual(got, want(t, reportC)) {

@@ -17,18 +17,23 @@ import (
 	"github.com/benchnote/benchnote/internal/controls"
 )
 
-// MarkerName is the file benchnote writes into every report directory
-// (and every temporary directory it writes one in). A directory holding it
-// is a report, never input: ingest skips it, and Replace may replace it.
-const MarkerName = ".benchnote-report"
+// A marker's first two lines are fixed per Kind (kindInfo.header and
+// .note; the header ends in the format's version). Then comes one line per
+// file: SHA-256, size and slash path, sorted by path, so the marker is as
+// deterministic as the directory. While a directory is being written its
+// marker names each file before the file is created, as a pending line
+// ("-  -  path"), and is replaced by the complete one at commit.
+const pendingField = "-"
 
-// The marker's first two lines are fixed; format is the version of what
-// follows. Then comes one line per file: SHA-256, size and slash path,
-// sorted by path, so the marker is as deterministic as the report.
-const (
-	markerHeader = "benchnote report directory, format 1"
-	markerNote   = "Written by `benchnote report`, which replaces or removes this directory only while it holds nothing but the files listed here, unchanged."
+// markerHeader and markerNote are the Report kind's.
+var (
+	markerHeader = kinds[Report].header
+	markerNote   = kinds[Report].note
 )
+
+// finalSuffix names the complete marker while it is written, before it
+// replaces the pending one.
+const finalSuffix = ".final"
 
 // maxMarkerSize bounds how much of a marker is read: a report has a few
 // dozen files, so a larger marker is not one benchnote wrote.
@@ -41,8 +46,20 @@ type manifest struct {
 }
 
 type fileEntry struct {
-	sum  [sha256.Size]byte
-	size int64
+	sum     [sha256.Size]byte
+	size    int64
+	pending bool // named by a pending line: not written yet, or cut short
+}
+
+// isMarkerName reports whether name is a marker of any kind, or one being
+// completed.
+func isMarkerName(name string) bool {
+	for _, k := range kinds {
+		if name == k.marker || name == k.marker+finalSuffix {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedFiles returns the manifest's file paths in order.
@@ -72,16 +89,16 @@ func (m *manifest) sortedDirs() []string {
 	return dirs
 }
 
-// checkName reports whether a file name can be part of a report: a clean,
-// local, slash-separated path without control characters, and not the
-// marker itself.
+// checkName reports whether a file name can be part of a directory
+// benchnote writes: a clean, local, slash-separated path without control
+// characters, and not a marker.
 func checkName(name string) error {
 	switch {
 	case name == "" || name != path.Clean(name) || !filepath.IsLocal(filepath.FromSlash(name)) || strings.Contains(name, `\`):
 		return fmt.Errorf("refusing to write %q: not a plain path inside the output directory", name)
 	case strings.IndexFunc(name, controls.Is) >= 0:
 		return fmt.Errorf("refusing to write %q: control character in the file name", name)
-	case name == MarkerName:
+	case isMarkerName(name):
 		return fmt.Errorf("refusing to write %q: benchnote writes that file itself", name)
 	}
 	return nil
@@ -107,10 +124,14 @@ func newManifest(files map[string][]byte) (*manifest, error) {
 	return m, nil
 }
 
-// marker returns the marker file's content for a manifest.
-func (m *manifest) marker() []byte {
+// marker returns the Report marker file's content for a manifest.
+func (m *manifest) marker() []byte { return m.markerOf(Report) }
+
+// markerOf returns kind's marker file's content for a manifest.
+func (m *manifest) markerOf(kind Kind) []byte {
+	k := kind.info()
 	var b bytes.Buffer
-	b.WriteString(markerHeader + "\n" + markerNote + "\n")
+	b.WriteString(k.header + "\n" + k.note + "\n")
 	for _, name := range m.sortedFiles() {
 		e := m.files[name]
 		fmt.Fprintf(&b, "%x  %d  %s\n", e.sum, e.size, name)
@@ -119,13 +140,14 @@ func (m *manifest) marker() []byte {
 }
 
 // errNoMarker says a directory has no marker file.
-var errNoMarker = errors.New("no " + MarkerName + " marker")
+var errNoMarker = errors.New("no marker")
 
-// readMarker reads and parses dir's marker. With partial set it accepts a
-// marker cut short by a killed run (a valid header, then every complete
-// line); otherwise every line must be well formed.
-func readMarker(dir string, partial bool) (*manifest, error) {
-	p := filepath.Join(dir, MarkerName)
+// readMarker reads and parses dir's marker of kind. With partial set it
+// accepts a marker of a directory being written or cut short by a killed
+// run (a valid header, then every complete line, pending lines included);
+// otherwise every line must be complete and well formed.
+func readMarker(dir string, kind Kind, partial bool) (*manifest, error) {
+	p := filepath.Join(dir, kind.MarkerName())
 	info, err := os.Lstat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoMarker
@@ -134,7 +156,7 @@ func readMarker(dir string, partial bool) (*manifest, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", MarkerName)
+		return nil, fmt.Errorf("%s is not a regular file", kind.MarkerName())
 	}
 	f, err := os.Open(p)
 	if err != nil {
@@ -146,23 +168,30 @@ func readMarker(dir string, partial bool) (*manifest, error) {
 		return nil, err
 	}
 	if len(data) > maxMarkerSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", MarkerName, maxMarkerSize)
+		return nil, fmt.Errorf("%s is larger than %d bytes", kind.MarkerName(), maxMarkerSize)
 	}
-	return parseMarker(data, partial)
+	return parseMarkerOf(data, kind, partial)
 }
 
-// parseMarker parses a marker's content; see readMarker.
+// parseMarker parses a Report marker's content; see readMarker.
 func parseMarker(data []byte, partial bool) (*manifest, error) {
+	return parseMarkerOf(data, Report, partial)
+}
+
+// parseMarkerOf parses the content of kind's marker; see readMarker.
+func parseMarkerOf(data []byte, kind Kind, partial bool) (*manifest, error) {
+	k := kind.info()
+	name := k.marker
 	if partial {
 		// A run killed while writing the marker leaves a prefix of it:
 		// keep the complete lines.
 		data = data[:bytes.LastIndexByte(data, '\n')+1]
 	}
 	if len(data) == 0 {
-		return nil, fmt.Errorf("%s has no complete line", MarkerName)
+		return nil, fmt.Errorf("%s has no complete line", name)
 	}
 	if data[len(data)-1] != '\n' {
-		return nil, fmt.Errorf("%s: last line not terminated", MarkerName)
+		return nil, fmt.Errorf("%s: last line not terminated", name)
 	}
 	m := &manifest{files: map[string]fileEntry{}, dirs: map[string]bool{}}
 	lines := strings.Split(string(data[:len(data)-1]), "\n")
@@ -170,22 +199,22 @@ func parseMarker(data []byte, partial bool) (*manifest, error) {
 		var err error
 		switch i {
 		case 0:
-			if text != markerHeader {
+			if text != k.header {
 				err = fmt.Errorf("%q is not benchnote's marker header", truncate(text))
 			}
 		case 1:
-			if text != markerNote {
+			if text != k.note {
 				err = fmt.Errorf("unexpected text %q", truncate(text))
 			}
 		default:
-			err = m.addLine(text)
+			err = m.addLine(text, partial)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", MarkerName, i+1, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
 	}
 	if len(lines) < 2 && !partial {
-		return nil, fmt.Errorf("%s:2: line missing", MarkerName)
+		return nil, fmt.Errorf("%s:2: line missing", name)
 	}
 	for name := range m.files {
 		for d := path.Dir(name); d != "."; d = path.Dir(d) {
@@ -195,11 +224,21 @@ func parseMarker(data []byte, partial bool) (*manifest, error) {
 	return m, nil
 }
 
-// addLine parses one "sha256  size  path" line into the manifest.
-func (m *manifest) addLine(text string) error {
+// addLine parses one "sha256  size  path" line into the manifest; with
+// partial set, a pending "-  -  path" line too.
+func (m *manifest) addLine(text string, partial bool) error {
 	f := strings.SplitN(text, "  ", 3)
 	if len(f) != 3 {
 		return fmt.Errorf("%q is not \"sha256  size  path\"", truncate(text))
+	}
+	if partial && f[0] == pendingField && f[1] == pendingField {
+		if err := checkName(f[2]); err != nil {
+			return err
+		}
+		if _, dup := m.files[f[2]]; !dup {
+			m.files[f[2]] = fileEntry{pending: true}
+		}
+		return nil
 	}
 	sum, err := hex.DecodeString(f[0])
 	if err != nil || len(sum) != sha256.Size || strings.ToLower(f[0]) != f[0] {
@@ -212,7 +251,7 @@ func (m *manifest) addLine(text string) error {
 	if err := checkName(f[2]); err != nil {
 		return err
 	}
-	if _, dup := m.files[f[2]]; dup {
+	if e, dup := m.files[f[2]]; dup && !e.pending {
 		return fmt.Errorf("%q listed twice", f[2])
 	}
 	var e fileEntry
@@ -229,11 +268,15 @@ func truncate(s string) string {
 	return s
 }
 
-// IsMarked reports whether dir holds a marker with benchnote's header: a
-// report benchnote wrote, or a temporary directory it was writing one in.
-// It reads no more than the header.
-func IsMarked(dir string) bool {
-	p := filepath.Join(dir, MarkerName)
+// IsMarked reports whether dir holds a Report marker with benchnote's
+// header: a report benchnote wrote, or a temporary directory it was
+// writing one in; never input. It reads no more than the header.
+func IsMarked(dir string) bool { return markedAs(dir, Report) }
+
+// markedAs reports whether dir holds kind's marker with its header.
+func markedAs(dir string, kind Kind) bool {
+	k := kind.info()
+	p := filepath.Join(dir, k.marker)
 	info, err := os.Lstat(p)
 	if err != nil || !info.Mode().IsRegular() {
 		return false
@@ -243,9 +286,9 @@ func IsMarked(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, len(markerHeader)+1)
+	buf := make([]byte, len(k.header)+1)
 	if _, err := io.ReadFull(f, buf); err != nil {
 		return false
 	}
-	return string(buf) == markerHeader+"\n"
+	return string(buf) == k.header+"\n"
 }

@@ -1,27 +1,38 @@
-// Package outdir writes a report directory without ever losing data:
-// it replaces the output directory OUT only when OUT is absent, an empty
-// directory, or a report benchnote wrote itself, and it swaps the new
-// report in so that OUT is, at every instant, either the whole old report
-// or the whole new one.
+// Package outdir is the one way benchnote writes a directory, used by
+// every command that writes one (report, import, compare, history and
+// archive add), so that no command can lose a user's data:
 //
-// A report benchnote wrote is recognised by its marker file, MarkerName,
-// which lists every file with its size and SHA-256. A directory with a
-// marker is only replaced while it holds nothing but those files,
-// unchanged: a file a user added or edited is never deleted.
+//   - It replaces the output directory OUT only when OUT is absent, an
+//     empty directory, or a directory of the same kind benchnote wrote
+//     itself, holding nothing else; an empty directory tree of a user's
+//     (`src/main`, `.git/objects`) is something benchnote did not write.
+//   - It never writes inside an input, nor into an input's or the current
+//     directory's place, nor inside a benchnote archive (only archive's
+//     own entries go there).
+//   - It swaps the new directory in so that OUT is, at every instant,
+//     either the whole old directory or the whole new one.
 //
-// Replace takes a lock on a sibling file (.OUT.benchnote-lock) so that
+// A directory benchnote wrote is recognised by its marker file, which
+// lists every file with its size and SHA-256; the marker's name and first
+// line say which Kind it is (a report, an imported sweep, an archive
+// entry). A directory with a marker is only replaced while it holds
+// nothing but those files, unchanged: a file a user added or edited is
+// never deleted.
+//
+// Begin takes a lock on a sibling file (.OUT.benchnote-lock) so that
 // concurrent runs writing one OUT take turns; the last one wins and each
-// leaves a whole report. It writes the new report into a sibling temporary
-// directory (.OUT.benchnote-tmp-*) that carries the marker before any other
-// file, and it removes such directories left by a killed run, but only
-// when they carry the marker and hold nothing else.
+// leaves a whole directory. It writes into a sibling temporary directory
+// (.OUT.benchnote-tmp-*) whose marker is written before any other file
+// and names each file before the file is created, and it removes such
+// directories left by a killed run, but only when they carry a marker and
+// hold nothing but the files it names.
 //
 // On Linux the swap is renameat2(RENAME_EXCHANGE) and a fresh OUT is
 // created with renameat2(RENAME_NOREPLACE); on macOS renamex_np with
 // RENAME_SWAP and RENAME_EXCL. Elsewhere, and on file systems that refuse
 // those calls, the swap is two renames: OUT is moved aside, then the new
 // directory is moved in, so a run killed between the two leaves no OUT and
-// the previous report in the temporary directory, which the next run
+// the previous directory in the temporary directory, which the next run
 // removes. The lock uses flock(2) where the system has it; elsewhere it is
 // a lock file created exclusively, which a killed run leaves behind and the
 // user must remove.
@@ -36,25 +47,108 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
-// Sibling names: every name Replace creates next to OUT starts with
+// Sibling names: every name Begin creates next to OUT starts with
 // "." + base(OUT) and one of these.
 const (
 	lockSuffix = ".benchnote-lock"
 	tmpInfix   = ".benchnote-tmp-"
 )
 
-// RefusedError says why OUT may not be replaced. Nothing was changed.
+// Kind is what a directory benchnote writes is for. Its marker file says
+// which, and a directory of one kind is never replaced by another.
+type Kind int
+
+const (
+	// Report is a report, a comparison or a history: output, never input
+	// (ingest skips a directory marked as one).
+	Report Kind = iota
+	// Sweep is a sweep `benchnote import` wrote: input for the others.
+	Sweep
+	// Entry is an archive entry, written once by `benchnote archive add`
+	// and never replaced.
+	Entry
+	numKinds
+)
+
+// Marker file names, one per Kind.
+const (
+	MarkerName      = ".benchnote-report" // Report
+	SweepMarkerName = ".benchnote-sweep"  // Sweep
+	EntryMarkerName = ".benchnote-entry"  // Entry
+)
+
+// kindInfo is how a Kind's marker reads.
+type kindInfo struct {
+	marker string // file name
+	header string // first line
+	note   string // second line
+	what   string // "a report", in messages
+	cmd    string // the command that writes it
+}
+
+var kinds = [numKinds]kindInfo{
+	Report: {MarkerName, "benchnote report directory, format 1",
+		"Written by `benchnote report`, which replaces or removes this directory only while it holds nothing but the files listed here, unchanged.",
+		"a report", "report"},
+	Sweep: {SweepMarkerName, "benchnote imported sweep, format 1",
+		"Written by `benchnote import`, which replaces or removes this directory only while it holds nothing but the files listed here, unchanged.",
+		"an imported sweep", "import"},
+	Entry: {EntryMarkerName, "benchnote archive entry, format 1",
+		"Written by `benchnote archive add`; an archive entry is never replaced or removed, and `benchnote archive verify` checks it against the files listed here.",
+		"an archive entry", "archive add"},
+}
+
+func (k Kind) info() kindInfo {
+	if k < 0 || k >= numKinds {
+		panic(fmt.Sprintf("outdir: unknown kind %d", int(k)))
+	}
+	return kinds[k]
+}
+
+// MarkerName returns the name of k's marker file.
+func (k Kind) MarkerName() string { return k.info().marker }
+
+// String names the kind as messages do: "a report".
+func (k Kind) String() string { return k.info().what }
+
+// ArchiveMarkerName is the file that makes a directory a benchnote
+// archive (archive.json, with ArchiveSchema in it). No directory but an
+// archive entry is written inside one.
+const (
+	ArchiveMarkerName = "archive.json"
+	ArchiveSchema     = "benchnote.archive/v1"
+)
+
+// Options says what a directory is and what it must keep clear of.
+type Options struct {
+	// Kind is what the directory is; the zero value is Report.
+	Kind Kind
+	// Inputs are the paths the directory is made from (a sweep, a
+	// notebook, an archive, result files): OUT may not be one of them,
+	// hold one, or lie inside one.
+	Inputs []string
+	// InArchive allows OUT inside a benchnote archive: set by archive add
+	// for its entries, by nothing else.
+	InArchive bool
+}
+
+// RefusedError says why OUT may not be written. Nothing was changed.
 type RefusedError struct {
 	Path   string // OUT as given
 	Reason string
+	Kind   Kind
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("refusing to write the report to %q: %s; the output directory must be absent, empty or a report benchnote wrote (marked by %s); nothing was changed",
-		e.Path, e.Reason, MarkerName)
+	if e.Kind == Report {
+		return fmt.Sprintf("refusing to write the report to %q: %s; the output directory must be absent, empty or a report benchnote wrote (marked by %s); nothing was changed",
+			e.Path, e.Reason, MarkerName)
+	}
+	k := e.Kind.info()
+	return fmt.Sprintf("refusing to write %s to %q: %s; the output directory must be absent, empty or %s benchnote wrote (marked by %s); nothing was changed",
+		k.what, e.Path, e.Reason, k.what, k.marker)
 }
 
 // state is what is at OUT now.
@@ -63,52 +157,72 @@ type state int
 const (
 	stateAbsent state = iota
 	stateEmpty
-	stateReport
+	stateMarked
 )
 
 // current is what inspect found at OUT.
 type current struct {
 	state state
-	old   *manifest // for stateReport
+	old   *manifest // for stateMarked
 }
 
-// Check reports whether out may be replaced by a report made from the
-// given inputs (the sweep directory, a notebook, ...). It returns nil when
-// out is absent, an empty directory or an unchanged report benchnote wrote,
-// a *RefusedError when it is anything else, or an I/O error. It changes
-// nothing.
-func Check(out string, inputs ...string) error {
-	_, err := inspect(out, inputs)
+// Check reports whether out may be written as opts says: it returns nil
+// when out is absent, an empty directory or an unchanged directory of
+// opts.Kind benchnote wrote, a *RefusedError when it is anything else, or
+// an I/O error. It changes nothing.
+func Check(out string, opts Options) error {
+	_, err := inspect(out, opts)
 	return err
 }
 
 // inspect classifies out; see Check.
-func inspect(out string, inputs []string) (*current, error) {
+func inspect(out string, opts Options) (*current, error) {
+	return inspectAt(out, opts, false)
+}
+
+// inspectAt is inspect; with fresh set, out only names where a new
+// directory will be created beside (see BeginNew): its place is checked,
+// not what is there.
+func inspectAt(out string, opts Options, fresh bool) (*current, error) {
 	refuse := func(format string, args ...any) (*current, error) {
-		return nil, &RefusedError{Path: out, Reason: fmt.Sprintf(format, args...)}
+		return nil, &RefusedError{Path: out, Reason: fmt.Sprintf(format, args...), Kind: opts.Kind}
 	}
+	kind := opts.Kind.info()
 	info, err := os.Lstat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &current{state: stateAbsent}, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
-		return refuse("it is a symbolic link (benchnote replaces only a real directory, never a link or what it points to)")
-	case info.Mode().IsRegular():
-		return refuse("it is a file, not a directory")
-	case !info.IsDir():
-		return refuse("it is not a directory (%s)", info.Mode().Type())
-	}
-	for _, in := range inputs {
-		switch within(in, info) {
-		case 1:
-			return refuse("it is the input %q", in)
-		case 2:
-			return refuse("it contains the input %q", in)
+	exists := err == nil && !fresh
+	if exists {
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			return refuse("it is a symbolic link (benchnote replaces only a real directory, never a link or what it points to)")
+		case info.Mode().IsRegular():
+			return refuse("it is a file, not a directory")
+		case !info.IsDir():
+			return refuse("it is not a directory (%s)", info.Mode().Type())
 		}
+		for _, in := range opts.Inputs {
+			switch within(in, info) {
+			case 1:
+				return refuse("it is the input %q", in)
+			case 2:
+				return refuse("it contains the input %q", in)
+			}
+		}
+	}
+	for _, in := range opts.Inputs {
+		if fi, err := os.Stat(in); err == nil && fi.IsDir() && within(out, fi) == 2 {
+			return refuse("it lies inside the input %q (write it beside the input instead)", in)
+		}
+	}
+	if !opts.InArchive {
+		if a := archiveAround(out); a != "" {
+			return refuse("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", a)
+		}
+	}
+	if !exists {
+		return &current{state: stateAbsent}, nil
 	}
 	if wd, err := os.Getwd(); err == nil {
 		switch within(wd, info) {
@@ -125,17 +239,84 @@ func inspect(out string, inputs []string) (*current, error) {
 	if len(entries) == 0 {
 		return &current{state: stateEmpty}, nil
 	}
-	m, err := readMarker(out, false)
+	m, err := readMarker(out, opts.Kind, false)
 	if errors.Is(err, errNoMarker) {
+		for k := range numKinds {
+			if other := k.info(); k != opts.Kind && markedAs(out, k) {
+				return refuse("it is %s benchnote wrote (it holds %s), not %s", other.what, other.marker, kind.what)
+			}
+		}
+		if isArchive(out) {
+			return refuse("it is a benchnote archive")
+		}
 		return refuse("it holds %d %s that benchnote did not write (first: %q)", len(entries), plural(len(entries), "entry", "entries"), entries[0].Name())
 	}
 	if err != nil {
 		return refuse("its marker is not one benchnote wrote: %v", err)
 	}
-	if reason := unchanged(out, m); reason != "" {
+	if opts.Kind == Entry {
+		return refuse("it is an archive entry, which is never replaced")
+	}
+	if reason := unchanged(out, m, kind.marker); reason != "" {
 		return refuse("%s", reason)
 	}
-	return &current{state: stateReport, old: m}, nil
+	return &current{state: stateMarked, old: m}, nil
+}
+
+// archiveAround returns the benchnote archive that p is or lies inside,
+// or "". Only directories that exist are looked at, so a path not yet
+// created is judged by its nearest existing ancestor.
+func archiveAround(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	for a := abs; ; a = filepath.Dir(a) {
+		if isArchive(a) {
+			return a
+		}
+		if filepath.Dir(a) == a {
+			return ""
+		}
+	}
+}
+
+// isArchive reports whether dir holds a benchnote archive's marker: an
+// archive.json naming ArchiveSchema in its first KiB.
+func isArchive(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, ArchiveMarkerName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, 1024)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"`+ArchiveSchema+`"`))
+}
+
+// IsArchive reports whether dir is a benchnote archive (it holds
+// archive.json naming the archive schema). ingest skips such a directory
+// inside a sweep.
+func IsArchive(dir string) bool { return isArchive(dir) }
+
+// Overlap reports how the paths a and b lie: "" when apart, otherwise a
+// phrase for a message ("is", "lies inside", "contains") read as "a ...
+// b". Links and other spellings of one path are resolved.
+func Overlap(a, b string) string {
+	fb, errB := os.Stat(b)
+	fa, errA := os.Stat(a)
+	switch {
+	case errB == nil && fb.IsDir() && within(a, fb) == 1:
+		return "is"
+	case errB == nil && fb.IsDir() && within(a, fb) == 2:
+		return "lies inside"
+	case errA == nil && fa.IsDir() && within(b, fa) == 2:
+		return "contains"
+	}
+	return ""
 }
 
 // within tells where path p is relative to directory dir: 1 when p is dir,
@@ -163,9 +344,9 @@ func within(p string, dir fs.FileInfo) int {
 	}
 }
 
-// unchanged checks that dir holds nothing but its manifest's files, each
+// unchanged checks that dir holds nothing but its marker (markerName) and its manifest's files, each
 // with its recorded size and SHA-256; it returns why not, or "".
-func unchanged(dir string, m *manifest) string {
+func unchanged(dir string, m *manifest, markerName string) string {
 	reason := ""
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -177,7 +358,7 @@ func unchanged(dir string, m *manifest) string {
 		}
 		rel = filepath.ToSlash(rel)
 		switch {
-		case rel == "." || rel == MarkerName:
+		case rel == "." || rel == markerName:
 			return nil
 		case d.IsDir() && m.dirs[rel]:
 			return nil
@@ -235,129 +416,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Replace writes files (keyed by slash path) as the directory out, in
-// place of what is there, after the same checks as Check; inputs are the
-// paths the report was made from. See the package comment for how.
-func Replace(out string, files map[string][]byte, inputs ...string) error {
-	return replacer{}.replace(out, files, inputs)
-}
-
-// replacer holds hooks the tests use; the zero value is what Replace uses.
-type replacer struct {
-	// step, when set, is called after each step that changes the disk.
-	step func(name string)
-	// swap, when set, replaces the platform's atomic exchange.
-	swap func(newDir, out string) (oldAt string, err error)
-}
-
-func (r replacer) did(name string) {
-	if r.step != nil {
-		r.step(name)
-	}
-}
-
-func (r replacer) replace(out string, files map[string][]byte, inputs []string) (err error) {
-	next, err := newManifest(files)
-	if err != nil {
-		return err
-	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return err
-	}
-	parent, base := filepath.Dir(abs), filepath.Base(abs)
-	if parent == abs {
-		return &RefusedError{Path: out, Reason: "it is the file system's root"}
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	unlock, err := lock(filepath.Join(parent, "."+base+lockSuffix))
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", out, err)
-	}
-	defer func() {
-		if uerr := unlock(); err == nil && uerr != nil {
-			err = fmt.Errorf("unlock %s: %w", out, uerr)
-		}
-	}()
-	r.did("locked")
-	removeStale(parent, base)
-	r.did("removed stale temporary directories")
-
-	cur, err := inspect(out, inputs)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+tmpInfix)
-	if err != nil {
-		return err
-	}
-	swapped := false
-	defer func() {
-		if !swapped {
-			removeReport(tmp, next, nil)
-		}
-	}()
-	r.did("created temporary directory")
-	if err := writeFile(filepath.Join(tmp, MarkerName), next.marker()); err != nil {
-		return err
-	}
-	r.did("wrote " + MarkerName)
-	for _, name := range next.sortedFiles() {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeFile(p, files[name]); err != nil {
-			return err
-		}
-		r.did("wrote " + name)
-	}
-	for _, d := range next.sortedDirs() {
-		if err := syncDir(filepath.Join(tmp, filepath.FromSlash(d))); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := syncDir(tmp); err != nil {
-		return err
-	}
-	r.did("synced")
-
-	oldAt := ""
-	if cur.state == stateAbsent {
-		err = renameNoReplace(tmp, abs)
-	} else {
-		swap := exchange
-		if r.swap != nil {
-			swap = r.swap
-		}
-		oldAt, err = swap(tmp, abs)
-	}
-	if err != nil {
-		return fmt.Errorf("replace %s: %w", out, err)
-	}
-	swapped = true
-	if err := syncDir(parent); err != nil {
-		return err
-	}
-	r.did("swapped")
-	switch cur.state {
-	case stateEmpty:
-		err = os.Remove(oldAt)
-	case stateReport:
-		err = removeReport(oldAt, cur.old, r.did)
-	}
-	if err != nil {
-		return fmt.Errorf("wrote %s, but the previous copy moved to %s could not be removed: %w", out, oldAt, err)
-	}
-	r.did("removed previous copy")
-	return nil
-}
-
 // writeFile writes data to a new file and flushes it to disk.
 func writeFile(p string, data []byte) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -372,82 +430,6 @@ func writeFile(p string, data []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// removeReport removes a directory benchnote wrote, file by file: the
-// manifest's files, then its directories, then the marker, then dir. What
-// is not in the manifest stays, and then dir stays too, with an error.
-// step, when set, is called after each file.
-func removeReport(dir string, m *manifest, step func(string)) error {
-	for _, name := range m.sortedFiles() {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if step != nil {
-			step("removed previous " + name)
-		}
-	}
-	for _, d := range m.sortedDirs() {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s holds files benchnote did not write: %w", filepath.Join(dir, d), err)
-		}
-	}
-	if err := os.Remove(filepath.Join(dir, MarkerName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := os.Remove(dir); err != nil {
-		return fmt.Errorf("%s holds files benchnote did not write: %w", dir, err)
-	}
-	return nil
-}
-
-// removeStale removes the temporary directories a killed run left next to
-// OUT: those named by Replace's pattern that are empty, or that carry a
-// marker and hold nothing but (part of) the files it lists. Anything else
-// is left alone. Called with the lock held, so no live run owns them.
-func removeStale(parent, base string) {
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	prefix := "." + base + tmpInfix
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) || !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(parent, e.Name())
-		if os.Remove(dir) == nil {
-			continue // it was empty
-		}
-		m, err := readMarker(dir, true)
-		if err != nil || !onlyListed(dir, m) {
-			continue
-		}
-		removeReport(dir, m, nil)
-	}
-}
-
-// onlyListed reports whether dir holds nothing but its marker, files its
-// manifest lists (whatever their content: a killed run may have cut one
-// short) and the directories they imply.
-func onlyListed(dir string, m *manifest) bool {
-	ok := true
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			ok = false
-			return fs.SkipAll
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		_, listed := m.files[rel]
-		switch {
-		case rel == ".", d.IsDir() && m.dirs[rel], rel == MarkerName && d.Type().IsRegular(), listed && d.Type().IsRegular():
-			return nil
-		}
-		ok = false
-		return fs.SkipAll
-	})
-	return ok
 }
 
 // swapByRenames is the portable swap: move out aside into a name of the

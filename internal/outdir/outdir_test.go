@@ -211,12 +211,12 @@ func TestBadFileNames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
-			if err := Replace(out, reportA); err != nil {
+			if err := Replace(out, reportA, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			before := snapshot(t, dir)
 			files := map[string][]byte{"report.md": []byte("x"), tt.name: []byte("y")}
-			err := Replace(out, files)
+			err := Replace(out, files, Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -239,12 +239,12 @@ func TestReplace(t *testing.T) {
 		{"absent, parent absent too", func(t *testing.T, out string) { os.Remove(filepath.Dir(out)) }},
 		{"empty directory", func(t *testing.T, out string) { mkdir(t, out) }},
 		{"previous report", func(t *testing.T, out string) {
-			if err := Replace(out, reportA); err != nil {
+			if err := Replace(out, reportA, Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"previous report missing a file", func(t *testing.T, out string) {
-			if err := Replace(out, reportA); err != nil {
+			if err := Replace(out, reportA, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			os.Remove(filepath.Join(out, "plots", "a.svg"))
@@ -256,7 +256,7 @@ func TestReplace(t *testing.T) {
 			mkdir(t, parent)
 			out := filepath.Join(parent, "out")
 			tt.setup(t, out)
-			if err := Replace(out, reportB); err != nil {
+			if err := Replace(out, reportB, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := snapshot(t, out); !reflect.DeepEqual(got, want(t, reportB)) {
@@ -282,7 +282,7 @@ func TestRefused(t *testing.T) {
 	}
 	report := func(t *testing.T, root string) string {
 		out := filepath.Join(root, "out")
-		if err := Replace(out, reportA); err != nil {
+		if err := Replace(out, reportA, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -313,7 +313,39 @@ func TestRefused(t *testing.T) {
 		}},
 		{"a run directory inside the sweep", func(t *testing.T, root string) (string, []string, string) {
 			s := sweep(t, root)
-			return filepath.Join(s, "c1", "run-1"), []string{s}, `it holds 1 entry that benchnote did not write (first: "requests.csv")`
+			return filepath.Join(s, "c1", "run-1"), []string{s}, fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", s)
+		}},
+		{"a new directory inside the sweep", func(t *testing.T, root string) (string, []string, string) {
+			s := sweep(t, root)
+			return filepath.Join(s, "report", "new"), []string{s}, fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", s)
+		}},
+		{"a run directory of a sweep that is not an input", func(t *testing.T, root string) (string, []string, string) {
+			s := sweep(t, root)
+			return filepath.Join(s, "c1", "run-1"), nil, `it holds 1 entry that benchnote did not write (first: "requests.csv")`
+		}},
+		{"a user's empty directory tree", func(t *testing.T, root string) (string, []string, string) {
+			p := filepath.Join(root, "proj")
+			for _, d := range []string{"src/main", "docs", ".git/objects"} {
+				mkdir(t, filepath.Join(p, d))
+			}
+			return p, nil, `it holds 3 entries that benchnote did not write (first: ".git")`
+		}},
+		{"inside an archive", func(t *testing.T, root string) (string, []string, string) {
+			a := filepath.Join(root, "arch")
+			write(t, filepath.Join(a, ArchiveMarkerName), "{\n  \"schema\": \"benchnote.archive/v1\"\n}\n")
+			return filepath.Join(a, "aaaaaaaaaaaaaaaa"), nil, fmt.Sprintf("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", a)
+		}},
+		{"an archive", func(t *testing.T, root string) (string, []string, string) {
+			a := filepath.Join(root, "arch")
+			write(t, filepath.Join(a, ArchiveMarkerName), "{\"schema\":\"benchnote.archive/v1\"}\n")
+			return a, nil, fmt.Sprintf("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", a)
+		}},
+		{"an imported sweep", func(t *testing.T, root string) (string, []string, string) {
+			out := filepath.Join(root, "imp")
+			if err := Replace(out, reportA, Options{Kind: Sweep}); err != nil {
+				t.Fatal(err)
+			}
+			return out, nil, "it is an imported sweep benchnote wrote (it holds .benchnote-sweep), not a report"
 		}},
 		{"a directory with other files", func(t *testing.T, root string) (string, []string, string) {
 			d := filepath.Join(root, "docs")
@@ -394,8 +426,8 @@ func TestRefused(t *testing.T) {
 				name string
 				fn   func() error
 			}{
-				{"Check", func() error { return Check(out, inputs...) }},
-				{"Replace", func() error { return Replace(out, reportB, inputs...) }},
+				{"Check", func() error { return Check(out, Options{Inputs: inputs}) }},
+				{"Replace", func() error { return Replace(out, reportB, Options{Inputs: inputs}) }},
 			} {
 				err := call.fn()
 				var refused *RefusedError
@@ -441,7 +473,7 @@ func TestRemoveStale(t *testing.T) {
 				write(t, filepath.Join(parent, p), content)
 			}
 			before := snapshot(t, parent)
-			if err := Replace(filepath.Join(parent, "out"), reportC); err != nil {
+			if err := Replace(filepath.Join(parent, "out"), reportC, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			after := snapshot(t, parent)
@@ -467,7 +499,7 @@ func TestRemoveStale(t *testing.T) {
 func TestConcurrentReplace(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
-	if err := Replace(out, reportA); err != nil {
+	if err := Replace(out, reportA, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	versions := []map[string][]byte{reportA, reportB, reportC, {"x.md": []byte("x")}}
@@ -478,7 +510,7 @@ func TestConcurrentReplace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 10 {
-				if err := Replace(out, v); err != nil {
+				if err := Replace(out, v, Options{}); err != nil {
 					errs <- err
 				}
 			}

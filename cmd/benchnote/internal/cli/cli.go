@@ -569,7 +569,7 @@ report was not written, or bad usage.`,
 					inputs = append(inputs, *notebook)
 				}
 				// Refuse a bad OUT before the work; WriteDir checks again under its lock.
-				if err := outdir.Check(*outDir, inputs...); err != nil {
+				if err := outdir.Check(*outDir, outdir.Options{Inputs: inputs}); err != nil {
 					return c.fail(err)
 				}
 				opts := report.Options{}

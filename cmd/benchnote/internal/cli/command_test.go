@@ -94,7 +94,7 @@ func TestCommandLine(t *testing.T) {
 		// Errors that are not usage mistakes: no hint.
 		{"validate a missing directory", []string{"validate", "no/such/dir"}, ExitErrors, "", "benchnote validate: sweep: stat no/such/dir: no such file or directory\n"},
 		{"after -- a dash is an argument", []string{"validate", "--", "-dir"}, ExitErrors, "", "benchnote validate: sweep: stat -dir: no such file or directory\n"},
-		{"report on a directory without runs", []string{"report", empty, "-o", filepath.Join(empty, "out")}, ExitErrors, "",
+		{"report on a directory without runs", []string{"report", empty, "-o", filepath.Join(t.TempDir(), "out")}, ExitErrors, "",
 			"benchnote report: " + empty + ": no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report\n"},
 		{"report with a missing notebook", []string{"report", exampleSweep, "-o", filepath.Join(empty, "out"), "--notebook", "no/such.md"}, ExitErrors, "",
 			"benchnote report: open no/such.md: no such file or directory\n"},

@@ -85,7 +85,7 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				// refused before the work, and again under WriteDir's lock.
 				inputs := args[:2]
 				if *outDir != "" {
-					if err := outdir.Check(*outDir, inputs...); err != nil {
+					if err := outdir.Check(*outDir, outdir.Options{Inputs: inputs}); err != nil {
 						return c.fail(err)
 					}
 				}

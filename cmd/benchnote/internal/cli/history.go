@@ -59,7 +59,7 @@ exit codes: 0 written, 2 an error or bad usage.`,
 					return c.usageError("%v", err)
 				}
 				// OUT may not be, or hold, the archive.
-				if err := outdir.Check(*outDir, args[0]); err != nil {
+				if err := outdir.Check(*outDir, outdir.Options{Inputs: args[:1]}); err != nil {
 					return c.fail(err)
 				}
 				a, err := archive.Open(args[0])

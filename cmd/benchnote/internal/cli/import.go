@@ -63,7 +63,7 @@ exit codes: 0 imported, 2 an input could not be imported, or bad usage.`,
 				}
 				written, err := importer.Layout(imp)
 				if err == nil {
-					err = importer.Write(*out, written)
+					err = importer.Write(*out, written, files)
 				}
 				if err != nil {
 					return c.fail(err)

@@ -68,7 +68,7 @@ func TestImportUsageErrors(t *testing.T) {
 		{[]string{"import", "--format", "csv", notJSON, "-o", filepath.Join(dir, "x")}, `unknown format "csv"`},
 		{[]string{"import", "--level", "c=zero", notJSON, "-o", filepath.Join(dir, "x")}, `level "c=zero": expected a whole concurrency from 1 to 1000000`},
 		{[]string{"import", notJSON, "-o", filepath.Join(dir, "x")}, `notes.json: not a result file benchnote can import: not JSON (it begins "hello")`},
-		{[]string{"import", filepath.Join(importerData, "fixtures", "aiperf"), "-o", dir}, "is not empty and was not written by benchnote import"},
+		{[]string{"import", filepath.Join(importerData, "fixtures", "aiperf"), "-o", dir}, `it holds 1 entry that benchnote did not write (first: "notes.json")`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

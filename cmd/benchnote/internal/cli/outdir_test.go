@@ -106,10 +106,13 @@ func TestReportRefusesOUT(t *testing.T) {
 			return link, sweep, fmt.Sprintf("it is the input %q", link)
 		}},
 		{name: "one run of the sweep", setup: func(t *testing.T, root, sweep string) (string, string, string) {
-			return sweep, filepath.Join(sweep, "c2", "run-1"), `it holds 1 entry that benchnote did not write (first: "requests.csv")`
+			return sweep, filepath.Join(sweep, "c2", "run-1"), fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", sweep)
 		}},
 		{name: "a level of the sweep", setup: func(t *testing.T, root, sweep string) (string, string, string) {
-			return sweep, filepath.Join(sweep, "c2"), `it holds 3 entries that benchnote did not write (first: "run-1")`
+			return sweep, filepath.Join(sweep, "c2"), fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", sweep)
+		}},
+		{name: "a new directory inside the sweep", setup: func(t *testing.T, root, sweep string) (string, string, string) {
+			return sweep, filepath.Join(sweep, "report"), fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", sweep)
 		}},
 		{name: "the directory above the sweep", setup: func(t *testing.T, root, sweep string) (string, string, string) {
 			return sweep, root, fmt.Sprintf("it contains the input %q", sweep)
@@ -166,13 +169,15 @@ func TestReportRefusesOUT(t *testing.T) {
 	}
 }
 
-// TestReportOUTInsideSweep writes the report inside the sweep it reads:
-// allowed, and the next validate and report skip it by its marker, list
-// it as ignored, and read the same runs as before.
-func TestReportOUTInsideSweep(t *testing.T) {
+// TestReportInsideSweepIsSkipped: report never writes inside its sweep
+// (TestReportRefusesOUT), but a report that lies inside one (written there
+// by an earlier benchnote, or made from another sweep) is skipped by its
+// marker: validate and report list it as ignored and read the same runs.
+func TestReportInsideSweepIsSkipped(t *testing.T) {
 	sweep := tinySweep(t, t.TempDir(), nil)
+	other := tinySweep(t, t.TempDir(), nil)
 	out := filepath.Join(sweep, "report")
-	first := reportTree(t, sweep, out)
+	first := reportTree(t, other, out)
 	if _, ok := first[outdir.MarkerName]; !ok {
 		t.Fatalf("no %s in the report: %v", outdir.MarkerName, first)
 	}
@@ -189,7 +194,7 @@ func TestReportOUTInsideSweep(t *testing.T) {
 			t.Errorf("validate output lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	second := summaryOf(t, reportTree(t, sweep, out))
+	second := summaryOf(t, reportTree(t, sweep, filepath.Join(t.TempDir(), "out")))
 	if got, want := fmt.Sprint(second.Runs), "[{c2/run-1} {c2/run-2} {c2/run-3}]"; got != want {
 		t.Errorf("second report's runs %s, want %s", got, want)
 	}
