@@ -20,6 +20,7 @@ import (
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 )
 
 // AddOptions tunes Add.
@@ -37,10 +38,30 @@ type AddOptions struct {
 // ingest.InputFiles) into a new entry, analyses the copy, and writes the
 // summary, stats.parquet and entry.json. The archive is created when
 // archiveDir is absent or empty. Adding inputs that are already archived
-// fails with a *DuplicateError naming the existing entry.
+// fails with a *DuplicateError naming the existing entry. The entry is
+// written as every benchnote directory is (package outdir): into a
+// temporary directory of the archive whose marker names each file before
+// it exists, renamed into place only when complete, under a lock; what a
+// killed add left is removed by the next one. An archive inside the sweep,
+// or a sweep inside the archive, is refused: either would make the next
+// entry hold the last one.
 func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 	if err := checkLabel(opts.Label); err != nil {
 		return Entry{}, err
+	}
+	if err := checkTime(opts.Time); err != nil {
+		return Entry{}, err
+	}
+	switch outdir.Overlap(archiveDir, sweepDir) {
+	case "is":
+		return Entry{}, fmt.Errorf("refusing to add %s to itself: the archive and the sweep are one directory", sweepDir)
+	case "lies inside":
+		return Entry{}, fmt.Errorf("refusing to keep the archive %s inside the sweep %s: the next entry would hold this one; put the archive beside the sweep", archiveDir, sweepDir)
+	case "contains":
+		return Entry{}, fmt.Errorf("refusing to add %s: the sweep lies inside the archive %s (archive a sweep from outside it)", sweepDir, archiveDir)
+	}
+	if a := archiveAbove(sweepDir); a != "" {
+		return Entry{}, fmt.Errorf("refusing to add %s: the sweep lies inside the benchnote archive %s (archive a sweep from outside it)", sweepDir, a)
 	}
 	inputs, ignored, err := ingest.InputFiles(sweepDir)
 	if err != nil {
@@ -56,19 +77,16 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	if err := os.MkdirAll(filepath.Join(a.Dir, tmpDir), 0o755); err != nil {
-		return Entry{}, err
-	}
-	stage, err := os.MkdirTemp(filepath.Join(a.Dir, tmpDir), "entry-")
+	stage, err := outdir.BeginNew(a.Dir, "entry", outdir.Options{Kind: outdir.Entry, InArchive: true, Inputs: []string{sweepDir}})
 	if err != nil {
 		return Entry{}, err
 	}
-	// The staging directory is ours alone; whatever happens, it goes.
-	defer os.RemoveAll(stage)
+	// Whatever happens, the staging directory goes unless it became the entry.
+	defer stage.Abort()
 
 	e := Entry{Schema: EntrySchema, Label: opts.Label, BenchnoteVersion: opts.Version, Ignored: ignored}
 	for _, rel := range inputs {
-		f, err := copyInput(filepath.Join(sweepDir, filepath.FromSlash(rel)), filepath.Join(stage, InputsDir, filepath.FromSlash(rel)))
+		f, err := copyInput(filepath.Join(sweepDir, filepath.FromSlash(rel)), stage, path.Join(InputsDir, rel))
 		if err != nil {
 			return Entry{}, err
 		}
@@ -84,7 +102,7 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 
 	// Analyse the copy, so the summary is exactly that of the archived
 	// inputs, streamed as report does.
-	sw, err := ingest.Open(filepath.Join(stage, InputsDir), ingest.Options{})
+	sw, err := ingest.Open(filepath.Join(stage.Path(), InputsDir), ingest.Options{})
 	if err != nil {
 		return Entry{}, err
 	}
@@ -120,22 +138,37 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 		name string
 		data []byte
 	}{{StatsFile, stats.Bytes()}, {SummaryFile, append(summary, '\n')}, {EntryFile, append(entry, '\n')}} {
-		if err := writeSynced(filepath.Join(stage, f.name), f.data); err != nil {
+		if err := stage.WriteFile(f.name, f.data); err != nil {
 			return Entry{}, err
 		}
 	}
-	if err := os.Chmod(stage, 0o755); err != nil {
-		return Entry{}, err
-	}
-	// rename(2) of a directory onto an existing non-empty one fails, so
-	// two concurrent adds of the same sweep cannot both succeed.
-	if err := os.Rename(stage, final); err != nil {
-		if derr := duplicate(final, e.InputHash); derr != nil {
-			return Entry{}, derr
+	// The rename fails rather than replaces when the name is taken, so two
+	// concurrent adds of the same sweep cannot both succeed.
+	if err := stage.CommitNew(e.ID); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			if derr := duplicate(final, e.InputHash); derr != nil {
+				return Entry{}, derr
+			}
 		}
 		return Entry{}, fmt.Errorf("archive entry %s: %w", e.ID, err)
 	}
 	return e, nil
+}
+
+// archiveAbove returns the benchnote archive a directory lies inside, or "".
+func archiveAbove(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for a := filepath.Dir(abs); ; a = filepath.Dir(a) {
+		if outdir.IsArchive(a) {
+			return a
+		}
+		if filepath.Dir(a) == a {
+			return ""
+		}
+	}
 }
 
 func hasRequests(inputs []string) bool {
@@ -175,26 +208,21 @@ func duplicate(final, hash string) error {
 	return &DuplicateError{Existing: existing}
 }
 
-// copyInput copies one file byte for byte, hashing what it copies; the
-// size recorded is what was read, not what the file system claims.
-func copyInput(src, dst string) (InputFile, error) {
+// copyInput copies one file byte for byte into the staged entry as name,
+// hashing what it copies; the size recorded is what was read, not what the
+// file system claims.
+func copyInput(src string, stage *outdir.Dir, name string) (InputFile, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return InputFile{}, err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return InputFile{}, err
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := stage.Create(name)
 	if err != nil {
 		return InputFile{}, err
 	}
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(out, h), in)
-	if err == nil {
-		err = out.Sync()
-	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -202,21 +230,6 @@ func copyInput(src, dst string) (InputFile, error) {
 		return InputFile{}, fmt.Errorf("copy %s: %w", src, err)
 	}
 	return InputFile{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-func writeSynced(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // entryTime is the sweep's time: the given time, else the earliest
@@ -249,14 +262,43 @@ func entryTime(sw *ingest.Sweep, given time.Time) (time.Time, string, error) {
 	return time.Time{}, "", errors.New("the sweep records no request send time (t_request_sent) and no measurement window: give its time with --time (RFC 3339)")
 }
 
-// ParseTime reads a --time value: RFC 3339, or a date (midnight UTC).
+// ParseTime reads a --time value: RFC 3339, or a date (midnight UTC),
+// from 1970 to the end of 9999 (the times a sweep's records can hold).
 func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse("2006-01-02", s)
 	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
+	if err != nil {
+		return time.Time{}, fmt.Errorf("time %q: expected RFC 3339 (2026-11-02T09:00:00Z) or a date (2026-11-02)", s)
 	}
-	return time.Time{}, fmt.Errorf("time %q: expected RFC 3339 (2026-11-02T09:00:00Z) or a date (2026-11-02)", s)
+	t = t.UTC()
+	if err := inTimeRange(t); err != nil {
+		return time.Time{}, fmt.Errorf("time %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// The range of an entry's time: that of the Unix times ingest accepts.
+var (
+	minTime = time.Unix(ingest.MinUnixSeconds, 0).UTC()
+	maxTime = time.Unix(ingest.MaxUnixSeconds, 999_999_999).UTC()
+)
+
+// checkTime refuses a given time outside minTime..maxTime; the zero time
+// means none was given.
+func checkTime(t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	return inTimeRange(t)
+}
+
+// inTimeRange refuses a time outside minTime..maxTime, the zero time too.
+func inTimeRange(t time.Time) error {
+	if t.Before(minTime) || t.After(maxTime) {
+		return fmt.Errorf("expected a time from 1970-01-01 to 9999-12-31, got %s", t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }

@@ -21,25 +21,29 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/outdir"
 )
 
 // Schemas of the archive's JSON files.
 const (
-	Schema          = "benchnote.archive/v1"
+	Schema          = outdir.ArchiveSchema
 	EntrySchema     = "benchnote.archive-entry/v1"
 	ExclusionSchema = "benchnote.archive-exclusion/v1"
 )
 
 // File and directory names inside an archive.
 const (
-	MarkerFile    = "archive.json"
+	MarkerFile    = outdir.ArchiveMarkerName
 	EntryFile     = "entry.json"
 	SummaryFile   = "summary.json"
 	StatsFile     = "stats.parquet"
@@ -119,12 +123,37 @@ type Exclusion struct {
 	BenchnoteVersion string `json:"benchnote_version"`
 }
 
-// Listed is an entry as listed: with its exclusion, if any.
+// Listed is an entry as listed: with its exclusion, if any, and what the
+// cheap check found changed since it was added.
 type Listed struct {
 	Entry
 	// Dir is the entry's directory.
 	Dir      string
 	Excluded *Exclusion
+	// Unreadable, when set, says why the entry's entry.json cannot be
+	// read; then only ID and Dir are set, and nothing else of the entry
+	// may be used.
+	Unreadable string
+	// Modified lists what differs from what was recorded when the entry
+	// was added (see Check): a file missing, added, or of another size.
+	Modified []string
+}
+
+// Usable reports whether the entry can be used as it was added: readable
+// and unchanged as far as the check looked.
+func (l Listed) Usable() bool { return l.Unreadable == "" && len(l.Modified) == 0 }
+
+// Problem says in one line why the entry is not usable, or "".
+func (l Listed) Problem() string {
+	switch {
+	case l.Unreadable != "":
+		return "unreadable: " + l.Unreadable
+	case len(l.Modified) == 1:
+		return "modified since it was added: " + l.Modified[0]
+	case len(l.Modified) > 1:
+		return fmt.Sprintf("modified since it was added: %s (and %d more)", l.Modified[0], len(l.Modified)-1)
+	}
+	return ""
 }
 
 // DuplicateError is returned when a sweep's inputs are already archived.
@@ -223,10 +252,23 @@ func writeNew(path string, data []byte, archiveDir string) error {
 }
 
 // Entries lists the archive's entries, oldest first (ties by id), each
-// with its exclusion if it has one. Directories that are not entries (the
-// temporary area, exclusions) are skipped; an entry directory whose
-// entry.json cannot be read is an error naming it.
+// with its exclusion if it has one, and checked cheaply (Check without
+// hashing: every recorded file present with its recorded size, nothing
+// added). Directories that are not entries (temporary ones, exclusions)
+// are skipped; an entry directory whose entry.json cannot be read is
+// listed last, Unreadable saying why, so that one bad entry never hides
+// the others.
 func (a *Archive) Entries() ([]Listed, error) {
+	return a.entries(false)
+}
+
+// Verify lists the entries as Entries does, but Check hashes every file:
+// it reads the whole archive.
+func (a *Archive) Verify() ([]Listed, error) {
+	return a.entries(true)
+}
+
+func (a *Archive) entries(full bool) ([]Listed, error) {
 	dirs, err := os.ReadDir(a.Dir)
 	if err != nil {
 		return nil, err
@@ -235,7 +277,7 @@ func (a *Archive) Entries() ([]Listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Listed
+	var out, unreadable []Listed
 	for _, d := range dirs {
 		if !d.IsDir() || !isID(d.Name()) {
 			continue
@@ -243,11 +285,15 @@ func (a *Archive) Entries() ([]Listed, error) {
 		dir := filepath.Join(a.Dir, d.Name())
 		e, err := readEntry(dir)
 		if err != nil {
-			return nil, err
+			unreadable = append(unreadable, Listed{Entry: Entry{ID: d.Name()}, Dir: dir, Unreadable: err.Error()})
+			continue
 		}
 		l := Listed{Entry: e, Dir: dir}
 		if x, ok := excl[e.ID]; ok {
 			l.Excluded = &x
+		}
+		if l.Modified, err = Check(dir, e, full); err != nil {
+			l.Modified = []string{err.Error()}
 		}
 		out = append(out, l)
 	}
@@ -258,7 +304,85 @@ func (a *Archive) Entries() ([]Listed, error) {
 		}
 		return out[i].ID < out[j].ID
 	})
+	for _, u := range unreadable {
+		if x, ok := excl[u.ID]; ok {
+			u.Excluded = &x
+		}
+		out = append(out, u)
+	}
 	return out, nil
+}
+
+// Check compares an entry's directory with what was recorded when it was
+// added, and returns what differs (nil when nothing does). An entry
+// written with a marker (.benchnote-entry) is checked against it: every
+// file, entry.json and summary.json included, present with its size and,
+// with full set, its SHA-256, and nothing added. An older entry is checked
+// against entry.json: its inputs and stats.parquet, and the presence of
+// summary.json. Either way entry.json's input hash must match its list of
+// inputs, so an edited entry.json shows.
+func Check(dir string, e Entry, full bool) ([]string, error) {
+	var problems []string
+	if got := hashInputs(e.Inputs); got != e.InputHash {
+		problems = append(problems, fmt.Sprintf("%s: its input hash does not match its list of inputs", EntryFile))
+	}
+	found, err := outdir.Verify(dir, outdir.Entry, full)
+	switch {
+	case err == nil:
+		return append(problems, found...), nil
+	case !errors.Is(err, outdir.ErrNoMarker):
+		return nil, err
+	}
+	files := append([]InputFile{}, e.Inputs...)
+	for i := range files {
+		files[i].Path = path.Join(InputsDir, files[i].Path)
+	}
+	files = append(files, e.Stats)
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		info, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problems = append(problems, f.Path+": missing")
+			continue
+		case err != nil:
+			return nil, err
+		case !info.Mode().IsRegular():
+			problems = append(problems, f.Path+": not a regular file")
+			continue
+		case info.Size() != f.Bytes:
+			problems = append(problems, fmt.Sprintf("%s: %d bytes, recorded %d", f.Path, info.Size(), f.Bytes))
+			continue
+		}
+		if full {
+			sum, err := fileSHA256(p)
+			if err != nil {
+				return nil, err
+			}
+			if sum != f.SHA256 {
+				problems = append(problems, f.Path+": content changed (SHA-256 differs from the recorded one)")
+			}
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, SummaryFile)); errors.Is(err, fs.ErrNotExist) {
+		problems = append(problems, SummaryFile+": missing")
+	}
+	sort.Strings(problems)
+	return problems, nil
+}
+
+// fileSHA256 returns a file's SHA-256 in hex.
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func isID(s string) bool {
@@ -391,11 +515,23 @@ func (a *Archive) Exclude(id, why, version string) (Listed, error) {
 }
 
 // hashInputs returns the input hash of a manifest: SHA-256 over one line
-// per input, "sha256  bytes  path\n", in path order.
+// per input, "sha256  bytes  path\n", in path order. A path that holds a
+// control character (a newline could forge a second line) or begins with
+// a double quote is written quoted (strconv.Quote), so no two manifests
+// hash the same text; every other path is written as it is, so the ids of
+// entries added before paths were quoted stay the same.
 func hashInputs(files []InputFile) string {
 	h := sha256.New()
 	for _, f := range files {
-		fmt.Fprintf(h, "%s  %d  %s\n", f.SHA256, f.Bytes, f.Path)
+		fmt.Fprintf(h, "%s  %d  %s\n", f.SHA256, f.Bytes, manifestPath(f.Path))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// manifestPath writes a path for hashInputs.
+func manifestPath(p string) string {
+	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }

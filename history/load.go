@@ -22,6 +22,15 @@ func Load(a *archive.Archive) ([]Input, error) {
 	}
 	out := make([]Input, 0, len(listed))
 	for _, e := range listed {
+		if e.Unreadable != "" {
+			return nil, fmt.Errorf("entry %s: %s", e.ID, e.Unreadable)
+		}
+		if !e.Usable() {
+			// Left out, with the reason, without reading what changed.
+			out = append(out, Input{ID: e.ID, Time: float64(e.When().UnixMicro()) / 1e6, TimeText: e.Time, Label: e.Label, Title: e.Title,
+				Fingerprint: e.Fingerprint, Profile: e.Profile, Excluded: true, Why: e.Problem(), Values: map[compare.LevelID]map[string][]float64{}})
+			continue
+		}
 		rows, err := archive.ReadStats(filepath.Join(e.Dir, archive.StatsFile), e.Stats, keys)
 		if err != nil {
 			return nil, fmt.Errorf("entry %s: %w", e.ID, err)

@@ -348,15 +348,7 @@ func within(p string, dir fs.FileInfo) int {
 // with its recorded size and SHA-256; it returns why not, or "".
 func unchanged(dir string, m *manifest, markerName string) string {
 	reason := ""
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkRel(dir, func(p, rel string, d fs.DirEntry) error {
 		switch {
 		case rel == "." || rel == markerName:
 			return nil

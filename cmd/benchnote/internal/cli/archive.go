@@ -13,8 +13,8 @@ import (
 func archiveCommand() *command {
 	return &command{
 		name:    "archive",
-		summary: "keep sweeps in an append-only archive: add, list, exclude",
-		args:    "add SWEEP | list ARCHIVE | exclude ARCHIVE ID", minArgs: 1, maxArgs: 3,
+		summary: "keep sweeps in an append-only archive: add, list, exclude, verify",
+		args:    "add SWEEP | list ARCHIVE | exclude ARCHIVE ID | verify ARCHIVE", minArgs: 1, maxArgs: 3,
 		help: `archive add SWEEP --to ARCHIVE [--label L] [--time T]
     copies the sweep's inputs into a new entry of ARCHIVE (created when absent
     or empty), analyses the copy and writes summary.json, stats.parquet and
@@ -22,13 +22,19 @@ func archiveCommand() *command {
     the same inputs twice is refused, naming the existing entry. Its time is
     the earliest request send time or window start, or --time.
 archive list ARCHIVE
-    lists the entries, oldest first, with their status.
+    lists the entries, oldest first, with their status; an entry whose files
+    are missing or of another size than recorded is "modified", one whose
+    entry.json cannot be read "unreadable" (history leaves both out).
 archive exclude ARCHIVE ID --why TEXT
     marks an entry as excluded (ID may be a unique prefix); nothing is deleted.
+archive verify ARCHIVE
+    re-hashes every file of every entry and names each one that changed,
+    was added or is missing.
 
 Layout, the stats.parquet columns and a DuckDB query: docs/archive.md.
 
-exit codes: 0 done, 2 an error or bad usage.`,
+exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
+(verify) an entry that changed.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			to := fs.String("to", "", "add: the archive directory `ARCHIVE` (required)")
 			label := fs.String("label", "", "add: a label stored with the entry, e.g. a git revision (`L`)")
@@ -86,6 +92,14 @@ exit codes: 0 done, 2 an error or bad usage.`,
 						return c.usageError("archive list takes one archive directory, got %d argument(s) after list", len(args)-1)
 					}
 					return archiveList(c, args[1])
+				case "verify":
+					if code := only("verify"); code >= 0 {
+						return code
+					}
+					if len(args) != 2 {
+						return c.usageError("archive verify takes one archive directory, got %d argument(s) after verify", len(args)-1)
+					}
+					return archiveVerify(c, args[1])
 				case "exclude":
 					if code := only("exclude", "why"); code >= 0 {
 						return code
@@ -104,7 +118,7 @@ exit codes: 0 done, 2 an error or bad usage.`,
 					fmt.Fprintf(c.stdout, "excluded entry %s (%s): %s\n", e.ID, e.Time, oneLine(e.Excluded.Why))
 					return ExitClean
 				}
-				return c.usageError("unknown archive subcommand %q (expected add, list or exclude)", args[0])
+				return c.usageError("unknown archive subcommand %q (expected add, list, exclude or verify)", args[0])
 			}
 		},
 	}
@@ -128,8 +142,17 @@ func archiveList(c *call, dir string) int {
 			runs += l.Runs
 		}
 		status := "included"
-		if e.Excluded != nil {
+		switch {
+		case e.Unreadable != "":
+			status = "unreadable"
+		case len(e.Modified) > 0:
+			status = fmt.Sprintf("modified (%s; benchnote archive verify names them)", plural(len(e.Modified), "difference", "differences"))
+		case e.Excluded != nil:
 			status = "excluded: " + oneLine(e.Excluded.Why)
+		}
+		if e.Unreadable != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t-\n", e.ID, status)
+			continue
 		}
 		label := oneLine(e.Label)
 		if label == "" {
@@ -140,5 +163,40 @@ func archiveList(c *call, dir string) int {
 	}
 	tw.Flush()
 	fmt.Fprintln(c.stdout, plural(len(entries), "entry", "entries"))
+	return ExitClean
+}
+
+// archiveVerify re-hashes every entry and prints, per entry, "ok" or what
+// changed, one line each.
+func archiveVerify(c *call, dir string) int {
+	a, err := archive.Open(dir)
+	if err != nil {
+		return c.fail(err)
+	}
+	entries, err := a.Verify()
+	if err != nil {
+		return c.fail(err)
+	}
+	bad := 0
+	for _, e := range entries {
+		switch {
+		case e.Unreadable != "":
+			bad++
+			fmt.Fprintf(c.stdout, "%s  unreadable: %s\n", e.ID, oneLine(e.Unreadable))
+		case len(e.Modified) > 0:
+			bad++
+			fmt.Fprintf(c.stdout, "%s  modified:\n", e.ID)
+			for _, m := range e.Modified {
+				fmt.Fprintf(c.stdout, "    %s\n", oneLine(m))
+			}
+		default:
+			fmt.Fprintf(c.stdout, "%s  ok\n", e.ID)
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(c.stdout, "%s of %d changed since they were added\n", plural(bad, "entry", "entries"), len(entries))
+		return ExitErrors
+	}
+	fmt.Fprintf(c.stdout, "%s intact\n", plural(len(entries), "entry", "entries"))
 	return ExitClean
 }

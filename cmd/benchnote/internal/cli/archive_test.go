@@ -116,8 +116,10 @@ func TestArchiveUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"archive"}, "expected 1 to 3 arguments (add SWEEP | list ARCHIVE | exclude ARCHIVE ID), got none"},
-		{[]string{"archive", "prune"}, `unknown archive subcommand "prune" (expected add, list or exclude)`},
+		{[]string{"archive"}, "expected 1 to 3 arguments (add SWEEP | list ARCHIVE | exclude ARCHIVE ID | verify ARCHIVE), got none"},
+		{[]string{"archive", "prune"}, `unknown archive subcommand "prune" (expected add, list, exclude or verify)`},
+		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--time", "0001-01-01"}, `time "0001-01-01": expected a time from 1970-01-01 to 9999-12-31, got 0001-01-01T00:00:00Z`},
+		{[]string{"archive", "verify", t.TempDir(), "--why", "x"}, "--why does not apply to archive verify"},
 		{[]string{"archive", "add", exampleSweep}, "archive add: --to ARCHIVE is required"},
 		{[]string{"archive", "add", exampleSweep, "--to", t.TempDir(), "--why", "x"}, "--why does not apply to archive add"},
 		{[]string{"archive", "list", t.TempDir(), "--label", "x"}, "--label does not apply to archive list"},
@@ -133,5 +135,55 @@ func TestArchiveUsageErrors(t *testing.T) {
 		if code != ExitErrors || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestArchiveModified edits one entry's input and breaks another's
+// entry.json: list marks them, verify names what changed (exit 2), history
+// leaves the edited one out with the reason and refuses to guess about the
+// unreadable one, and an archive left intact verifies with exit 0.
+func TestArchiveModified(t *testing.T) {
+	t.Chdir(t.TempDir())
+	arch := "archive"
+	var ids []string
+	for day := range 3 {
+		code, out, errOut := runCLI(t, "archive", "add", simSweepDir(t, day, uint64(day+1), 1), "--to", arch)
+		m := addedID.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("add day %d: exit %d, %q %q", day, code, out, errOut)
+		}
+		ids = append(ids, m[1])
+	}
+	if code, out, _ := runCLI(t, "archive", "verify", arch); code != ExitClean || out != ids[0]+"  ok\n"+ids[1]+"  ok\n"+ids[2]+"  ok\n3 entries intact\n" {
+		t.Errorf("verify of an intact archive: exit %d\n%s", code, out)
+	}
+	csv := filepath.Join(arch, ids[1], "inputs", "c1", "run-1", "requests.csv")
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(csv, append(data, '\n'), 0o644)
+	code, out, _ := runCLI(t, "archive", "verify", arch)
+	want := fmt.Sprintf("%s  ok\n%s  modified:\n    inputs/c1/run-1/requests.csv: %d bytes, recorded %d\n%s  ok\n1 entry of 3 changed since they were added\n",
+		ids[0], ids[1], len(data)+1, len(data), ids[2])
+	if code != ExitErrors || out != want {
+		t.Errorf("verify: exit %d\n%s\nwant 2 and\n%s", code, out, want)
+	}
+	_, out, _ = runCLI(t, "archive", "list", arch)
+	if !strings.Contains(out, ids[1]+"  ") || !strings.Contains(out, "modified (1 difference; benchnote archive verify names them)") {
+		t.Errorf("list does not mark the modified entry:\n%s", out)
+	}
+	code, out, errOut := runCLI(t, "history", arch, "-o", "h")
+	if code != ExitClean {
+		t.Fatalf("history: exit %d: %s", code, errOut)
+	}
+	md, _ := os.ReadFile(filepath.Join("h", "history.md"))
+	if !strings.Contains(string(md), "modified since it was added: inputs/c1/run-1/requests.csv") {
+		t.Errorf("history.md does not say why the modified entry is left out:\n%s", md)
+	}
+	os.WriteFile(filepath.Join(arch, ids[2], "entry.json"), []byte("{"), 0o644)
+	_, out, _ = runCLI(t, "archive", "list", arch)
+	if !strings.Contains(out, ids[2]+"  -") || !strings.Contains(out, "unreadable") {
+		t.Errorf("list does not show the unreadable entry:\n%s", out)
 	}
 }

@@ -330,6 +330,12 @@ func TestCompareAndHistoryRefuseTheirInputs(t *testing.T) {
 		{[]string{"compare", base, filepath.Join(nw, "summary.json"), "-o", nw}, 3, nw,
 			fmt.Sprintf("it contains the input %q", filepath.Join(nw, "summary.json"))},
 		{[]string{"history", arch, "-o", arch}, 2, arch, fmt.Sprintf("it is the input %q", arch)},
+		{[]string{"history", arch, "-o", filepath.Join(arch, "aaaaaaaaaaaaaaaa")}, 2, filepath.Join(arch, "aaaaaaaaaaaaaaaa"),
+			fmt.Sprintf("it lies inside the input %q (write it beside the input instead)", arch)},
+		{[]string{"report", sweep, "-o", filepath.Join(arch, "r")}, 2, filepath.Join(arch, "r"),
+			fmt.Sprintf("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", arch)},
+		{[]string{"compare", base, nw, "-o", filepath.Join(arch, "c")}, 3, filepath.Join(arch, "c"),
+			fmt.Sprintf("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", arch)},
 	}
 	for _, tt := range tests {
 		before := treeHash(t, root)
