@@ -197,7 +197,9 @@ func Open(dir string) (*Archive, error) {
 
 // create opens an archive, creating it when dir is absent or empty. A
 // non-empty directory that is not an archive is refused: benchnote never
-// writes into a directory it did not make.
+// writes into a directory it did not make. Concurrent creations are safe:
+// archive.json is linked into place, never replaced, and a directory that
+// holds only what another creation is writing (its .tmp) counts as empty.
 func create(dir string) (*Archive, error) {
 	if a, err := Open(dir); err == nil {
 		return a, nil
@@ -210,8 +212,11 @@ func create(dir string) (*Archive, error) {
 		}
 	case err != nil:
 		return nil, err
-	case len(entries) > 0:
+	case len(entries) > 1 || len(entries) == 1 && (entries[0].Name() != tmpDir || !entries[0].IsDir()):
 		return nil, fmt.Errorf("%s: not empty and not a benchnote archive (no %s): refusing to write into it", dir, MarkerFile)
+	}
+	if a := archiveAbove(dir); a != "" {
+		return nil, fmt.Errorf("%s: inside the benchnote archive %s: refusing to make an archive there", dir, a)
 	}
 	data, _ := json.MarshalIndent(marker{Schema: Schema}, "", "  ")
 	if err := writeNew(filepath.Join(dir, MarkerFile), append(data, '\n'), dir); err != nil && !errors.Is(err, fs.ErrExist) {

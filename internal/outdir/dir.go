@@ -445,6 +445,9 @@ func removeStale(parent, base string) {
 		if os.Remove(dir) == nil {
 			continue // it was empty
 		}
+		if markerStarted(dir) {
+			continue
+		}
 		for k := range numKinds {
 			m, err := readMarker(dir, k, true)
 			if err != nil {
@@ -456,6 +459,28 @@ func removeStale(parent, base string) {
 			break
 		}
 	}
+}
+
+// markerStarted removes dir when it holds nothing but a marker cut short
+// before its second line (a run killed as it began writing it) and reports
+// whether it did.
+func markerStarted(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !entries[0].Type().IsRegular() {
+		return false
+	}
+	for _, k := range kinds {
+		if entries[0].Name() != k.marker {
+			continue
+		}
+		p := filepath.Join(dir, k.marker)
+		data, err := os.ReadFile(p)
+		if err != nil || !strings.HasPrefix(k.header+"\n"+k.note+"\n", string(data)) {
+			return false
+		}
+		return os.Remove(p) == nil && os.Remove(dir) == nil
+	}
+	return false
 }
 
 // onlyListed reports whether dir holds nothing but its marker of kind (or

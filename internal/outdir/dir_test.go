@@ -202,13 +202,17 @@ func TestRemoveStalePending(t *testing.T) {
 			write(t, filepath.Join(stale, info.marker), head+"-  -  report.md\n-  -  plots/a.svg\n-  -  plo")
 			write(t, filepath.Join(stale, "report.md"), "whole")
 			write(t, filepath.Join(stale, "plots", "a.svg"), "<sv")
+			for i, cut := range []int{0, 10, len(head) - 1} {
+				write(t, filepath.Join(parent, fmt.Sprintf(".out.benchnote-tmp-begun%d", i), info.marker), head[:cut])
+			}
+			write(t, filepath.Join(parent, ".out.benchnote-tmp-3", info.marker), "not a marker")
 			kept := filepath.Join(parent, ".out.benchnote-tmp-2")
 			write(t, filepath.Join(kept, info.marker), head+"-  -  report.md\n")
 			write(t, filepath.Join(kept, "notes.txt"), "mine")
 			if err := Replace(filepath.Join(parent, "out"), reportC, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			if got := names(t, parent); !reflect.DeepEqual(got, []string{".out.benchnote-tmp-2", "out"}) {
+			if got := names(t, parent); !reflect.DeepEqual(got, []string{".out.benchnote-tmp-2", ".out.benchnote-tmp-3", "out"}) {
 				t.Errorf("after the next run: %q, want the foreign one kept and OUT", got)
 			}
 		})
