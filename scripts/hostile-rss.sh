@@ -25,3 +25,10 @@ for sweep in openmetrics-4KB-label parquet-bomb parquet-padded-bomb csv-1GB-line
 		printf '%-24s %-9s %5s %9s %12s\n' "$sweep" "$cmd" "$code" "$secs" "$(awk "BEGIN { printf \"%.1f\", $kb / 1024 }")"
 	done
 done
+
+# The hostile cases of issue 20 (notebooks, numbers, imports, ranges) run
+# under `go test` in a child process each, bounded to 2 s and 200 MB
+# (cmd/benchnote/internal/cli/bounded_test.go); list what each one cost.
+echo
+echo "go test hostile cases (each bounded to 2 s wall and 200 MB peak RSS):"
+go test ./cmd/benchnote/internal/cli -run 'Hostile|BoundedRun' -count 1 -v 2>&1 | sed -n 's/.*hostile: //p'

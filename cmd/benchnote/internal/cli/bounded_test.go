@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -71,6 +72,8 @@ func runBounded(t *testing.T, dir string, stdin []byte, args ...string) bounded 
 	if b.peakRSS > hostileRSS {
 		t.Errorf("benchnote %q: peak RSS %d MB; the bound is %d MB", args, b.peakRSS>>20, hostileRSS>>20)
 	}
+	// scripts/hostile-rss.sh collects these lines.
+	t.Logf("hostile: exit %d, %.2f s, peak RSS %.1f MB: benchnote %s", b.code, b.wall.Seconds(), float64(b.peakRSS)/(1<<20), strings.Join(args, " "))
 	return b
 }
 
