@@ -3,8 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,7 +133,11 @@ func scanShape(data []byte) *shape {
 			sh.top = k
 		}
 		sh.values++
-		if !walk("", 0, sh.values == 1) {
+		ok := walk("", 0, sh.values == 1)
+		if sh.values == 1 && sh.top == '"' && strings.HasPrefix(sh.scalars[""], pyLiteral) {
+			sh.top = '0' // NaN, Infinity or a number too long to keep (see pyJSON)
+		}
+		if !ok {
 			if sh.values == 1 && len(sh.keys) == 0 && !sh.scalarOK {
 				sh.broken = true
 			}
@@ -144,73 +147,167 @@ func scanShape(data []byte) *shape {
 	return sh
 }
 
-// detectFile reads the start of a file and names its format, or explains
-// why it is not one benchnote imports.
-func detectFile(path string) (Format, *shape, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, detectPrefix))
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	sh := scanShape(data)
-	sh.head = firstLine(data)
-	format, why := detect(sh)
-	if format == "" {
-		return "", sh, &SourceError{File: path, Msg: "not a result file benchnote can import: " + why}
-	}
-	return format, sh, nil
+// detection is what the first bytes of a file say.
+type detection struct {
+	format Format
+	shape  *shape
+	// notJSON is set when the first non-blank byte opens no JSON object
+	// or array: a file found in a directory is then not listed at all.
+	notJSON bool
+	// matches lists the formats of a file that matches several.
+	matches []Format
 }
 
-// detect names the format of a shape, or says why none fits.
-func detect(sh *shape) (Format, string) {
+// detectHead names the format of a file from its first bytes, or returns
+// a *SourceError saying why it is none benchnote imports, or which ones
+// it matches when it matches several.
+func detectHead(path string, head []byte) (detection, error) {
+	data := head[:min(len(head), detectPrefix)]
+	d := detection{shape: scanShape(data), notJSON: !opensJSON(data)}
+	d.shape.head = firstLine(data)
+	format, why, matches := detect(d.shape)
+	d.format, d.matches = format, matches
+	switch {
+	case len(matches) > 1:
+		return d, &SourceError{File: path, Msg: why}
+	case format == "":
+		return d, &SourceError{File: path, Msg: "not a result file benchnote can import: " + why}
+	}
+	return d, nil
+}
+
+// opensJSON reports whether the first non-blank byte of data opens a JSON
+// object or array: directories given to import hold CSVs, logs and plots
+// too, which are not result files.
+func opensJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// formatNames names each format for messages.
+var formatNames = map[Format]string{
+	FormatVLLM:           "vLLM",
+	FormatVLLMSweepIndex: "vLLM sweep summary",
+	FormatSGLang:         "SGLang",
+	FormatGenAIPerf:      "GenAI-Perf",
+	FormatPerfSummary:    "GenAI-Perf/AIPerf summary",
+	FormatAIPerf:         "AIPerf",
+	FormatGuideLLM:       "GuideLLM",
+	FormatLLMPerf:        "LLMPerf",
+	FormatLLMPerfSummary: "LLMPerf summary",
+	FormatInferencePerf:  "inference-perf",
+	FormatInferenceStage: "inference-perf stage report",
+}
+
+// signature is what a format's files show in their first bytes.
+type signature struct {
+	format Format
+	match  func(sh *shape) bool
+}
+
+// objectSignatures and arraySignatures recognise the formats whose top
+// value is an object or an array. Every signature is tried: a file that
+// shows two formats' members is ambiguous, and refused rather than read
+// as whichever comes first.
+var objectSignatures = []signature{
+	{FormatGenAIPerf, func(sh *shape) bool {
+		return sh.has("experiments") && sh.any("experiments[].requests", "experiments[].experiment")
+	}},
+	{FormatGuideLLM, func(sh *shape) bool {
+		return sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark")
+	}},
+	{FormatAIPerf, func(sh *shape) bool {
+		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase")
+	}},
+	{FormatInferenceStage, func(sh *shape) bool { return sh.has("load_summary") && sh.any("successes", "failures") }},
+	{FormatLLMPerfSummary, func(sh *shape) bool {
+		return sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version")
+	}},
+	// SGLang and vLLM write the same result object; SGLang's carries
+	// dataset_name or total_output_tokens_retokenized and no model_id or date.
+	{FormatSGLang, func(sh *shape) bool {
+		return servingSignature(sh) && sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date")
+	}},
+	{FormatVLLM, func(sh *shape) bool {
+		return servingSignature(sh) && !(sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date"))
+	}},
+	{FormatPerfSummary, func(sh *shape) bool {
+		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
+			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")
+	}},
+}
+
+var arraySignatures = []signature{
+	{FormatLLMPerf, func(sh *shape) bool { return sh.any("[].ttft_s", "[].end_to_end_latency_s", "[].error_code") }},
+	{FormatInferencePerf, func(sh *shape) bool {
+		return sh.has("[].start_time", "[].end_time") && sh.any("[].info", "[].info.response_metrics")
+	}},
+	{FormatVLLMSweepIndex, func(sh *shape) bool { return sh.has("[].backend") && sh.any("[].run_number", "[].request_rate") }},
+}
+
+// formatOrder is f's place in Formats (the sweep index, not a --format
+// value, last).
+func formatOrder(f Format) int {
+	if i := slices.Index(Formats, f); i >= 0 {
+		return i
+	}
+	return len(Formats)
+}
+
+// servingSignature matches a vLLM or SGLang serving result.
+func servingSignature(sh *shape) bool {
+	return sh.has("backend") && sh.any("request_rate", "max_concurrency")
+}
+
+// detect names the format of a shape, or says why none fits, or which
+// formats it matches when it matches several (listed in matches).
+func detect(sh *shape) (format Format, why string, matches []Format) {
 	if sh.broken {
-		return "", notJSON(sh)
+		return "", notJSON(sh), nil
+	}
+	var sigs []signature
+	switch sh.top {
+	case '{':
+		sigs = objectSignatures
+	case '[':
+		sigs = arraySignatures
+	}
+	var found []Format
+	for _, sig := range sigs {
+		if sig.match(sh) {
+			found = append(found, sig.format)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], "", found
+	case len(found) > 1:
+		// Named in --format's order, whatever order they were tried in.
+		slices.SortStableFunc(found, func(a, b Format) int { return formatOrder(a) - formatOrder(b) })
+		var names []string
+		for _, f := range found {
+			names = append(names, fmt.Sprintf("%s (--format %s)", formatNames[f], f))
+		}
+		list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		if len(names) == 2 {
+			list = "both " + list
+		}
+		return "", fmt.Sprintf("matches %s: pass --format to say which it is", list), found
 	}
 	switch sh.top {
 	case '{':
-		switch {
-		case sh.has("experiments") && sh.any("experiments[].requests", "experiments[].experiment"):
-			return FormatGenAIPerf, ""
-		case sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark"):
-			return FormatGuideLLM, ""
-		case sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase"):
-			return FormatAIPerf, ""
-		case sh.has("load_summary") && sh.any("successes", "failures"):
-			return FormatInferenceStage, ""
-		case sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version"):
-			return FormatLLMPerfSummary, ""
-		case sh.has("backend") && sh.any("request_rate", "max_concurrency"):
-			if sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date") {
-				return FormatSGLang, ""
-			}
-			return FormatVLLM, ""
-		case sh.any("time_to_first_token", "request_latency", "request_throughput") &&
-			(sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")):
-			return FormatPerfSummary, ""
-		}
-		return "", fmt.Sprintf("a JSON object with members %s, which match no known tool's result", keyList(sh))
+		return "", fmt.Sprintf("a JSON object with members %s, which match no known tool's result", keyList(sh)), nil
 	case '[':
-		switch {
-		case sh.any("[].ttft_s", "[].end_to_end_latency_s", "[].error_code"):
-			return FormatLLMPerf, ""
-		case sh.has("[].start_time", "[].end_time") && sh.any("[].info", "[].info.response_metrics"):
-			return FormatInferencePerf, ""
-		case sh.has("[].backend") && sh.any("[].run_number", "[].request_rate"):
-			return FormatVLLMSweepIndex, ""
-		case sh.scalars["[]"] == "" && len(sh.keys) == 0:
-			return "", "an empty JSON array"
+		if sh.scalars["[]"] == "" && len(sh.keys) == 0 {
+			return "", "an empty JSON array", nil
 		}
-		return "", fmt.Sprintf("a JSON array of objects with members %s, which match no known tool's result", keyList(sh))
+		return "", fmt.Sprintf("a JSON array of objects with members %s, which match no known tool's result", keyList(sh)), nil
 	case '"', '0', 'n', 't', 'f':
 		if sh.scalarOK {
-			return "", "a lone JSON value (" + strings.TrimPrefix(kindName(sh.top), "a ") + "), not an object or array"
+			return "", "a lone JSON value (" + strings.TrimPrefix(kindName(sh.top), "a ") + "), not an object or array", nil
 		}
 	}
-	return "", notJSON(sh)
+	return "", notJSON(sh), nil
 }
 
 // notJSON says that a file is not JSON, quoting its first line.

@@ -178,6 +178,9 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 		}
 		return err
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +336,11 @@ func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
 func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s *source, k int, version, serviceKind, endpoint string, opts Options) (Run, error) {
 	prov := &ingest.Provenance{Tool: "GenAI-Perf", Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	if mode == "concurrency" || mode == "request_rate" {
+		if err := levelRange(s.path, 0, fmt.Sprintf("$.experiments[%d].experiment.value", k), value, mode == "request_rate"); err != nil {
+			return Run{}, err
+		}
+	}
 	switch mode {
 	case "concurrency":
 		if value >= 1 && value == math.Trunc(value) {
@@ -356,6 +364,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		run.Config.Window = &w
 	}
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, chunks: true}, len(reqs), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("$.experiments[%d].requests[%d]", k, i) }
 	var withUsage, noPrompt, noResponse, zero, numbered int
 	ids := map[string]int{}
 	for i, q := range reqs {
@@ -402,7 +411,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 			return Run{}, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"TTFT from the request timestamp to the first chunk carrying text (role-only chunks skipped)",
 		"E2E to the last chunk carrying text (the usage chunk and data: [DONE] are not tokens)",
@@ -421,7 +430,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		prov.AsReported = append(prov.AsReported, fmt.Sprintf("completion tokens: the stream's usage in %d of %d requests; the requested max_tokens in the others (no usage chunk)", withUsage, len(reqs)))
 	}
 	if noPrompt > 0 {
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count: they are written without one and excluded as bad rows", noPrompt))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count, which benchnote requires: they are left out", noPrompt))
 	}
 	if numbered > 0 {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableRequestIDs)

@@ -53,6 +53,9 @@ func importInferencePerf(r io.Reader, s *source, companions []*source, opts Opti
 		recs = append(recs, rec)
 		return err
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -291,10 +294,16 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 				case "requested_rate":
 					v, err := j.optNumber()
 					rate = v
+					if err == nil {
+						err = j.checkLevel(v, true)
+					}
 					return err
 				case "concurrency":
 					v, err := j.optNumber()
 					conc = v
+					if err == nil {
+						err = j.checkLevel(v, false)
+					}
 					return err
 				}
 				return j.skip()
@@ -345,6 +354,9 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 		}
 		return j.skip()
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +400,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 		run.Config.Notes = fmt.Sprintf("inference-perf stage %d", stage)
 	}
 	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true}, len(idx), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("$[%d]", idx[i]) }
 	var usage, failed, zero, unary int
 	for _, i := range idx {
 		rec := recs[i]
@@ -435,7 +448,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 			return Run{}, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"TTFT and E2E from start_time to the first and last content-bearing chunk (chunk_times)",
 		fmt.Sprintf("status from error: %d failed", failed),
