@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // detectPrefix is how much of a file is read to recognise its format: the
@@ -342,6 +344,9 @@ func keyList(sh *shape) string {
 	sort.Strings(ks)
 	if len(ks) > 8 {
 		ks = append(ks[:8], "...")
+	}
+	for i, k := range ks {
+		ks[i] = controls.Escape(k)
 	}
 	return strings.Join(ks, ", ")
 }

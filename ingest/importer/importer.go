@@ -42,6 +42,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // Format names a source tool's result format.
@@ -479,7 +480,9 @@ func pairCompanions(srcs []*source) companions {
 // level come from different tools, from different series (a vLLM sweep's
 // server settings) or record different environments (another model, or
 // another workload in one JSON Lines file); and when no file held
-// per-request records, since validate and report need at least one run.
+// per-request records, since validate and report need at least one run;
+// and when requests of a file were left out. Each warning is one line,
+// its control characters escaped.
 func (imp *Import) Warnings() []string {
 	type group struct {
 		tools, series []string
@@ -568,6 +571,11 @@ func (imp *Import) Warnings() []string {
 	}
 	if perRequest == 0 && len(imp.Runs) > 0 {
 		out = append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)")
+	}
+	// Each warning is one line: names and values from the files (a model
+	// name with a newline) must not start another.
+	for i, w := range out {
+		out[i] = controls.Escape(w)
 	}
 	return out
 }

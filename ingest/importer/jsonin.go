@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // SourceError is malformed input: the file, where in it (a JSON path such
@@ -27,10 +29,12 @@ type SourceError struct {
 	Msg  string
 }
 
-// Error formats the error as "file: line 3: $.ttfts[12]: message".
+// Error formats the error as "file: line 3: $.ttfts[12]: message". The
+// file's control characters are escaped: a newline in a name cannot start
+// a line of its own.
 func (e *SourceError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(controls.Escape(e.File))
 	if e.Record > 0 {
 		fmt.Fprintf(&b, ": line %d", e.Record)
 	}
