@@ -341,3 +341,53 @@ func TestInputRereads(t *testing.T) {
 		t.Errorf("pipe read twice: %v\nwant %s", err, want)
 	}
 }
+
+// Texts a file gives run.yaml (a version, a tokenizer's name, figures) are
+// kept inside what ingest reads back: a version cut at 600 bytes, a
+// tokenizer name ingest would refuse replaced, at most 64 figures.
+func TestImportKeepsProvenanceReadable(t *testing.T) {
+	long := strings.Repeat("v", 700)
+	var percentiles []string
+	for p := 1; p <= 70; p++ {
+		percentiles = append(percentiles, fmt.Sprintf(`"p%d_ttft_ms": %d`, p, p))
+	}
+	tests := []struct {
+		name                           string
+		file                           [2]string
+		version, tokenCounts, reported string
+	}{
+		{"a 700-byte GuideLLM version", [2]string{"benchmarks.json", `{"metadata": {"version": 1, "guidellm_version": "` + long + `"}, "args": {}, "benchmarks": [{"config": {"strategy": {"type_": "synchronous"}}, "requests": {"successful": []}}]}`},
+			strings.Repeat("v", 597) + "...", "usage", "0 figures"},
+		{"a blank GenAI-Perf version", [2]string{"profile_export.json", `{"version": "  ", "experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]}`},
+			"not recorded in the file", "usage", "0 figures"},
+		{"70 figures of vLLM", [2]string{"vllm.json", vllmResult(1, percentiles...)},
+			"not recorded in the file; the format without start_times or failed", "tokenizer:m", "64 figures, the first 64 of 70 are shown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			imp, err := importIn(t, [][2]string{tt.file}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := imp.Runs[0].Config.Provenance
+			reported := fmt.Sprintf("%d figures", len(p.Reported))
+			for _, a := range p.AsReported {
+				if strings.HasPrefix(a, "the tool's own figures: ") {
+					reported += ", " + strings.TrimPrefix(a, "the tool's own figures: ")
+				}
+			}
+			if p.Version != tt.version || p.TokenCounts != tt.tokenCounts || reported != tt.reported {
+				t.Errorf("version %q, token_counts %q, %s\nwant %q, %q, %s", p.Version, p.TokenCounts, reported, tt.version, tt.tokenCounts, tt.reported)
+			}
+		})
+	}
+	// A perf summary's tokenizer name that ingest would refuse.
+	sum := `{"time_to_first_token": {"unit": "ms", "avg": 1}, "input_config": {"tokenizer": {"name": " x\ny"}, "loadgen": {"concurrency": 2}}}`
+	imp, err := importIn(t, [][2]string{{"profile_export_aiperf.json", sum}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := imp.Runs[0].Config.Provenance.TokenCounts; got != "tokenizer" {
+		t.Errorf("token_counts %q, want tokenizer", got)
+	}
+}

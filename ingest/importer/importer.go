@@ -291,19 +291,25 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 	return imp, nil
 }
 
-// maxProvenanceText is the longest text run.yaml's provenance lists hold
-// (ingest refuses longer ones).
-const maxProvenanceText = 600
+// The most run.yaml's provenance keys hold (ingest refuses more): a text
+// of at most maxProvenanceText bytes, a list of at most
+// maxProvenanceItems entries.
+const (
+	maxProvenanceText  = 600
+	maxProvenanceItems = 64
+)
 
 // finishRun drops the tool's figures that are not finite numbers (NaN
 // where the tool had nothing to average, or a value beyond float64 once
 // converted to benchnote's unit), which run.yaml cannot hold, and says in
 // run.yaml how many requests were left out of the run and why.
 func finishRun(r *Run) {
+	r.Config.Notes = strings.ToValidUTF8(r.Config.Notes, "\uFFFD")
 	if p := r.Config.Provenance; p != nil {
 		p.Reported = slices.DeleteFunc(p.Reported, func(f ingest.ReportedFigure) bool {
 			return math.IsNaN(f.Value) || math.IsInf(f.Value, 0)
 		})
+		cleanProvenance(p)
 	}
 	if len(r.Excluded) == 0 || r.Requests == nil || r.Config.Provenance == nil {
 		return
@@ -316,6 +322,60 @@ func finishRun(r *Run) {
 		r.Requests.N, left, r.Requests.N+left, excludedText(r.Excluded))
 	p := r.Config.Provenance
 	p.Approximate = append(p.Approximate, cutText(line, maxProvenanceText))
+}
+
+// cleanProvenance keeps the texts that come from a file (a version, a
+// tokenizer's name, a figure's name) inside what run.yaml's reader takes:
+// valid UTF-8, not blank, at most maxProvenanceText bytes (cut with
+// "..."), lists of at most maxProvenanceItems entries, a token_counts of
+// the form ingest reads.
+func cleanProvenance(p *ingest.Provenance) {
+	text := func(s, blank string) string {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		if strings.TrimSpace(s) == "" {
+			return blank
+		}
+		return cutText(s, maxProvenanceText)
+	}
+	p.Tool = text(p.Tool, "unknown")
+	if p.Version != "" {
+		p.Version = text(p.Version, "not recorded in the file")
+	}
+	p.File = text(p.File, "")
+	if name, ok := strings.CutPrefix(p.TokenCounts, "tokenizer:"); ok {
+		// ingest reads tokenizer:NAME with NAME starting with a non-space
+		// and on one line.
+		if name == "" || strings.TrimLeft(name, " \t\r\n\v\f") != name || strings.ContainsAny(name, "\r\n") ||
+			len(p.TokenCounts) > maxProvenanceText || !utf8.ValidString(name) {
+			p.TokenCounts = "tokenizer"
+		}
+	}
+	texts := func(ss []string) []string {
+		out := ss[:0]
+		for _, s := range ss {
+			if s = text(s, ""); s != "" && len(out) < maxProvenanceItems {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	p.Recomputed, p.AsReported, p.Approximate = texts(p.Recomputed), texts(p.AsReported), texts(p.Approximate)
+	for i, d := range p.Definitions {
+		p.Definitions[i] = ingest.Definition{Metric: text(d.Metric, "?"), Source: text(d.Source, "?"), Benchnote: text(d.Benchnote, "?")}
+	}
+	if len(p.Definitions) > maxProvenanceItems {
+		p.Definitions = p.Definitions[:maxProvenanceItems]
+	}
+	for i, f := range p.Reported {
+		p.Reported[i].Key, p.Reported[i].Label, p.Reported[i].Unit = text(f.Key, "?"), text(f.Label, "?"), text(f.Unit, "?")
+		p.Reported[i].Note = text(f.Note, "")
+	}
+	if n := len(p.Reported); n > maxProvenanceItems {
+		p.Reported = p.Reported[:maxProvenanceItems]
+		if len(p.AsReported) < maxProvenanceItems {
+			p.AsReported = append(p.AsReported, fmt.Sprintf("the tool's own figures: the first %d of %d are shown", maxProvenanceItems, n))
+		}
+	}
 }
 
 // excludedText lists exclusions: "2 out of range (the first: $.ttfts[3]: ...); 1 missing field (...)".
