@@ -391,3 +391,29 @@ func TestImportKeepsProvenanceReadable(t *testing.T) {
 		t.Errorf("token_counts %q, want tokenizer", got)
 	}
 }
+
+// A stage report whose statistics tie in rank (p5 and median, p0.1 and
+// min) gives the same reported.yaml every time.
+func TestInferencePerfStageDeterministic(t *testing.T) {
+	stage := `{"load_summary": {"count": 4, "requested_rate": 2}, "successes": {"count": 4, "latency": {"time_to_first_token": {"mean": 0.1, "median": 0.09, "p5": 0.05, "min": 0.04, "p0.1": 0.041, "p99": 0.2, "max": 0.3}}}}`
+	var first string
+	for range 20 {
+		imp, err := importIn(t, [][2]string{{"stage_0_lifecycle_metrics.json", stage}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, f := range imp.Runs[0].Config.Provenance.Reported {
+			keys = append(keys, f.Key)
+		}
+		got := strings.Join(keys, " ")
+		if first == "" {
+			first = got
+			if want := "counts.successful ttft.mean ttft.min ttft.p0.1 ttft.p50 ttft.p5 ttft.p99 ttft.max"; got != want {
+				t.Fatalf("figures %s\nwant %s", got, want)
+			}
+		} else if got != first {
+			t.Fatalf("figures %s, then %s", first, got)
+		}
+	}
+}

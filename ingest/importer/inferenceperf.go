@@ -272,7 +272,10 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 		for k := range vals {
 			names = append(names, k)
 		}
-		sort.Slice(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
+		// By rank, ties (p5 and median, p0.1 and min) by name: the same
+		// file gives the same reported.yaml.
+		sort.Strings(names)
+		sort.SliceStable(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
 		for _, k := range names {
 			stat := k
 			if k == "median" {
