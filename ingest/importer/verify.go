@@ -8,6 +8,12 @@ import (
 	"github.com/benchnote/benchnote/ingest"
 )
 
+// wouldNotValidate is verifyLayout's error: an importer's mistake, never
+// the input's.
+type wouldNotValidate struct{ msg string }
+
+func (e *wouldNotValidate) Error() string { return e.msg }
+
 // verifyLayout reads back what Layout produced with ingest's own readers,
 // as validate and report will: every requests.parquet must keep every row
 // written, every run.yaml, reported.yaml and env.json must read without a
@@ -17,7 +23,7 @@ import (
 func verifyLayout(imp *Import, files map[string][]byte) error {
 	for _, r := range imp.Runs {
 		bug := func(name, what string) error {
-			return fmt.Errorf("%s: the %s written for it would not validate (%s); nothing was written: this is a benchnote bug, please report it", r.Source, name, what)
+			return &wouldNotValidate{fmt.Sprintf("%s: the %s written for it would not validate (%s); nothing was written: this is a benchnote bug, please report it", r.Source, name, what)}
 		}
 		config := path.Join(r.Dir, ingest.RunConfigFile)
 		if r.Requests == nil {
