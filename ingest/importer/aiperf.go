@@ -103,11 +103,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	ids := map[string]bool{}
 	for i, rec := range recs {
 		row := newRow()
-		row.id = rec.id
-		if row.id == "" || ids[row.id] {
-			row.id = strconv.Itoa(i + 1)
-		}
-		ids[row.id] = true
+		row.id, _ = uniqueID(ids, rec.id, strconv.Itoa(i+1))
 		row.sent = float64(rec.startNs) / 1e9
 		row.prompt = rec.prompt
 		if rec.warmup {

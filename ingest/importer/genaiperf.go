@@ -366,15 +366,13 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, chunks: true}, len(reqs), opts.MaxRequests, s.path)
 	t.where = func(i int, _ string) string { return fmt.Sprintf("$.experiments[%d].requests[%d]", k, i) }
 	var withUsage, noPrompt, noResponse, zero, numbered int
-	ids := map[string]int{}
+	ids := map[string]bool{}
 	for i, q := range reqs {
 		row := newRow()
-		row.id = q.id
-		if row.id == "" || ids[row.id] > 0 {
-			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
+		var n bool
+		if row.id, n = uniqueID(ids, q.id, fmt.Sprintf("%d-%d", k+1, i+1)); n {
 			numbered++
 		}
-		ids[row.id]++
 		row.sent = float64(q.sentNs) / 1e9
 		row.prompt, row.maxTokens = q.prompt, q.maxTokens
 		if q.prompt < 0 {

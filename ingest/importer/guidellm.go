@@ -608,11 +608,7 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 	ids := map[string]bool{}
 	for i, rec := range b.records {
 		row := newRow()
-		row.id = rec.id
-		if row.id == "" || ids[row.id] {
-			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
-		}
-		ids[row.id] = true
+		row.id, _ = uniqueID(ids, rec.id, fmt.Sprintf("%d-%d", k+1, i+1))
 		row.sent, row.prompt, row.status, row.maxTokens = rec.start, rec.prompt, rec.status, rec.maxTokens
 		row.completion = rec.output
 		if rec.outputFromIteration {

@@ -417,3 +417,24 @@ func TestInferencePerfStageDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Request ids stay unique when a numbered request's number is another
+// request's id: ingest would exclude the second as a duplicate.
+func TestImportIDsStayUnique(t *testing.T) {
+	record := func(id string) string {
+		return `{"metadata": {"x_request_id": "` + id + `", "request_start_ns": 1700000000000000000, "benchmark_phase": "profiling"}, "metrics": {"input_sequence_length": {"value": 3, "unit": "tokens"}, "time_to_first_token": {"value": 10, "unit": "ms"}, "output_token_count": {"value": 2, "unit": "tokens"}}}`
+	}
+	data := record("2") + "\n" + record("") + "\n" + record("2") + "\n" + record("3") + "\n"
+	imp, err := importIn(t, [][2]string{{"profile_export.jsonl", data}}, Options{Level: mustLevel(t, "c=1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := imp.Runs[0].Requests
+	var ids []string
+	for i := range q.N {
+		ids = append(ids, q.ID(i))
+	}
+	if want := []string{"2", "2~2", "3", "4"}; !slices.Equal(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+}

@@ -143,6 +143,21 @@ func (t *table) add(r *row) error {
 	return nil
 }
 
+// uniqueID returns id when it is neither empty nor taken, else fallback,
+// suffixed "~2", "~3", ... should another request hold that too, and
+// records the id returned: ingest excludes a request whose id repeats.
+// numbered reports the fallback.
+func uniqueID(ids map[string]bool, id, fallback string) (_ string, numbered bool) {
+	if numbered = id == "" || ids[id]; numbered {
+		id = fallback
+		for n := 2; ids[id]; n++ {
+			id = fallback + "~" + strconv.Itoa(n)
+		}
+	}
+	ids[id] = true
+	return id, numbered
+}
+
 // exclude counts the row just offered as left out for p.
 func (t *table) exclude(p rowProblem) {
 	for i := range t.excluded {
