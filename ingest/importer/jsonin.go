@@ -346,7 +346,10 @@ func (j *jsonIn) number() (float64, error) {
 		if err != nil {
 			return 0, j.wrap(err)
 		}
-		u, _ := strconv.Unquote(string(v))
+		u, uerr := strconv.Unquote(string(v))
+		if uerr != nil {
+			u = string(v) // a JSON escape Go does not know ("\/"): shown as written
+		}
 		if lit, ok := strings.CutPrefix(u, pyLiteral); ok {
 			switch lit {
 			case "NaN":

@@ -30,7 +30,7 @@ func verifyLayout(imp *Import, files map[string][]byte) error {
 			config = path.Join(r.Dir, ingest.ReportedFile)
 		} else {
 			name := path.Join(r.Dir, ingest.RequestsParquet)
-			rf, err := ingest.ReadRequestsParquetWith(bytes.NewReader(files[name]), name, ingest.ReadOptions{MaxRows: r.Requests.N + 1})
+			rf, err := ingest.ReadRequestsParquetWith(bytes.NewReader(files[name]), name, ingest.ReadOptions{MaxRows: r.Requests.N + 1, ForAnalysis: true})
 			switch {
 			case err != nil:
 				return bug(name, err.Error())
