@@ -256,6 +256,70 @@ func formatOrder(f Format) int {
 	return len(Formats)
 }
 
+// ambiguous is the message for a file matching the formats found.
+func ambiguous(found []Format) string {
+	// Named in --format's order, whatever order they were tried in.
+	slices.SortStableFunc(found, func(a, b Format) int { return formatOrder(a) - formatOrder(b) })
+	var names []string
+	for _, f := range found {
+		names = append(names, fmt.Sprintf("%s (--format %s)", formatNames[f], f))
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	if len(names) == 2 {
+		list = "both " + list
+	}
+	return fmt.Sprintf("matches %s: pass --format to say which it is", list)
+}
+
+// memberSignatures recognise the object formats by their top-level
+// members alone. Detection sees only a file's first MiB: a member of a
+// second format after a vLLM result's per-request arrays (a script that
+// merged two results) comes later, and the readers of the large formats
+// check the members they met against these once the whole object is read.
+// A member counts with the kind of value its format gives it: vllm bench
+// serve --metadata adds members of any name, with string values.
+// GenAI-Perf's and AIPerf's summaries are left out: vLLM results have a
+// request_throughput member too.
+var memberSignatures = []struct {
+	format Format
+	match  func(m map[string]jsontext.Kind) bool
+}{
+	{FormatVLLM, func(m map[string]jsontext.Kind) bool {
+		return m["backend"] == '"' && (m["request_rate"] != 0 || m["max_concurrency"] != 0)
+	}},
+	{FormatGenAIPerf, func(m map[string]jsontext.Kind) bool { return m["experiments"] == '[' }},
+	{FormatGuideLLM, func(m map[string]jsontext.Kind) bool { return m["benchmarks"] == '[' }},
+	{FormatAIPerf, func(m map[string]jsontext.Kind) bool { return m["metadata"] == '{' && m["metrics"] == '{' }},
+	{FormatInferenceStage, func(m map[string]jsontext.Kind) bool { return m["load_summary"] == '{' }},
+	{FormatLLMPerfSummary, func(m map[string]jsontext.Kind) bool {
+		return m["results_ttft_s_mean"] == '0' || m["results_num_completed_requests"] == '0'
+	}},
+}
+
+// checkMembers refuses an object of s's detected format whose top-level
+// members (all of them, read to the end, with the kind of their values)
+// also make it another format's; a format --format named is taken as
+// said. record is the line of a JSON Lines file, 0 for one object.
+func checkMembers(s *source, record int, members map[string]jsontext.Kind) error {
+	if s.forced {
+		return nil
+	}
+	own := s.format
+	if own == FormatSGLang {
+		own = FormatVLLM // the same result object
+	}
+	found := []Format{s.format}
+	for _, sig := range memberSignatures {
+		if sig.format != own && sig.match(members) {
+			found = append(found, sig.format)
+		}
+	}
+	if len(found) == 1 {
+		return nil
+	}
+	return &SourceError{File: s.path, Record: record, Msg: ambiguous(found)}
+}
+
 // servingSignature matches a vLLM or SGLang serving result.
 func servingSignature(sh *shape) bool {
 	return sh.has("backend") && sh.any("request_rate", "max_concurrency")
@@ -284,17 +348,7 @@ func detect(sh *shape) (format Format, why string, matches []Format) {
 	case len(found) == 1:
 		return found[0], "", found
 	case len(found) > 1:
-		// Named in --format's order, whatever order they were tried in.
-		slices.SortStableFunc(found, func(a, b Format) int { return formatOrder(a) - formatOrder(b) })
-		var names []string
-		for _, f := range found {
-			names = append(names, fmt.Sprintf("%s (--format %s)", formatNames[f], f))
-		}
-		list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-		if len(names) == 2 {
-			list = "both " + list
-		}
-		return "", fmt.Sprintf("matches %s: pass --format to say which it is", list), found
+		return "", ambiguous(found), found
 	}
 	switch sh.top {
 	case '{':

@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -123,7 +125,9 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 	}
 	var exps []experiment
 	total := 0
+	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
+		members[name] = j.peek()
 		var err error
 		switch name {
 		case "version":
@@ -180,6 +184,9 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 	})
 	if err == nil {
 		err = j.end()
+	}
+	if err == nil {
+		err = checkMembers(s, 0, members)
 	}
 	if err != nil {
 		return nil, err

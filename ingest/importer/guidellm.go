@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -103,7 +105,9 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		total         int
 		env           []ingest.KV
 	)
+	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
+		members[name] = j.peek()
 		switch name {
 		case "metadata":
 			return j.object(func(name string) error {
@@ -148,6 +152,9 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 	})
 	if err == nil {
 		err = j.end()
+	}
+	if err == nil {
+		err = checkMembers(s, 0, members)
 	}
 	if err != nil {
 		return nil, err

@@ -438,3 +438,42 @@ func TestImportIDsStayUnique(t *testing.T) {
 		t.Errorf("ids %q, want %q", ids, want)
 	}
 }
+
+// Detection sees a file's first MiB; a second format's members after a
+// large vLLM result's arrays (a script merged two results) are found when
+// the object has been read, and refused as well. A member vllm bench serve
+// --metadata added (a string, whatever its name) is not another format.
+func TestAmbiguityPastDetection(t *testing.T) {
+	n := 70_000 // arrays of more than 1 MiB
+	experiments := `"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]`
+	big := vllmResult(n)
+	merged := strings.TrimSuffix(big, "}") + ", " + experiments + "}"
+	if len(big) <= detectPrefix {
+		t.Fatalf("the result is %d bytes, not past detection's %d", len(big), detectPrefix)
+	}
+	genai := `{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [], "x": "` + strings.Repeat("x", detectPrefix) + `"}], "backend": "vllm", "request_rate": 4}`
+	tests := []struct {
+		name, data string
+		opts       Options
+		want       string // the error, or "" for an import
+	}{
+		{"vLLM, then GenAI-Perf's experiments", merged, Options{},
+			"r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+		{"the same with --format vllm", merged, Options{Format: FormatVLLM}, ""},
+		{"GenAI-Perf, then vLLM's members", genai, Options{},
+			"r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+		{"a --metadata member named experiments", strings.TrimSuffix(big, "}") + `, "experiments": "ablation-3"}`, Options{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := importIn(t, [][2]string{{"r.json", tt.data}}, tt.opts)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("error %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -161,6 +161,8 @@ type source struct {
 	named  bool   // given on the command line, not found under a directory
 	in     *input
 	format Format
+	// forced is set when --format named the format.
+	forced bool
 	// multiValue is set when the file holds several top-level values (JSON
 	// Lines), so errors name the line.
 	multiValue bool
@@ -237,7 +239,7 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			// them keep theirs.
 			s.format = d.format
 		case opts.Format != "":
-			s.format = opts.Format
+			s.format, s.forced = opts.Format, true
 		case len(d.matches) > 1:
 			// A result file of two formats at once: reading it as either
 			// could drop the other's requests without a word.

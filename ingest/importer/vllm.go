@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -38,8 +40,10 @@ type servingResult struct {
 	// nums holds every numeric member (aggregates and arguments).
 	nums map[string]float64
 	// strs holds every string member.
-	strs    map[string]string
-	has     map[string]bool
+	strs map[string]string
+	has  map[string]bool
+	// kinds holds the kind of every member's value, for checkMembers.
+	kinds   map[string]jsontext.Kind
 	rate    float64 // +Inf for "inf"; 0 when absent
 	maxConc int64   // -1 when absent or null
 
@@ -66,7 +70,7 @@ var servingAggregate = regexp.MustCompile(`^(mean|median|std|p\d+(\.\d+)?)_|^tot
 
 // readServing reads one result object.
 func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
-	r := &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, maxConc: -1}
+	r := &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, kinds: map[string]jsontext.Kind{}, maxConc: -1}
 	bound := func(i int) error {
 		if i >= maxRequests {
 			return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
@@ -94,7 +98,7 @@ func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
 		})
 	}
 	err := j.object(func(name string) error {
-		r.has[name] = true
+		r.has[name], r.kinds[name] = true, j.peek()
 		switch name {
 		case "input_lens":
 			return counts(&r.inputLens)
@@ -362,6 +366,9 @@ func readServingFile(r io.Reader, s *source, opts Options) ([]*servingResult, er
 		if !res.has["backend"] || !res.has["request_rate"] && !res.has["max_concurrency"] {
 			return nil, &SourceError{File: s.path, Record: j.record, Path: "$",
 				Msg: fmt.Sprintf("not a %s result: expected the members backend and request_rate or max_concurrency", formatNames[s.format])}
+		}
+		if err := checkMembers(s, j.record, res.kinds); err != nil {
+			return nil, err
 		}
 		out = append(out, res)
 	}
