@@ -51,6 +51,7 @@ type aiperfRecord struct {
 	errType, errMsg   string
 	errCode           int64
 	hasError          bool
+	hasMetadata       bool
 }
 
 func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
@@ -71,6 +72,9 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		rec, err := readAIPerfRecord(j)
 		if err != nil {
 			return nil, err
+		}
+		if !rec.hasMetadata {
+			return nil, &SourceError{File: j.file, Record: n, Path: "$", Msg: "not an AIPerf record: expected a metadata member (each line of profile_export.jsonl is one record)"}
 		}
 		recs = append(recs, rec)
 	}
@@ -94,15 +98,12 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.Config.Load = opts.Level
 	}
 	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("line %d", i+1) }
 	var warm, failed, zero int
 	ids := map[string]bool{}
 	for i, rec := range recs {
 		row := newRow()
-		row.id = rec.id
-		if row.id == "" || ids[row.id] {
-			row.id = strconv.Itoa(i + 1)
-		}
-		ids[row.id] = true
+		row.id, _ = uniqueID(ids, rec.id, strconv.Itoa(i+1))
 		row.sent = float64(rec.startNs) / 1e9
 		row.prompt = rec.prompt
 		if rec.warmup {
@@ -139,7 +140,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 			return nil, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
 		"t_request_sent from request_start_ns (wall clock)",
@@ -254,6 +255,7 @@ func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
 	err := j.object(func(name string) error {
 		switch name {
 		case "metadata":
+			rec.hasMetadata = true
 			return j.object(func(name string) error {
 				switch name {
 				case "x_request_id":
@@ -362,10 +364,16 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 						case "concurrency":
 							v, err := j.optNumber()
 							concurrency = v
+							if err == nil {
+								err = j.checkLevel(v, false)
+							}
 							return err
 						case "request_rate":
 							v, err := j.optNumber()
 							rate = v
+							if err == nil {
+								err = j.checkLevel(v, true)
+							}
 							return err
 						case "request_rate_mode":
 							v, err := j.scalarText()
@@ -391,10 +399,16 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 				case "concurrency":
 					v, err := j.optNumber()
 					concurrency = v
+					if err == nil {
+						err = j.checkLevel(v, false)
+					}
 					return err
 				case "request_rate":
 					v, err := j.optNumber()
 					rate = v
+					if err == nil {
+						err = j.checkLevel(v, true)
+					}
 					return err
 				case "model", "endpoint", "backend", "service_kind":
 					if j.peek() == '[' {
@@ -438,6 +452,9 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 		stats[name] = st
 		return err
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}

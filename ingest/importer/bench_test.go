@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/fuzzbudget"
 )
 
@@ -121,10 +123,14 @@ func BenchmarkImportVLLMGenerated(b *testing.B) {
 	}
 }
 
-// FuzzImport feeds arbitrary bytes to every importer: malformed input
-// must give an error, never a panic. (Parquet writing is left out: under
-// the fuzzer's coverage instrumentation Arrow's writer is too slow to
-// explore anything.)
+// FuzzImport feeds arbitrary bytes to every importer, detected and forced:
+// malformed input must give an error, never a panic, within the time
+// budget; and whenever an import succeeds, what it produced must read
+// back through ingest (Layout's verifyLayout: every requests.parquet row
+// kept, every run.yaml, reported.yaml and env.json without a problem) and
+// keep every value inside ingest's ranges. The Parquet part is left to
+// inputs that import few requests: under the fuzzer's coverage
+// instrumentation Arrow's writer is too slow to explore much else.
 func FuzzImport(f *testing.F) {
 	for _, seed := range []string{
 		`{"backend": "vllm", "model_id": "m", "request_rate": 1, "input_lens": [1], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""]}`,
@@ -134,6 +140,13 @@ func FuzzImport(f *testing.F) {
 		`{"metadata": {"request_start_ns": 1}, "metrics": {"time_to_first_token": {"value": 1, "unit": "ms"}}, "error": null}`,
 		`{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [{"timestamp": 1, "response_timestamps": [2], "response_outputs": [{"response": "data: {}"}]}]}]}`,
 		`[{"start_time": 1, "end_time": 2, "info": {"response_metrics": {"chunk_times": [1.5]}}, "error": null}]`,
+		// Issue 20's hostile inputs: values out of range, numbers beyond
+		// float64, two formats at once, trailing documents.
+		`{"backend": "vllm", "request_rate": "inf", "max_concurrency": 99999999999, "input_lens": [1], "output_lens": [2], "ttfts": [1e400], "itls": [[]], "errors": [""]}`,
+		`{"backend": "vllm", "request_rate": 4, "input_lens": [1, 2000000000], "output_lens": [2, 2], "ttfts": [2e7, 0.1], "itls": [[], [3e7]], "errors": ["", ""], "start_times": [-1, 1]}`,
+		`{"backend": "vllm", "request_rate": 1e400, "experiments": [{"requests": []}], "x": ` + strings.Repeat("9", 600) + `}`,
+		`{"backend": "vllm", "request_rate": 1, "input_lens": [1], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""]}` + "\n" + `{"x":1}`,
+		`{"version": "2023-08-31", "num_concurrent_requests": 5, "results_ttft_s_mean": NaN, "results_ttft_s_max": 1e308}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -142,10 +155,66 @@ func FuzzImport(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		level, err := ingest.ParseLoadKey("c=2")
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, format := range append([]Format{""}, Formats...) {
+			var imp *Import
 			fuzzbudget.Check(t, "ImportFiles "+string(format), len(data), func() {
-				ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000})
+				imp, err = ImportFiles([]string{path}, Options{Format: format, MaxRequests: 1000, Level: level})
 			})
+			if err != nil {
+				continue
+			}
+			checkImported(t, imp)
+			requests := 0
+			for _, r := range imp.Runs {
+				if r.Requests != nil {
+					requests += r.Requests.N
+				}
+			}
+			if requests > 50 {
+				continue
+			}
+			if _, err := Layout(imp); err != nil {
+				var bug *wouldNotValidate
+				if errors.As(err, &bug) {
+					t.Errorf("--format %q: %v", format, err)
+				}
+			}
 		}
 	})
+}
+
+// checkImported checks, without writing Parquet, that every value of an
+// import is one ingest keeps: each request passes the row checks, each
+// level is inside ingest's ranges, each run.yaml and reported.yaml reads
+// back without a problem.
+func checkImported(t *testing.T, imp *Import) {
+	t.Helper()
+	for _, r := range imp.Runs {
+		if l := r.Config.Load; l.Valid() && (l.Mode == ingest.ModeConcurrency && l.Concurrency > ingest.MaxConcurrency ||
+			l.Mode == ingest.ModeRate && !l.Unbounded() && l.Rate > ingest.MaxRate) {
+			t.Errorf("%s: level %s out of range", r.Source, l.Describe())
+		}
+		if q := r.Requests; q != nil {
+			tb := &table{cols: columns{sent: q.TRequestSent != nil, first: q.TFirstText != nil, last: q.TLastText != nil,
+				maxTokens: q.MaxTokens != nil, textChunks: q.TextChunks != nil, chunks: q.ChunkOffsets != nil}}
+			for i := range q.N {
+				row := rowOf(q, i)
+				if p, ok := tb.checkRow(&row); !ok {
+					t.Errorf("%s: request %d written though %s", r.Source, i+1, p.msg)
+				}
+			}
+		}
+		data, err := ingest.FormatRunConfig(r.Config)
+		if err != nil {
+			t.Errorf("%s: %v", r.Source, err)
+			continue
+		}
+		if diags := ingest.CheckRunConfig(data, "run.yaml"); len(diags) > 0 {
+			t.Errorf("%s: run.yaml would not validate: %s\n%s", r.Source, diags[0], data)
+		}
+	}
 }

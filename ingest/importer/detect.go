@@ -3,13 +3,14 @@ package importer
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // detectPrefix is how much of a file is read to recognise its format: the
@@ -134,7 +135,11 @@ func scanShape(data []byte) *shape {
 			sh.top = k
 		}
 		sh.values++
-		if !walk("", 0, sh.values == 1) {
+		ok := walk("", 0, sh.values == 1)
+		if sh.values == 1 && sh.top == '"' && strings.HasPrefix(sh.scalars[""], pyLiteral) {
+			sh.top = '0' // NaN, Infinity or a number too long to keep (see pyJSON)
+		}
+		if !ok {
 			if sh.values == 1 && len(sh.keys) == 0 && !sh.scalarOK {
 				sh.broken = true
 			}
@@ -144,73 +149,221 @@ func scanShape(data []byte) *shape {
 	return sh
 }
 
-// detectFile reads the start of a file and names its format, or explains
-// why it is not one benchnote imports.
-func detectFile(path string) (Format, *shape, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, detectPrefix))
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", path, err)
-	}
-	sh := scanShape(data)
-	sh.head = firstLine(data)
-	format, why := detect(sh)
-	if format == "" {
-		return "", sh, &SourceError{File: path, Msg: "not a result file benchnote can import: " + why}
-	}
-	return format, sh, nil
+// detection is what the first bytes of a file say.
+type detection struct {
+	format Format
+	shape  *shape
+	// notJSON is set when the first non-blank byte opens no JSON object
+	// or array: a file found in a directory is then not listed at all.
+	notJSON bool
+	// matches lists the formats of a file that matches several.
+	matches []Format
 }
 
-// detect names the format of a shape, or says why none fits.
-func detect(sh *shape) (Format, string) {
+// detectHead names the format of a file from its first bytes, or returns
+// a *SourceError saying why it is none benchnote imports, or which ones
+// it matches when it matches several.
+func detectHead(path string, head []byte) (detection, error) {
+	data := head[:min(len(head), detectPrefix)]
+	d := detection{shape: scanShape(data), notJSON: !opensJSON(data)}
+	d.shape.head = firstLine(data)
+	format, why, matches := detect(d.shape)
+	d.format, d.matches = format, matches
+	switch {
+	case len(matches) > 1:
+		return d, &SourceError{File: path, Msg: why}
+	case format == "":
+		return d, &SourceError{File: path, Msg: "not a result file benchnote can import: " + why}
+	}
+	return d, nil
+}
+
+// opensJSON reports whether the first non-blank byte of data opens a JSON
+// object or array: directories given to import hold CSVs, logs and plots
+// too, which are not result files.
+func opensJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// formatNames names each format for messages.
+var formatNames = map[Format]string{
+	FormatVLLM:           "vLLM",
+	FormatVLLMSweepIndex: "vLLM sweep summary",
+	FormatSGLang:         "SGLang",
+	FormatGenAIPerf:      "GenAI-Perf",
+	FormatPerfSummary:    "GenAI-Perf/AIPerf summary",
+	FormatAIPerf:         "AIPerf",
+	FormatGuideLLM:       "GuideLLM",
+	FormatLLMPerf:        "LLMPerf",
+	FormatLLMPerfSummary: "LLMPerf summary",
+	FormatInferencePerf:  "inference-perf",
+	FormatInferenceStage: "inference-perf stage report",
+}
+
+// signature is what a format's files show in their first bytes.
+type signature struct {
+	format Format
+	match  func(sh *shape) bool
+}
+
+// objectSignatures and arraySignatures recognise the formats whose top
+// value is an object or an array. Every signature is tried: a file that
+// shows two formats' members is ambiguous, and refused rather than read
+// as whichever comes first.
+var objectSignatures = []signature{
+	{FormatGenAIPerf, func(sh *shape) bool {
+		return sh.has("experiments") && sh.any("experiments[].requests", "experiments[].experiment")
+	}},
+	{FormatGuideLLM, func(sh *shape) bool {
+		return sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark")
+	}},
+	{FormatAIPerf, func(sh *shape) bool {
+		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase")
+	}},
+	{FormatInferenceStage, func(sh *shape) bool { return sh.has("load_summary") && sh.any("successes", "failures") }},
+	{FormatLLMPerfSummary, func(sh *shape) bool {
+		return sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version")
+	}},
+	// SGLang and vLLM write the same result object; SGLang's carries
+	// dataset_name or total_output_tokens_retokenized and no model_id or date.
+	{FormatSGLang, func(sh *shape) bool {
+		return servingSignature(sh) && sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date")
+	}},
+	{FormatVLLM, func(sh *shape) bool {
+		return servingSignature(sh) && !(sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date"))
+	}},
+	{FormatPerfSummary, func(sh *shape) bool {
+		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
+			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")
+	}},
+}
+
+var arraySignatures = []signature{
+	{FormatLLMPerf, func(sh *shape) bool { return sh.any("[].ttft_s", "[].end_to_end_latency_s", "[].error_code") }},
+	{FormatInferencePerf, func(sh *shape) bool {
+		return sh.has("[].start_time", "[].end_time") && sh.any("[].info", "[].info.response_metrics")
+	}},
+	{FormatVLLMSweepIndex, func(sh *shape) bool { return sh.has("[].backend") && sh.any("[].run_number", "[].request_rate") }},
+}
+
+// formatOrder is f's place in Formats (the sweep index, not a --format
+// value, last).
+func formatOrder(f Format) int {
+	if i := slices.Index(Formats, f); i >= 0 {
+		return i
+	}
+	return len(Formats)
+}
+
+// ambiguous is the message for a file matching the formats found.
+func ambiguous(found []Format) string {
+	// Named in --format's order, whatever order they were tried in.
+	slices.SortStableFunc(found, func(a, b Format) int { return formatOrder(a) - formatOrder(b) })
+	var names []string
+	for _, f := range found {
+		names = append(names, fmt.Sprintf("%s (--format %s)", formatNames[f], f))
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	if len(names) == 2 {
+		list = "both " + list
+	}
+	return fmt.Sprintf("matches %s: pass --format to say which it is", list)
+}
+
+// memberSignatures recognise the object formats by their top-level
+// members alone. Detection sees only a file's first MiB: a member of a
+// second format after a vLLM result's per-request arrays (a script that
+// merged two results) comes later, and the readers of the large formats
+// check the members they met against these once the whole object is read.
+// A member counts with the kind of value its format gives it: vllm bench
+// serve --metadata adds members of any name, with string values.
+// GenAI-Perf's and AIPerf's summaries are left out: vLLM results have a
+// request_throughput member too.
+var memberSignatures = []struct {
+	format Format
+	match  func(m map[string]jsontext.Kind) bool
+}{
+	{FormatVLLM, func(m map[string]jsontext.Kind) bool {
+		return m["backend"] == '"' && (m["request_rate"] != 0 || m["max_concurrency"] != 0)
+	}},
+	{FormatGenAIPerf, func(m map[string]jsontext.Kind) bool { return m["experiments"] == '[' }},
+	{FormatGuideLLM, func(m map[string]jsontext.Kind) bool { return m["benchmarks"] == '[' }},
+	{FormatAIPerf, func(m map[string]jsontext.Kind) bool { return m["metadata"] == '{' && m["metrics"] == '{' }},
+	{FormatInferenceStage, func(m map[string]jsontext.Kind) bool { return m["load_summary"] == '{' }},
+	{FormatLLMPerfSummary, func(m map[string]jsontext.Kind) bool {
+		return m["results_ttft_s_mean"] == '0' || m["results_num_completed_requests"] == '0'
+	}},
+}
+
+// checkMembers refuses an object of s's detected format whose top-level
+// members (all of them, read to the end, with the kind of their values)
+// also make it another format's; a format --format named is taken as
+// said. record is the line of a JSON Lines file, 0 for one object.
+func checkMembers(s *source, record int, members map[string]jsontext.Kind) error {
+	if s.forced {
+		return nil
+	}
+	own := s.format
+	if own == FormatSGLang {
+		own = FormatVLLM // the same result object
+	}
+	found := []Format{s.format}
+	for _, sig := range memberSignatures {
+		if sig.format != own && sig.match(members) {
+			found = append(found, sig.format)
+		}
+	}
+	if len(found) == 1 {
+		return nil
+	}
+	return &SourceError{File: s.path, Record: record, Msg: ambiguous(found)}
+}
+
+// servingSignature matches a vLLM or SGLang serving result.
+func servingSignature(sh *shape) bool {
+	return sh.has("backend") && sh.any("request_rate", "max_concurrency")
+}
+
+// detect names the format of a shape, or says why none fits, or which
+// formats it matches when it matches several (listed in matches).
+func detect(sh *shape) (format Format, why string, matches []Format) {
 	if sh.broken {
-		return "", notJSON(sh)
+		return "", notJSON(sh), nil
+	}
+	var sigs []signature
+	switch sh.top {
+	case '{':
+		sigs = objectSignatures
+	case '[':
+		sigs = arraySignatures
+	}
+	var found []Format
+	for _, sig := range sigs {
+		if sig.match(sh) {
+			found = append(found, sig.format)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], "", found
+	case len(found) > 1:
+		return "", ambiguous(found), found
 	}
 	switch sh.top {
 	case '{':
-		switch {
-		case sh.has("experiments") && sh.any("experiments[].requests", "experiments[].experiment"):
-			return FormatGenAIPerf, ""
-		case sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark"):
-			return FormatGuideLLM, ""
-		case sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase"):
-			return FormatAIPerf, ""
-		case sh.has("load_summary") && sh.any("successes", "failures"):
-			return FormatInferenceStage, ""
-		case sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version"):
-			return FormatLLMPerfSummary, ""
-		case sh.has("backend") && sh.any("request_rate", "max_concurrency"):
-			if sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date") {
-				return FormatSGLang, ""
-			}
-			return FormatVLLM, ""
-		case sh.any("time_to_first_token", "request_latency", "request_throughput") &&
-			(sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")):
-			return FormatPerfSummary, ""
-		}
-		return "", fmt.Sprintf("a JSON object with members %s, which match no known tool's result", keyList(sh))
+		return "", fmt.Sprintf("a JSON object with members %s, which match no known tool's result", keyList(sh)), nil
 	case '[':
-		switch {
-		case sh.any("[].ttft_s", "[].end_to_end_latency_s", "[].error_code"):
-			return FormatLLMPerf, ""
-		case sh.has("[].start_time", "[].end_time") && sh.any("[].info", "[].info.response_metrics"):
-			return FormatInferencePerf, ""
-		case sh.has("[].backend") && sh.any("[].run_number", "[].request_rate"):
-			return FormatVLLMSweepIndex, ""
-		case sh.scalars["[]"] == "" && len(sh.keys) == 0:
-			return "", "an empty JSON array"
+		if sh.scalars["[]"] == "" && len(sh.keys) == 0 {
+			return "", "an empty JSON array", nil
 		}
-		return "", fmt.Sprintf("a JSON array of objects with members %s, which match no known tool's result", keyList(sh))
+		return "", fmt.Sprintf("a JSON array of objects with members %s, which match no known tool's result", keyList(sh)), nil
 	case '"', '0', 'n', 't', 'f':
 		if sh.scalarOK {
-			return "", "a lone JSON value (" + strings.TrimPrefix(kindName(sh.top), "a ") + "), not an object or array"
+			return "", "a lone JSON value (" + strings.TrimPrefix(kindName(sh.top), "a ") + "), not an object or array", nil
 		}
 	}
-	return "", notJSON(sh)
+	return "", notJSON(sh), nil
 }
 
 // notJSON says that a file is not JSON, quoting its first line.
@@ -245,6 +398,9 @@ func keyList(sh *shape) string {
 	sort.Strings(ks)
 	if len(ks) > 8 {
 		ks = append(ks[:8], "...")
+	}
+	for i, k := range ks {
+		ks[i] = controls.Escape(k)
 	}
 	return strings.Join(ks, ", ")
 }

@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -123,7 +125,9 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 	}
 	var exps []experiment
 	total := 0
+	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
+		members[name] = j.peek()
 		var err error
 		switch name {
 		case "version":
@@ -178,6 +182,12 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 		}
 		return err
 	})
+	if err == nil {
+		err = j.end()
+	}
+	if err == nil {
+		err = checkMembers(s, 0, members)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +343,11 @@ func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
 func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s *source, k int, version, serviceKind, endpoint string, opts Options) (Run, error) {
 	prov := &ingest.Provenance{Tool: "GenAI-Perf", Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	if mode == "concurrency" || mode == "request_rate" {
+		if err := levelRange(s.path, 0, fmt.Sprintf("$.experiments[%d].experiment.value", k), value, mode == "request_rate"); err != nil {
+			return Run{}, err
+		}
+	}
 	switch mode {
 	case "concurrency":
 		if value >= 1 && value == math.Trunc(value) {
@@ -356,16 +371,15 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		run.Config.Window = &w
 	}
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, chunks: true}, len(reqs), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("$.experiments[%d].requests[%d]", k, i) }
 	var withUsage, noPrompt, noResponse, zero, numbered int
-	ids := map[string]int{}
+	ids := map[string]bool{}
 	for i, q := range reqs {
 		row := newRow()
-		row.id = q.id
-		if row.id == "" || ids[row.id] > 0 {
-			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
+		var n bool
+		if row.id, n = uniqueID(ids, q.id, fmt.Sprintf("%d-%d", k+1, i+1)); n {
 			numbered++
 		}
-		ids[row.id]++
 		row.sent = float64(q.sentNs) / 1e9
 		row.prompt, row.maxTokens = q.prompt, q.maxTokens
 		if q.prompt < 0 {
@@ -402,7 +416,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 			return Run{}, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"TTFT from the request timestamp to the first chunk carrying text (role-only chunks skipped)",
 		"E2E to the last chunk carrying text (the usage chunk and data: [DONE] are not tokens)",
@@ -421,7 +435,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 		prov.AsReported = append(prov.AsReported, fmt.Sprintf("completion tokens: the stream's usage in %d of %d requests; the requested max_tokens in the others (no usage chunk)", withUsage, len(reqs)))
 	}
 	if noPrompt > 0 {
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count: they are written without one and excluded as bad rows", noPrompt))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without usage have no prompt token count, which benchnote requires: they are left out", noPrompt))
 	}
 	if numbered > 0 {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableRequestIDs)

@@ -21,11 +21,14 @@ package importer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -40,6 +43,9 @@ type guidellmRecord struct {
 	iterations          int64
 	maxTokens           int64
 	outputFromIteration bool
+	// list and index place the record in the file: requests.<list>[index].
+	list  string
+	index int
 }
 
 // guidellmBenchmark is what is kept of one benchmark.
@@ -54,6 +60,9 @@ type guidellmBenchmark struct {
 	metric []string
 	// env holds the ≤ 0.3 worker's backend, target and model.
 	env []ingest.KV
+	// strategyPath is where the strategy was read: args.strategy or
+	// config.strategy.
+	strategyPath string
 }
 
 // guidellmEnvKey names an environment key GuideLLM records: its ≤ 0.3
@@ -96,7 +105,9 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		total         int
 		env           []ingest.KV
 	)
+	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
+		members[name] = j.peek()
 		switch name {
 		case "metadata":
 			return j.object(func(name string) error {
@@ -139,6 +150,12 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		}
 		return j.skip()
 	})
+	if err == nil {
+		err = j.end()
+	}
+	if err == nil {
+		err = checkMembers(s, 0, members)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +197,12 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBenchmark, error) {
 	b := &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
 		start: math.NaN(), end: math.NaN()}
-	strategy := func() error {
+	strategy := func(parent string) error {
 		return j.object(func(name string) error {
 			if name != "strategy" {
 				return j.skip()
 			}
+			b.strategyPath = parent + ".strategy"
 			return j.object(func(name string) error {
 				if j.peek() == '{' || j.peek() == '[' {
 					return j.skip()
@@ -198,7 +216,7 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 	err := j.object(func(name string) error {
 		switch name {
 		case "args", "config":
-			return strategy()
+			return strategy(name)
 		case "worker":
 			return j.object(func(name string) error {
 				switch name {
@@ -207,13 +225,16 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 				}
 				return j.skip()
 			})
-		case "start_time":
+		case "start_time", "end_time":
 			v, err := j.number()
-			b.start = v
-			return err
-		case "end_time":
-			v, err := j.number()
-			b.end = v
+			if name == "start_time" {
+				b.start = v
+			} else {
+				b.end = v
+			}
+			if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				err = unixRange(j.file, j.record, j.path(), v)
+			}
 			return err
 		case "request_totals":
 			return readTotals(j, b.totals)
@@ -232,12 +253,13 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 				if j.peek() == 'n' {
 					return j.skip()
 				}
-				return j.array(func(int) error {
+				return j.array(func(i int) error {
 					if *total >= maxRequests {
 						return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
 					}
 					*total++
 					rec, err := readGuideLLMRecord(j, status)
+					rec.list, rec.index = status, i
 					b.records = append(b.records, rec)
 					return err
 				})
@@ -512,43 +534,68 @@ func readGuideLLMRecord(j *jsonIn, status string) (guidellmRecord, error) {
 	return rec, err
 }
 
-// guidellmLevel reads a benchmark's strategy.
-func guidellmLevel(st map[string]string) ingest.LoadLevel {
+// guidellmLevel reads a benchmark's strategy; check refuses a number
+// (the text of strategy member key) beyond ingest's bounds.
+func guidellmLevel(st map[string]string, check func(key string, v float64, rate bool) error) (ingest.LoadLevel, error) {
 	num := func(k string) float64 {
 		v, err := strconv.ParseFloat(st[k], 64)
-		if err != nil {
+		switch {
+		case errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0):
+			return math.MaxFloat64 // beyond float64: refused by check
+		case err != nil:
 			return 0
 		}
 		return v
 	}
+	level := func(k string, rate bool, arrival string) (ingest.LoadLevel, error) {
+		v := num(k)
+		if rate && !(v > 0) || !rate && !(v >= 1) {
+			return ingest.LoadLevel{}, nil
+		}
+		if err := check(k, v, rate); err != nil {
+			return ingest.LoadLevel{}, err
+		}
+		if rate {
+			return ingest.RateLoad(v, arrival), nil
+		}
+		return ingest.ConcurrencyLoad(int(v)), nil
+	}
 	switch st["type_"] {
 	case "synchronous":
-		return ingest.ConcurrencyLoad(1)
+		return ingest.ConcurrencyLoad(1), nil
 	case "concurrent":
-		if n := num("streams"); n >= 1 {
-			return ingest.ConcurrencyLoad(int(n))
-		}
+		return level("streams", false, "")
 	case "throughput":
-		if n := num("max_concurrency"); n >= 1 {
-			return ingest.ConcurrencyLoad(int(n))
+		if num("max_concurrency") >= 1 {
+			return level("max_concurrency", false, "")
 		}
-		return ingest.RateLoad(math.Inf(1), "")
+		return ingest.RateLoad(math.Inf(1), ""), nil
 	case "constant":
-		if r := num("rate"); r > 0 {
-			return ingest.RateLoad(r, ingest.ArrivalConstant)
-		}
+		return level("rate", true, ingest.ArrivalConstant)
 	case "poisson":
-		if r := num("rate"); r > 0 {
-			return ingest.RateLoad(r, ingest.ArrivalPoisson)
-		}
+		return level("rate", true, ingest.ArrivalPoisson)
 	}
-	return ingest.LoadLevel{}
+	return ingest.LoadLevel{}, nil
 }
 
 func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, preferUsage bool, opts Options) (Run, error) {
 	prov := &ingest.Provenance{Tool: "GuideLLM", Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
-	run.Config.Load = guidellmLevel(b.strategy)
+	var err error
+	run.Config.Load, err = guidellmLevel(b.strategy, func(key string, v float64, rate bool) error {
+		if levelRange("", 0, "", v, rate) == nil {
+			return nil
+		}
+		max := int64(ingest.MaxConcurrency)
+		if rate {
+			max = ingest.MaxRate
+		}
+		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
+			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], thousands(max))}
+	})
+	if err != nil {
+		return Run{}, err
+	}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
@@ -561,15 +608,14 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		run.Config.Window = &w
 	}
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, phase: true}, len(b.records), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string {
+		return fmt.Sprintf("$.benchmarks[%d].requests.%s[%d]", k, b.records[i].list, b.records[i].index)
+	}
 	var before, after, zero, fromIterations int
 	ids := map[string]bool{}
 	for i, rec := range b.records {
 		row := newRow()
-		row.id = rec.id
-		if row.id == "" || ids[row.id] {
-			row.id = fmt.Sprintf("%d-%d", k+1, i+1)
-		}
-		ids[row.id] = true
+		row.id, _ = uniqueID(ids, rec.id, fmt.Sprintf("%d-%d", k+1, i+1))
 		row.sent, row.prompt, row.status, row.maxTokens = rec.start, rec.prompt, rec.status, rec.maxTokens
 		row.completion = rec.output
 		if rec.outputFromIteration {
@@ -614,7 +660,7 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 			return Run{}, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"TTFT = first token iteration − request start; E2E = last token iteration − request start",
 		"status from the successful, errored and incomplete lists",

@@ -16,21 +16,33 @@
 //
 // Files are read as a stream of JSON tokens: memory grows with the number
 // of requests and chunk timings kept, not with the text around them, and
-// a file claiming more than Options.MaxRequests requests, or holding a
-// string longer than 64 MiB, is refused with an error.
+// a file claiming more than Options.MaxRequests requests, larger than
+// Options.MaxFileBytes, or holding a string longer than 64 MiB, is
+// refused with an error. Each file is read once, detection and parsing
+// sharing the read, so pipes and process substitution import like files.
+//
+// What an import writes always validates: a level or setting outside
+// ingest's ranges (ingest/ranges.go), or a number beyond float64, refuses
+// the file at its JSON path ("$.max_concurrency: 99999999999 is above
+// 1,000,000"); a request whose values ingest would not keep is left out
+// and counted by reason in run.yaml; and Layout reads everything back
+// with ingest's readers before it is written. A file that matches two
+// formats, or holds more than its format's document, is refused.
 package importer
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // Format names a source tool's result format.
@@ -81,6 +93,10 @@ type Options struct {
 	// MaxRequests bounds the requests one file may hold; 0 means
 	// DefaultMaxRequests.
 	MaxRequests int
+	// MaxFileBytes bounds the bytes one file may hold, counted as it is
+	// read (a pipe has no size to check first); 0 means
+	// DefaultMaxFileBytes.
+	MaxFileBytes int64
 }
 
 // DefaultMaxRequests is the most requests one file may hold unless
@@ -104,6 +120,9 @@ type Run struct {
 	// (a vLLM sweep's server settings); "" for none. It becomes a path
 	// segment above the level directory.
 	Series string
+	// Excluded counts the requests of the file left out of the run, by
+	// reason: values ingest would not keep (see checkRow).
+	Excluded []Excluded
 	// Source is the file the run came from, as given.
 	Source string
 	// Dir is the run's directory in the sweep, set by Layout.
@@ -140,7 +159,10 @@ var companionOf = map[Format][]Format{
 type source struct {
 	path   string // as given (or found under a directory given)
 	named  bool   // given on the command line, not found under a directory
+	in     *input
 	format Format
+	// forced is set when --format named the format.
+	forced bool
 	// multiValue is set when the file holds several top-level values (JSON
 	// Lines), so errors name the line.
 	multiValue bool
@@ -151,13 +173,22 @@ type source struct {
 	sweepWarmup bool
 }
 
-func (s *source) open() (*os.File, error) { return os.Open(s.path) }
+// open returns the source's content from its start (see input).
+func (s *source) open() (io.ReadCloser, error) { return s.in.reader() }
 
 // ImportFiles reads every file given (a directory is searched for result
-// files, in path order) and converts each into runs.
+// files, in path order) and converts each into runs. Each file is read
+// once, from the first bytes that tell its format to its end, so a pipe,
+// a FIFO, /dev/stdin or /dev/fd/N (process substitution) is imported like
+// a file; a regular file is opened again to be parsed and refused if it
+// changed in between (see input). A file that matches more than one
+// format is refused unless opts.Format names one.
 func ImportFiles(paths []string, opts Options) (*Import, error) {
 	if opts.MaxRequests <= 0 {
 		opts.MaxRequests = DefaultMaxRequests
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
 	var srcs []*source
 	for _, p := range paths {
@@ -181,32 +212,48 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 		}
 	}
 	imp := &Import{}
+	defer func() {
+		for _, s := range srcs {
+			if s.in != nil {
+				s.in.close()
+			}
+		}
+	}()
 	kept := srcs[:0]
 	for _, s := range srcs {
-		f, sh, err := detectFile(s.path)
-		if sh != nil {
-			s.multiValue = sh.values > 1
+		in, head, err := openInput(s.path, opts.MaxFileBytes)
+		if err != nil {
+			return nil, err
 		}
+		s.in = in
+		d, err := detectHead(s.path, head)
+		s.multiValue = d.shape.values > 1
 		switch {
-		case opts.Format != "" && err == nil && slices.Contains(companionOf[f], opts.Format):
+		case !s.named && d.notJSON:
+			// A directory holds CSVs, logs and plots too: not result
+			// files, and not listed.
+			in.close()
+			continue
+		case opts.Format != "" && err == nil && slices.Contains(companionOf[d.format], opts.Format):
 			// --format names the records' format; the summaries read with
 			// them keep theirs.
-			s.format = f
+			s.format = d.format
 		case opts.Format != "":
-			s.format = opts.Format
+			s.format, s.forced = opts.Format, true
+		case len(d.matches) > 1:
+			// A result file of two formats at once: reading it as either
+			// could drop the other's requests without a word.
+			return nil, err
 		case err != nil && !s.named:
 			// A directory holds other JSON files too (GenAI-Perf's
 			// llm_inputs.json, a notebook's settings): listed, not read.
-			var se *SourceError
-			if !errors.As(err, &se) {
-				return nil, err
-			}
-			imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: se.Msg})
+			in.close()
+			imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: err.(*SourceError).Msg})
 			continue
 		case err != nil:
 			return nil, err
 		default:
-			s.format = f
+			s.format = d.format
 		}
 		kept = append(kept, s)
 	}
@@ -240,7 +287,119 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			return nil, err
 		}
 	}
+	for i := range imp.Runs {
+		finishRun(&imp.Runs[i])
+	}
 	return imp, nil
+}
+
+// The most run.yaml's provenance keys hold (ingest refuses more): a text
+// of at most maxProvenanceText bytes, a list of at most
+// maxProvenanceItems entries.
+const (
+	maxProvenanceText  = 600
+	maxProvenanceItems = 64
+)
+
+// finishRun drops the tool's figures that are not finite numbers (NaN
+// where the tool had nothing to average, or a value beyond float64 once
+// converted to benchnote's unit), which run.yaml cannot hold, and says in
+// run.yaml how many requests were left out of the run and why.
+func finishRun(r *Run) {
+	r.Config.Notes = strings.ToValidUTF8(r.Config.Notes, "\uFFFD")
+	if p := r.Config.Provenance; p != nil {
+		p.Reported = slices.DeleteFunc(p.Reported, func(f ingest.ReportedFigure) bool {
+			return math.IsNaN(f.Value) || math.IsInf(f.Value, 0)
+		})
+		cleanProvenance(p)
+	}
+	if len(r.Excluded) == 0 || r.Requests == nil || r.Config.Provenance == nil {
+		return
+	}
+	left := 0
+	for _, e := range r.Excluded {
+		left += e.Requests
+	}
+	line := fmt.Sprintf("every figure is over the %d requests imported: %d of the file's %d were left out, as benchnote would not read them: %s",
+		r.Requests.N, left, r.Requests.N+left, excludedText(r.Excluded))
+	p := r.Config.Provenance
+	p.Approximate = append(p.Approximate, cutText(line, maxProvenanceText))
+}
+
+// cleanProvenance keeps the texts that come from a file (a version, a
+// tokenizer's name, a figure's name) inside what run.yaml's reader takes:
+// valid UTF-8, not blank, at most maxProvenanceText bytes (cut with
+// "..."), lists of at most maxProvenanceItems entries, a token_counts of
+// the form ingest reads.
+func cleanProvenance(p *ingest.Provenance) {
+	text := func(s, blank string) string {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		if strings.TrimSpace(s) == "" {
+			return blank
+		}
+		return cutText(s, maxProvenanceText)
+	}
+	p.Tool = text(p.Tool, "unknown")
+	if p.Version != "" {
+		p.Version = text(p.Version, "not recorded in the file")
+	}
+	p.File = text(p.File, "")
+	if name, ok := strings.CutPrefix(p.TokenCounts, "tokenizer:"); ok {
+		// ingest reads tokenizer:NAME with NAME starting with a non-space
+		// and on one line.
+		if name == "" || strings.TrimLeft(name, " \t\r\n\v\f") != name || strings.ContainsAny(name, "\r\n") ||
+			len(p.TokenCounts) > maxProvenanceText || !utf8.ValidString(name) {
+			p.TokenCounts = "tokenizer"
+		}
+	}
+	texts := func(ss []string) []string {
+		out := ss[:0]
+		for _, s := range ss {
+			if s = text(s, ""); s != "" && len(out) < maxProvenanceItems {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	p.Recomputed, p.AsReported, p.Approximate = texts(p.Recomputed), texts(p.AsReported), texts(p.Approximate)
+	for i, d := range p.Definitions {
+		p.Definitions[i] = ingest.Definition{Metric: text(d.Metric, "?"), Source: text(d.Source, "?"), Benchnote: text(d.Benchnote, "?")}
+	}
+	if len(p.Definitions) > maxProvenanceItems {
+		p.Definitions = p.Definitions[:maxProvenanceItems]
+	}
+	for i, f := range p.Reported {
+		p.Reported[i].Key, p.Reported[i].Label, p.Reported[i].Unit = text(f.Key, "?"), text(f.Label, "?"), text(f.Unit, "?")
+		p.Reported[i].Note = text(f.Note, "")
+	}
+	if n := len(p.Reported); n > maxProvenanceItems {
+		p.Reported = p.Reported[:maxProvenanceItems]
+		if len(p.AsReported) < maxProvenanceItems {
+			p.AsReported = append(p.AsReported, fmt.Sprintf("the tool's own figures: the first %d of %d are shown", maxProvenanceItems, n))
+		}
+	}
+}
+
+// excludedText lists exclusions: "2 out of range (the first: $.ttfts[3]: ...); 1 missing field (...)".
+func excludedText(ex []Excluded) string {
+	var parts []string
+	for _, e := range ex {
+		parts = append(parts, fmt.Sprintf("%d %s (the first: %s)", e.Requests, e.Reason, e.First))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cutText shortens s to at most n bytes, at a character boundary, marking
+// the cut with "...".
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // importSource runs the importer of s's format.
@@ -285,6 +444,9 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 		if s.sweepSeries != "" {
 			runs[i].Series = s.sweepSeries
 		}
+		if s.sweepRepeat > ingest.MaxRepeat {
+			return nil, &SourceError{File: s.path, Msg: fmt.Sprintf("repeat %d (vllm bench sweep's run=N.json is repeat N+1) is above %s", s.sweepRepeat, thousands(ingest.MaxRepeat))}
+		}
 		if s.sweepRepeat > 0 && len(runs) == 1 {
 			runs[i].Config.Repeat = s.sweepRepeat
 		}
@@ -292,9 +454,8 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 	return runs, nil
 }
 
-// filesUnder lists the regular files under dir whose content may be a
-// result (JSON or JSON Lines), sorted; hidden files and directories are
-// skipped.
+// filesUnder lists the regular files under dir, sorted; hidden files and
+// directories are skipped. Detection leaves out those that are not JSON.
 func filesUnder(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -307,36 +468,13 @@ func filesUnder(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && looksLikeJSON(p) {
+		if d.Type().IsRegular() {
 			out = append(out, p)
 		}
 		return nil
 	})
 	sort.Strings(out)
 	return out, err
-}
-
-// looksLikeJSON reports whether a file's first non-blank byte opens a JSON
-// object or array: directories given to import hold CSVs, logs and plots
-// too, which are not result files.
-func looksLikeJSON(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 512)
-	n, _ := io.ReadFull(f, buf)
-	for _, c := range buf[:n] {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{', '[':
-			return true
-		}
-		return false
-	}
-	return false
 }
 
 // companions pairs record files with the summaries that give their level.
@@ -404,7 +542,9 @@ func pairCompanions(srcs []*source) companions {
 // level come from different tools, from different series (a vLLM sweep's
 // server settings) or record different environments (another model, or
 // another workload in one JSON Lines file); and when no file held
-// per-request records, since validate and report need at least one run.
+// per-request records, since validate and report need at least one run;
+// and when requests of a file were left out. Each warning is one line,
+// its control characters escaped.
 func (imp *Import) Warnings() []string {
 	type group struct {
 		tools, series []string
@@ -476,8 +616,28 @@ func (imp *Import) Warnings() []string {
 			out = append(out, fmt.Sprintf("runs at %s %s: %s", l.Describe(), strings.Join(why, " and "), advice))
 		}
 	}
+	for _, r := range imp.Runs {
+		if len(r.Excluded) == 0 || r.Requests == nil {
+			continue
+		}
+		left := 0
+		for _, e := range r.Excluded {
+			left += e.Requests
+		}
+		dir := r.Dir
+		if dir == "" {
+			dir = "its run"
+		}
+		out = append(out, fmt.Sprintf("%s: %d of %d requests left out of %s, as benchnote would not read them: %s",
+			r.Source, left, r.Requests.N+left, dir, excludedText(r.Excluded)))
+	}
 	if perRequest == 0 && len(imp.Runs) > 0 {
 		out = append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)")
+	}
+	// Each warning is one line: names and values from the files (a model
+	// name with a newline) must not start another.
+	for i, w := range out {
+		out[i] = controls.Escape(w)
 	}
 	return out
 }

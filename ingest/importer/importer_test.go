@@ -291,7 +291,7 @@ func TestDetectFromContent(t *testing.T) {
 		{"inference-perf stage", `{"load_summary": {"count": 1}, "successes": {}}`, FormatInferenceStage},
 		{"vllm sweep summary", `[{"backend": "vllm", "run_number": 0, "request_rate": "inf"}]`, FormatVLLMSweepIndex},
 	} {
-		got, why := detect(scanShape([]byte(tt.data)))
+		got, why, _ := detect(scanShape([]byte(tt.data)))
 		if got != tt.format {
 			t.Errorf("%s: detected %q (%s), want %s", tt.name, got, why, tt.format)
 		}
@@ -338,9 +338,21 @@ func TestPyJSON(t *testing.T) {
 	if err == nil || err.Error() != "byte 2: a string longer than 64 bytes; refusing to buffer it" {
 		t.Errorf("long string: %v", err)
 	}
-	p = newPyJSON(strings.NewReader("[" + strings.Repeat("9", 600) + "]"))
-	if _, err := readAllErr(p); err == nil || !strings.Contains(err.Error(), "a number or literal longer than 512 bytes") {
-		t.Errorf("long number: %v", err)
+	// A number longer than 512 bytes is valid JSON: it becomes a marker
+	// string the number readers refuse at its path, and the offsets after
+	// it are the input's (the 600 digits became 46 bytes: 554 fewer).
+	p = newPyJSON(strings.NewReader("[" + strings.Repeat("9", 600) + ", -" + strings.Repeat("1", 599) + "e5, x]"))
+	got, err := readAllErr(p)
+	want = `["\u0000py:long:600:1:99999999999999999999", "\u0000py:long:602:0:-1111111111111111111", x]`
+	if err != nil || string(got) != want {
+		t.Errorf("long numbers: %s, %v\nwant %s", got, err, want)
+	}
+	if got := p.inputOffset(int64(len(want) - 2)); got != 1+600+2+602+2 {
+		t.Errorf("inputOffset after long numbers = %d, want %d", got, 1+600+2+602+2)
+	}
+	p = newPyJSON(strings.NewReader("[" + strings.Repeat("t", 600) + "]"))
+	if _, err := readAllErr(p); err == nil || err.Error() != "byte 513: a literal longer than 512 bytes" {
+		t.Errorf("long literal: %v", err)
 	}
 }
 

@@ -53,6 +53,9 @@ func importInferencePerf(r io.Reader, s *source, companions []*source, opts Opti
 		recs = append(recs, rec)
 		return err
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +272,10 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 		for k := range vals {
 			names = append(names, k)
 		}
-		sort.Slice(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
+		// By rank, ties (p5 and median, p0.1 and min) by name: the same
+		// file gives the same reported.yaml.
+		sort.Strings(names)
+		sort.SliceStable(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
 		for _, k := range names {
 			stat := k
 			if k == "median" {
@@ -291,10 +297,16 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 				case "requested_rate":
 					v, err := j.optNumber()
 					rate = v
+					if err == nil {
+						err = j.checkLevel(v, true)
+					}
 					return err
 				case "concurrency":
 					v, err := j.optNumber()
 					conc = v
+					if err == nil {
+						err = j.checkLevel(v, false)
+					}
 					return err
 				}
 				return j.skip()
@@ -345,6 +357,9 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 		}
 		return j.skip()
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +403,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 		run.Config.Notes = fmt.Sprintf("inference-perf stage %d", stage)
 	}
 	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true}, len(idx), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("$[%d]", idx[i]) }
 	var usage, failed, zero, unary int
 	for _, i := range idx {
 		rec := recs[i]
@@ -435,7 +451,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 			return Run{}, err
 		}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"TTFT and E2E from start_time to the first and last content-bearing chunk (chunk_times)",
 		fmt.Sprintf("status from error: %d failed", failed),

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // SourceError is malformed input: the file, where in it (a JSON path such
@@ -26,10 +29,12 @@ type SourceError struct {
 	Msg  string
 }
 
-// Error formats the error as "file: line 3: $.ttfts[12]: message".
+// Error formats the error as "file: line 3: $.ttfts[12]: message". The
+// file's control characters are escaped: a newline in a name cannot start
+// a line of its own.
 func (e *SourceError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(controls.Escape(e.File))
 	if e.Record > 0 {
 		fmt.Fprintf(&b, ": line %d", e.Record)
 	}
@@ -191,8 +196,11 @@ func (j *jsonIn) got() string {
 			if u, err := strconv.Unquote(s); err == nil {
 				s = u
 			}
-			if strings.HasPrefix(s, pyLiteral) {
-				return strings.TrimPrefix(s, pyLiteral)
+			if lit, ok := strings.CutPrefix(s, pyLiteral); ok {
+				if what, _, ok := longNumber(lit); ok {
+					return what
+				}
+				return lit
 			}
 			if len(s) > 64 {
 				s = s[:64] + "..."
@@ -242,6 +250,26 @@ func (j *jsonIn) more() (bool, error) {
 		return false, nil
 	}
 	return false, j.wrap(err)
+}
+
+// end checks that nothing but white space follows the one JSON document
+// of a file: a second value is an error naming its byte offset and
+// start, as is anything that is not JSON at all.
+func (j *jsonIn) end() error {
+	more, err := j.more()
+	if err != nil || !more {
+		return err
+	}
+	buf := j.dec.UnreadBuffer()
+	rest := bytes.TrimLeft(buf, " \t\r\n")
+	at := j.dec.InputOffset() + int64(len(buf)-len(rest))
+	if j.py != nil {
+		at = j.py.inputOffset(at)
+	}
+	if len(rest) > 32 {
+		rest = rest[:32]
+	}
+	return &SourceError{File: j.file, Msg: fmt.Sprintf("unexpected data after the JSON document, at byte %d: %s (the file must hold one document)", at, strconv.Quote(string(rest)))}
 }
 
 // skip skips the next value.
@@ -295,7 +323,9 @@ func (j *jsonIn) array(elem func(i int) error) error {
 	return j.wrap(err)
 }
 
-// number reads a number; Python's NaN and ±Infinity are accepted.
+// number reads a number; Python's NaN and ±Infinity are accepted. A
+// number beyond float64's range (1e400, a 600-digit integer) is refused
+// at its path: the decoder would round it to ±MaxFloat64.
 func (j *jsonIn) number() (float64, error) {
 	switch j.peek() {
 	case '0':
@@ -303,14 +333,25 @@ func (j *jsonIn) number() (float64, error) {
 		if err != nil {
 			return 0, j.wrap(err)
 		}
-		return tok.Float(), nil
+		v := tok.Float()
+		if math.Abs(v) == math.MaxFloat64 {
+			text := tok.String()
+			if _, perr := strconv.ParseFloat(text, 64); perr != nil {
+				return 0, j.errorf("%s is not a finite number", shorten(text))
+			}
+		}
+		return v, nil
 	case '"':
 		v, err := j.dec.ReadValue()
 		if err != nil {
 			return 0, j.wrap(err)
 		}
-		if s := string(v); strings.HasPrefix(s, `"\u0000py:`) {
-			switch s[len(`"\u0000py:`) : len(s)-1] {
+		u, uerr := strconv.Unquote(string(v))
+		if uerr != nil {
+			u = string(v) // a JSON escape Go does not know ("\/"): shown as written
+		}
+		if lit, ok := strings.CutPrefix(u, pyLiteral); ok {
+			switch lit {
 			case "NaN":
 				return math.NaN(), nil
 			case "Infinity":
@@ -318,14 +359,42 @@ func (j *jsonIn) number() (float64, error) {
 			case "-Infinity":
 				return math.Inf(-1), nil
 			}
+			if what, wrong, ok := longNumber(lit); ok {
+				return 0, j.errorf("%s %s", what, wrong)
+			}
 		}
-		u, _ := strconv.Unquote(string(v))
-		if len(u) > 64 {
-			u = u[:64] + "..."
-		}
-		return 0, j.errorf("expected a number, got %q", u)
+		return 0, j.errorf("expected a number, got %q", shorten(u))
 	}
 	return 0, j.expected("a number")
+}
+
+// longNumber describes a number pyJSON could not keep (lit follows
+// pyLiteral) and says what is wrong with it: an integer of more digits
+// than float64 reaches is not a finite number; a longer fraction is more
+// than benchnote reads.
+func longNumber(lit string) (what, wrong string, ok bool) {
+	rest, ok := strings.CutPrefix(lit, pyLong)
+	if !ok {
+		return "", "", false
+	}
+	n, rest, _ := strings.Cut(rest, ":")
+	integer, prefix, _ := strings.Cut(rest, ":")
+	if integer == "1" {
+		digits, _ := strconv.Atoi(n)
+		if strings.HasPrefix(prefix, "-") {
+			digits--
+		}
+		return fmt.Sprintf("a %d-digit integer (%s...)", digits, prefix), "is not a finite number", true
+	}
+	return fmt.Sprintf("a number of %s characters (%s...)", n, prefix), fmt.Sprintf("is longer than the %d characters benchnote reads", maxLiteralBytes), true
+}
+
+// shorten cuts s to 64 bytes for a message.
+func shorten(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }
 
 // optNumber reads a number or null (NaN).
@@ -368,8 +437,22 @@ func (j *jsonIn) optCount() (int64, error) {
 	return j.count()
 }
 
-// str reads a string; null reads as "".
+// str reads a string; null reads as "". Python's NaN and Infinity, and
+// numbers too long to keep, are numbers, not strings.
 func (j *jsonIn) str() (string, error) {
+	s, err := j.rawString()
+	if lit, ok := strings.CutPrefix(s, pyLiteral); ok && err == nil {
+		if what, _, ok := longNumber(lit); ok {
+			lit = what
+		}
+		return "", j.errorf("expected a string, got %s", lit)
+	}
+	return s, err
+}
+
+// rawString is str, except that a string standing for a Python literal
+// or a long number is returned as it is (pyLiteral first).
+func (j *jsonIn) rawString() (string, error) {
 	switch j.peek() {
 	case 'n':
 		return "", j.skip()
@@ -384,11 +467,19 @@ func (j *jsonIn) str() (string, error) {
 }
 
 // scalarText reads a string, number, boolean or null as text ("" for
-// null), for metadata values kept as environment keys.
+// null), for metadata values kept as environment keys. Python's NaN and
+// Infinity read as written; a number too long to keep is refused.
 func (j *jsonIn) scalarText() (string, error) {
 	switch j.peek() {
 	case '"':
-		return j.str()
+		s, err := j.rawString()
+		if lit, ok := strings.CutPrefix(s, pyLiteral); ok && err == nil {
+			if what, wrong, ok := longNumber(lit); ok {
+				return "", j.errorf("%s %s", what, wrong)
+			}
+			return lit, nil
+		}
+		return s, err
 	case 'n':
 		return "", j.skip()
 	case '0', 't', 'f':
@@ -416,19 +507,25 @@ func (j *jsonIn) boolean() (bool, error) {
 // rate reads a request rate: a number, "inf" or Python's Infinity.
 func (j *jsonIn) rate() (float64, error) {
 	if j.peek() == '"' {
-		tok, err := j.dec.ReadToken()
+		s, err := j.rawString()
 		if err != nil {
-			return 0, j.wrap(err)
+			return 0, err
 		}
-		switch s := tok.String(); strings.ToLower(strings.TrimPrefix(s, pyLiteral)) {
+		lit, py := strings.CutPrefix(s, pyLiteral)
+		if what, wrong, ok := longNumber(lit); py && ok {
+			return 0, j.errorf("%s %s", what, wrong)
+		}
+		switch strings.ToLower(lit) {
 		case "inf", "infinity":
 			return math.Inf(1), nil
-		default:
-			if r, err := strconv.ParseFloat(s, 64); err == nil && r > 0 {
-				return r, nil
-			}
-			return 0, j.errorf("expected a request rate (a number or \"inf\"), got %q", s)
 		}
+		if r, err := strconv.ParseFloat(lit, 64); err == nil && r > 0 && !py {
+			return r, nil
+		}
+		if py {
+			return 0, j.errorf("expected a request rate (a number or \"inf\"), got %s", lit)
+		}
+		return 0, j.errorf("expected a request rate (a number or \"inf\"), got %q", shorten(s))
 	}
 	return j.number()
 }

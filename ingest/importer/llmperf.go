@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -35,6 +36,7 @@ const llmperfSummaryVersion = "2023-08-31"
 func importLLMPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
 	t := newTable(columns{status: true}, 1024, opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("$[%d]", i) }
 	var tooFew, failed, zero int
 	err := j.array(func(i int) error {
 		if i >= opts.MaxRequests {
@@ -88,11 +90,14 @@ func importLLMPerf(r io.Reader, s *source, companions []*source, opts Options) (
 		}
 		return t.add(&row)
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}
 	prov := &ingest.Provenance{Tool: "LLMPerf", Version: "not recorded in the individual responses", File: filepath.Base(s.path)}
-	run := Run{Config: ingest.RunConfig{Provenance: prov}, Requests: t.q}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}, Requests: t.q, Excluded: t.excluded}
 	if len(companions) == 1 {
 		sum, err := readLLMPerfSummaryFile(companions[0])
 		if err != nil {
@@ -150,9 +155,19 @@ func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
 			v, err := j.number()
 			nums[name] = v
 			order = append(order, name)
+			if err == nil && name == "num_concurrent_requests" {
+				err = j.checkLevel(v, false)
+			}
 			return err
 		case '"':
-			v, err := j.str()
+			v, err := j.rawString()
+			if lit, ok := strings.CutPrefix(v, pyLiteral); ok && err == nil {
+				// Python's NaN or Infinity: no figure to show.
+				if what, wrong, long := longNumber(lit); long {
+					return j.errorf("%s %s", what, wrong)
+				}
+				return nil
+			}
 			switch name {
 			case "version":
 				sum.version = v
@@ -162,12 +177,18 @@ func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
 				if f, perr := strconv.ParseFloat(v, 64); perr == nil {
 					nums[name] = f
 					order = append(order, name)
+					if name == "num_concurrent_requests" {
+						err = j.checkLevel(f, false)
+					}
 				}
 			}
 			return err
 		}
 		return j.skip()
 	})
+	if err == nil {
+		err = j.end()
+	}
 	if err != nil {
 		return nil, err
 	}

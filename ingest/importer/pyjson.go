@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Bounds that keep a hostile file from taking unbounded memory: the JSON
@@ -18,15 +20,28 @@ const (
 )
 
 // pyLiteral marks a string that stood for one of Python's non-standard JSON
-// literals; a real string never starts with a NUL byte.
+// literals, or for a number too long to keep; a real string never starts
+// with a NUL byte.
 const pyLiteral = "\x00py:"
+
+// pyLong marks, after pyLiteral, a number longer than maxLiteralBytes:
+// "long:" then its length, ":", "1" when it is all digits (an integer)
+// or "0", ":" and its first longPrefix characters.
+const pyLong = "long:"
+
+// longPrefix is how much of a long number is kept, for messages.
+const longPrefix = 20
 
 // pyJSON reads JSON as Python's json.dumps writes it: the bare literals
 // NaN, Infinity and -Infinity (which strict JSON, and Go's decoders, reject)
 // are turned into the strings "\u0000py:NaN" and so on, which the number
 // readers accept. It also refuses strings longer than maxStringBytes and
-// numbers or literals longer than maxLiteralBytes, so that a hostile file
-// fails instead of growing the decoder's buffer without bound.
+// literals longer than maxLiteralBytes, so that a hostile file fails
+// instead of growing the decoder's buffer without bound. A number longer
+// than maxLiteralBytes is valid JSON but more than a float64 holds: it
+// becomes the string "\u0000py:long:N:I:PREFIX" (see pyLong), which the
+// number readers refuse at its JSON path, and the rest of the file is
+// still read.
 type pyJSON struct {
 	r   io.Reader
 	buf []byte // read buffer
@@ -39,6 +54,11 @@ type pyJSON struct {
 	strLen   int
 	lit      []byte // a number or literal being collected, outside strings
 	offset   int64  // input bytes consumed, for messages
+	// longLen counts the bytes of a number longer than maxLiteralBytes,
+	// of which lit keeps the first longPrefix; longInt is set while it is
+	// all digits (after an optional minus sign).
+	longLen int
+	longInt bool
 	// maxString is the longest string accepted (maxStringBytes).
 	maxString int
 
@@ -78,7 +98,9 @@ func (p *pyJSON) Read(dst []byte) (int, error) {
 		p.out, p.pos = p.out[:0], 0
 		if n > 0 {
 			if cerr := p.convert(p.buf[:n]); cerr != nil {
-				p.out, p.err = p.out[:0], cerr
+				// What was converted before the bad literal is still
+				// returned, so the decoder fails where the literal is.
+				p.err = cerr
 				continue
 			}
 		}
@@ -135,9 +157,23 @@ func (p *pyJSON) convert(in []byte) error {
 			p.inString, p.strLen = true, 0
 			p.out = append(p.out, c)
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.':
+			if p.longLen > 0 {
+				if !isNumberByte(c) {
+					return fmt.Errorf("byte %d: a literal longer than %d bytes", p.offset+int64(i), maxLiteralBytes)
+				}
+				p.longLen++
+				p.longInt = p.longInt && c >= '0' && c <= '9'
+				break
+			}
 			p.lit = append(p.lit, c)
 			if len(p.lit) > maxLiteralBytes {
-				return fmt.Errorf("byte %d: a number or literal longer than %d bytes", p.offset+int64(i), maxLiteralBytes)
+				if !isNumberText(p.lit) {
+					return fmt.Errorf("byte %d: a literal longer than %d bytes", p.offset+int64(i), maxLiteralBytes)
+				}
+				p.longLen = len(p.lit)
+				digits := strings.TrimPrefix(string(p.lit), "-")
+				p.longInt = strings.Trim(digits, "0123456789") == ""
+				p.lit = p.lit[:longPrefix]
 			}
 		default:
 			p.flushLiteral()
@@ -150,24 +186,56 @@ func (p *pyJSON) convert(in []byte) error {
 }
 
 // flushLiteral writes the collected literal, rewritten when it is one of
-// Python's.
+// Python's or a number too long to keep.
 func (p *pyJSON) flushLiteral() {
 	if len(p.lit) == 0 {
 		return
 	}
-	switch string(p.lit) {
-	case "NaN", "Infinity", "-Infinity":
+	in, before := len(p.lit), len(p.out)
+	switch {
+	case p.longLen > 0:
+		in = p.longLen
+		integer := "0"
+		if p.longInt {
+			integer = "1"
+		}
+		p.out = append(p.out, '"')
+		p.out = append(p.out, `\u0000py:`+pyLong+strconv.Itoa(p.longLen)+":"+integer+":"...)
+		p.out = append(p.out, p.lit...)
+		p.out = append(p.out, '"')
+		p.longLen = 0
+	case string(p.lit) == "NaN" || string(p.lit) == "Infinity" || string(p.lit) == "-Infinity":
 		p.out = append(p.out, '"')
 		p.out = append(p.out, `\u0000py:`...)
 		p.out = append(p.out, p.lit...)
 		p.out = append(p.out, '"')
-		extra := int64(len(`"\u0000py:"`))
-		if n := len(p.shifts); n > 0 {
-			extra += p.shifts[n-1].extra
-		}
-		p.shifts = append(p.shifts, shift{at: p.outBase + int64(len(p.out)), extra: extra})
 	default:
 		p.out = append(p.out, p.lit...)
 	}
 	p.lit = p.lit[:0]
+	if extra := int64(len(p.out) - before - in); extra != 0 {
+		if n := len(p.shifts); n > 0 {
+			extra += p.shifts[n-1].extra
+		}
+		p.shifts = append(p.shifts, shift{at: p.outBase + int64(len(p.out)), extra: extra})
+	}
+}
+
+// isNumberByte reports whether c may appear in a JSON number.
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// isNumberText reports whether lit may be the start of a JSON number: a
+// digit or minus sign first, then only the bytes of a number.
+func isNumberText(lit []byte) bool {
+	if len(lit) == 0 || !(lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9') {
+		return false
+	}
+	for _, c := range lit {
+		if !isNumberByte(c) {
+			return false
+		}
+	}
+	return true
 }

@@ -35,12 +35,22 @@ func newRow() row {
 	return row{prompt: -1, completion: -1, ttft: nan, e2e: nan, sent: nan, first: nan, last: nan, maxTokens: -1, textChunks: -1}
 }
 
-// table collects rows into ingest.Requests columns.
+// table collects rows into ingest.Requests columns, leaving out (and
+// counting) the rows ingest would not keep.
 type table struct {
 	q    *ingest.Requests
 	cols columns
 	max  int
 	file string
+	// seen counts the rows offered, kept or not.
+	seen int
+	// where names, for a message, the place in the file of column's value
+	// of the i-th row offered (from 0): a JSON path such as $.ttfts[3].
+	// nil names the request by its number.
+	where func(i int, column string) string
+	// excluded counts the rows left out, by reason, in order of first
+	// occurrence.
+	excluded []Excluded
 }
 
 func newTable(cols columns, capHint int, maxRows int, file string) *table {
@@ -79,19 +89,25 @@ func newTable(cols columns, capHint int, maxRows int, file string) *table {
 	return &table{q: q, cols: cols, max: maxRows, file: file}
 }
 
-// add appends r. A prompt or completion count the source does not give is
-// written as missing; the row order is the caller's.
+// add appends r, or leaves it out and counts it when ingest would not
+// keep it (see checkRow). A row without an id is numbered by its position
+// among the rows offered; the row order is the caller's.
 func (t *table) add(r *row) error {
 	q := t.q
-	if q.N >= t.max {
+	if t.seen >= t.max {
 		return &SourceError{File: t.file, Msg: fmt.Sprintf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", t.max)}
+	}
+	t.seen++
+	if p, ok := t.checkRow(r); !ok {
+		t.exclude(p)
+		return nil
 	}
 	if len(q.ChunkMs)+len(r.chunks) > math.MaxInt32 {
 		return &SourceError{File: t.file, Msg: fmt.Sprintf("more than %d chunk timings in all; split the file", math.MaxInt32)}
 	}
 	id := r.id
 	if id == "" {
-		id = strconv.Itoa(q.N + 1)
+		id = strconv.Itoa(t.seen)
 	}
 	q.IDs.Append(id)
 	q.PromptTokens = append(q.PromptTokens, r.prompt)
@@ -125,6 +141,36 @@ func (t *table) add(r *row) error {
 	}
 	q.N++
 	return nil
+}
+
+// uniqueID returns id when it is neither empty nor taken, else fallback,
+// suffixed "~2", "~3", ... should another request hold that too, and
+// records the id returned: ingest excludes a request whose id repeats.
+// numbered reports the fallback.
+func uniqueID(ids map[string]bool, id, fallback string) (_ string, numbered bool) {
+	if numbered = id == "" || ids[id]; numbered {
+		id = fallback
+		for n := 2; ids[id]; n++ {
+			id = fallback + "~" + strconv.Itoa(n)
+		}
+	}
+	ids[id] = true
+	return id, numbered
+}
+
+// exclude counts the row just offered as left out for p.
+func (t *table) exclude(p rowProblem) {
+	for i := range t.excluded {
+		if t.excluded[i].Reason == p.reason {
+			t.excluded[i].Requests++
+			return
+		}
+	}
+	where := "request " + strconv.Itoa(t.seen)
+	if t.where != nil {
+		where = t.where(t.seen-1, p.column)
+	}
+	t.excluded = append(t.excluded, Excluded{Reason: p.reason, Requests: 1, First: where + ": " + p.msg})
 }
 
 // lastLine returns the last non-blank line of an error text: the exception

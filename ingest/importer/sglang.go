@@ -57,11 +57,12 @@ func sglangRun(res *servingResult, s *source, record int, opts Options) (Run, er
 		return Run{}, err
 	}
 	t := newTable(columns{status: true, textChunks: true, chunks: true}, n, opts.MaxRequests, s.path)
+	t.where = servingWhere(record)
 	zero, _, err := res.servingRows(t, n)
 	if err != nil {
 		return Run{}, &SourceError{File: s.path, Record: record, Path: "$.ttfts", Msg: err.Error()}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"E2E = TTFT + Σ ITL (the arrival of the last chunk with text)",
 		"chunk arrival times from ttfts and itls",

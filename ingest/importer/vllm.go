@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -38,8 +40,10 @@ type servingResult struct {
 	// nums holds every numeric member (aggregates and arguments).
 	nums map[string]float64
 	// strs holds every string member.
-	strs    map[string]string
-	has     map[string]bool
+	strs map[string]string
+	has  map[string]bool
+	// kinds holds the kind of every member's value, for checkMembers.
+	kinds   map[string]jsontext.Kind
 	rate    float64 // +Inf for "inf"; 0 when absent
 	maxConc int64   // -1 when absent or null
 
@@ -66,7 +70,7 @@ var servingAggregate = regexp.MustCompile(`^(mean|median|std|p\d+(\.\d+)?)_|^tot
 
 // readServing reads one result object.
 func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
-	r := &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, maxConc: -1}
+	r := &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, kinds: map[string]jsontext.Kind{}, maxConc: -1}
 	bound := func(i int) error {
 		if i >= maxRequests {
 			return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
@@ -94,7 +98,7 @@ func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
 		})
 	}
 	err := j.object(func(name string) error {
-		r.has[name] = true
+		r.has[name], r.kinds[name] = true, j.peek()
 		switch name {
 		case "input_lens":
 			return counts(&r.inputLens)
@@ -143,10 +147,13 @@ func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
 				return j.errorf("expected a positive request rate or inf, got %s", strconv.FormatFloat(v, 'g', -1, 64))
 			}
 			r.rate = v
-			return nil
+			return j.checkLevel(v, true)
 		case "max_concurrency":
 			v, err := j.optCount()
 			r.maxConc = v
+			if err == nil {
+				err = j.checkLevel(float64(v), false)
+			}
 			return err
 		}
 		if servingArrays[name] {
@@ -161,12 +168,14 @@ func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
 			}
 			return err
 		case '"':
-			s, err := j.str()
-			if strings.HasPrefix(s, pyLiteral) {
+			s, err := j.rawString()
+			if lit, ok := strings.CutPrefix(s, pyLiteral); ok && err == nil {
 				if v, ok := pyNumber(s); ok {
 					r.nums[name] = v
-					return err
+					return nil
 				}
+				what, wrong, _ := longNumber(lit)
+				return j.errorf("%s %s", what, wrong)
 			}
 			r.strs[name] = s
 			if !servingNotEnv[name] && err == nil && s != "" {
@@ -256,6 +265,22 @@ func (r *servingResult) level() ingest.LoadLevel {
 	return ingest.LoadLevel{}
 }
 
+// servingWhere names the array a column of request i comes from, on the
+// line record (0 for a lone object): E2E and the chunk times are TTFT plus
+// the request's itls.
+func servingWhere(record int) func(int, string) string {
+	return func(i int, column string) string {
+		array := map[string]string{"prompt_tokens": "input_lens", "completion_tokens": "output_lens", "TTFT_ms": "ttfts", "t_request_sent": "start_times"}[column]
+		if array == "" {
+			array = "itls"
+		}
+		if record > 0 {
+			return fmt.Sprintf("line %d: $.%s[%d]", record, array, i)
+		}
+		return fmt.Sprintf("$.%s[%d]", array, i)
+	}
+}
+
 // servingRows turns the arrays into rows. A request with an error is
 // failed (its status is the error's last line); one without an error and
 // with output_lens 0 is a zero-token request without TTFT or E2E; the
@@ -336,6 +361,15 @@ func readServingFile(r io.Reader, s *source, opts Options) ([]*servingResult, er
 		if err != nil {
 			return nil, err
 		}
+		// Every line of a JSON Lines file must be a result: a stray object
+		// is not a run.
+		if !res.has["backend"] || !res.has["request_rate"] && !res.has["max_concurrency"] {
+			return nil, &SourceError{File: s.path, Record: j.record, Path: "$",
+				Msg: fmt.Sprintf("not a %s result: expected the members backend and request_rate or max_concurrency", formatNames[s.format])}
+		}
+		if err := checkMembers(s, j.record, res.kinds); err != nil {
+			return nil, err
+		}
 		out = append(out, res)
 	}
 	if len(out) == 0 {
@@ -407,11 +441,12 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 	}
 	cols := columns{status: true, textChunks: true, chunks: true, sent: res.starts != nil}
 	t := newTable(cols, n, opts.MaxRequests, s.path)
+	t.where = servingWhere(record)
 	zero, failed, err := res.servingRows(t, n)
 	if err != nil {
 		return Run{}, &SourceError{File: s.path, Record: record, Path: "$.ttfts", Msg: err.Error()}
 	}
-	run.Requests = t.q
+	run.Requests, run.Excluded = t.q, t.excluded
 	prov.Recomputed = []string{
 		"E2E = TTFT + Σ ITL (the arrival of the last chunk with text)",
 		"chunk arrival times from ttfts and itls",
@@ -587,7 +622,10 @@ func markSweepFiles(srcs []*source) {
 		}
 		s.sweepSeries = filepath.Base(dir)
 		if m := sweepRunFile.FindStringSubmatch(filepath.Base(s.path)); m != nil {
-			n, _ := strconv.Atoi(m[1])
+			n, err := strconv.Atoi(m[1])
+			if err != nil || n >= ingest.MaxRepeat {
+				n = ingest.MaxRepeat // refused by importSource
+			}
 			s.sweepRepeat = n + 1
 		} else if filepath.Base(s.path) == "warmup.json" {
 			s.sweepWarmup = true
@@ -609,7 +647,7 @@ func addSweepWarmup(imp *Import, w *source, opts Options) error {
 		return nil
 	}
 	w.format = FormatVLLM
-	runs, err := importSource(&source{path: w.path, format: FormatVLLM, multiValue: w.multiValue}, nil, opts)
+	runs, err := importSource(&source{path: w.path, in: w.in, format: FormatVLLM, multiValue: w.multiValue}, nil, opts)
 	if err != nil {
 		return err
 	}
@@ -623,6 +661,10 @@ func addSweepWarmup(imp *Import, w *source, opts Options) error {
 		return err
 	}
 	main.Requests = merged
+	for _, e := range runs[0].Excluded {
+		e.First = filepath.Base(w.path) + ": " + e.First
+		main.Excluded = append(main.Excluded, e)
+	}
 	p := main.Config.Provenance
 	p.Recomputed = append(p.Recomputed, fmt.Sprintf("the %d requests of the sweep's warmup.json come first, marked as warm-up", runs[0].Requests.N))
 	return nil

@@ -22,7 +22,8 @@ import (
 )
 
 // Layout names the files Write produces (and sets each run's Dir), relative to the sweep directory,
-// with their contents. Levels become directories named after them (c16,
+// with their contents, after reading each back as validate will (see
+// verifyLayout): what Layout returns always validates. Levels become directories named after them (c16,
 // rate16-poisson, rate-inf); runs become run-N below them (reported-N for
 // a file holding aggregates only), N the repeat.
 func Layout(imp *Import) (map[string][]byte, error) {
@@ -105,6 +106,9 @@ func Layout(imp *Import) (map[string][]byte, error) {
 			}
 			files[path.Join(runDir, "env.json")] = env
 		}
+	}
+	if err := verifyLayout(imp, files); err != nil {
+		return nil, err
 	}
 	record, err := importRecord(imp, files)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,6 +31,13 @@ const hostileKill = 20 * time.Second
 // boundedArgsEnv carries the child's arguments (a JSON array).
 const boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
 
+// boundedRSSEnv names the file the child writes its peak resident memory
+// into (its VmHWM, in kB) before it exits. The child's rusage cannot be
+// used: os/exec starts it with clone(CLONE_VM|CLONE_VFORK), and Linux
+// carries the high-water mark of the memory it shared with the test
+// process (the whole test binary's RSS) across exec into ru_maxrss.
+const boundedRSSEnv = "BENCHNOTE_BOUNDED_RSS_FILE"
+
 // TestHelperBoundedRun is not a test: it is the child process runBounded
 // starts. It runs benchnote with the arguments in boundedArgsEnv and exits
 // with its exit code.
@@ -41,7 +50,17 @@ func TestHelperBoundedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(enc), &args); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(Run(args, os.Stdout, os.Stderr))
+	code := Run(args, os.Stdout, os.Stderr)
+	if p := os.Getenv(boundedRSSEnv); p != "" {
+		if status, err := os.ReadFile("/proc/self/status"); err == nil {
+			for line := range strings.Lines(string(status)) {
+				if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					os.WriteFile(p, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB"))), 0o644)
+				}
+			}
+		}
+	}
+	os.Exit(code)
 }
 
 // bounded is what a bounded run did.
@@ -88,7 +107,8 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperBoundedRun$", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc))
+	rssFile := filepath.Join(t.TempDir(), "vmhwm")
+	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc), boundedRSSEnv+"="+rssFile)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -106,8 +126,16 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	case err != nil:
 		t.Fatal(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		b.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
+	if kb, err := os.ReadFile(rssFile); err == nil {
+		n, err := strconv.ParseInt(string(kb), 10, 64)
+		if err != nil {
+			t.Fatalf("peak RSS %q: %v", kb, err)
+		}
+		b.peakRSS = n << 10
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// A child that died before writing its VmHWM: rusage, an
+		// overestimate (see boundedRSSEnv), in kilobytes on Linux.
+		b.peakRSS = ru.Maxrss << 10
 	}
 	return b
 }

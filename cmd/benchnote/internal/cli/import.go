@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/ingest/importer"
+	"github.com/benchnote/benchnote/internal/controls"
 )
 
 // importCommand converts other tools' result files into a sweep directory.
@@ -30,10 +31,15 @@ exit codes: 0 imported, 2 an input could not be imported, or bad usage.`,
 			out := fs.String("o", "", "write the sweep into the directory `SWEEP` (required; atomically; an existing one only when it is a previous import)")
 			format := fs.String("format", "", "the files' `format`, instead of detecting it from their content: "+formatNames())
 			level := fs.String("level", "", "load `level` of files that do not record one: c=N, rate=R or rate=inf")
-			maxRequests := fs.Int("max-requests", importer.DefaultMaxRequests, "refuse a file holding more than `N` requests")
+			maxRequests := fs.Int("max-requests", importer.DefaultMaxRequests, "refuse a file holding more than `N` requests (at least 1)")
 			return func(c *call, files []string) int {
 				if *out == "" {
 					return c.usageError("-o SWEEP is required")
+				}
+				if *maxRequests < 1 {
+					// 0 or less would mean the default to the importer:
+					// a limit the user did not ask for.
+					return c.usageError("--max-requests %d: expected a number of requests of at least 1", *maxRequests)
 				}
 				opts := importer.Options{MaxRequests: *maxRequests}
 				var err error
@@ -79,6 +85,9 @@ exit codes: 0 imported, 2 an input could not be imported, or bad usage.`,
 }
 
 // printImport lists the runs written, one line each, and the files skipped.
+// Names and the tool's version come from the command line, the file system
+// and the files themselves: their control characters (a newline, a tab)
+// are escaped, so no name can break the table or forge a row.
 func printImport(w io.Writer, out string, imp *importer.Import) {
 	reported := 0
 	for _, r := range imp.Runs {
@@ -87,7 +96,7 @@ func printImport(w io.Writer, out string, imp *importer.Import) {
 		}
 	}
 	fmt.Fprintf(w, "wrote %s: %s with per-request records, %d with the tool's aggregates only, from %s\n\n",
-		out, count(len(imp.Runs)-reported, "run"), reported, count(len(imp.Files), "file"))
+		controls.Escape(out), count(len(imp.Runs)-reported, "run"), reported, count(len(imp.Files), "file"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tLEVEL\tREQUESTS\tSOURCE\tTOOL")
 	for _, r := range imp.Runs {
@@ -103,11 +112,11 @@ func printImport(w io.Writer, out string, imp *importer.Import) {
 		if v := r.Config.Provenance.Version; v != "" {
 			tool += " (" + v + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Dir, level, requests, r.Source, tool)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", controls.Escape(r.Dir), level, requests, controls.Escape(r.Source), controls.Escape(tool))
 	}
 	tw.Flush()
 	for _, s := range imp.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.Path, s.Note)
+		fmt.Fprintf(w, "skipped %s: %s\n", controls.Escape(s.Path), controls.Escape(s.Note))
 	}
 }
 

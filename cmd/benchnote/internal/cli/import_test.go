@@ -67,6 +67,8 @@ func TestImportUsageErrors(t *testing.T) {
 		{[]string{"import", notJSON}, "-o SWEEP is required"},
 		{[]string{"import", "--format", "csv", notJSON, "-o", filepath.Join(dir, "x")}, `unknown format "csv"`},
 		{[]string{"import", "--level", "c=zero", notJSON, "-o", filepath.Join(dir, "x")}, `level "c=zero": expected a whole concurrency from 1 to 1000000`},
+		{[]string{"import", "--max-requests", "0", notJSON, "-o", filepath.Join(dir, "x")}, "--max-requests 0: expected a number of requests of at least 1"},
+		{[]string{"import", "--max-requests", "-1", notJSON, "-o", filepath.Join(dir, "x")}, "--max-requests -1: expected a number of requests of at least 1"},
 		{[]string{"import", notJSON, "-o", filepath.Join(dir, "x")}, `notes.json: not a result file benchnote can import: not JSON (it begins "hello")`},
 		{[]string{"import", filepath.Join(importerData, "fixtures", "aiperf"), "-o", dir}, `it holds 1 entry that benchnote did not write (first: "notes.json")`},
 	}

@@ -1,0 +1,479 @@
+package importer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// vllmResult is a vLLM result object of n requests whose members are
+// those given (each `"name": value`) followed by the per-request arrays;
+// arrays given in members replace the defaults.
+func vllmResult(n int, members ...string) string {
+	arrays := map[string]string{
+		"input_lens":  "[" + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]",
+		"output_lens": "[" + strings.TrimSuffix(strings.Repeat("2,", n), ",") + "]",
+		"ttfts":       "[" + strings.TrimSuffix(strings.Repeat("0.1,", n), ",") + "]",
+		"itls":        "[" + strings.TrimSuffix(strings.Repeat("[0.01],", n), ",") + "]",
+		"errors":      "[" + strings.TrimSuffix(strings.Repeat(`"",`, n), ",") + "]",
+	}
+	var parts []string
+	hasLevel := false
+	for _, m := range members {
+		name, _, _ := strings.Cut(m, ":")
+		name = strings.Trim(name, `" `)
+		if _, ok := arrays[name]; ok {
+			arrays[name] = ""
+		}
+		hasLevel = hasLevel || name == "request_rate" || name == "max_concurrency"
+		parts = append(parts, m)
+	}
+	if !hasLevel {
+		parts = append(parts, `"request_rate": 4`)
+	}
+	for _, name := range []string{"input_lens", "output_lens", "ttfts", "itls", "errors"} {
+		if arrays[name] != "" {
+			parts = append(parts, fmt.Sprintf("%q: %s", name, arrays[name]))
+		}
+	}
+	return `{"backend": "vllm", "model_id": "m", ` + strings.Join(parts, ", ") + "}"
+}
+
+// importIn writes files into a new directory and imports the first of
+// them (or the directory, when the first name is "."); errors are
+// returned with the directory cut from their text.
+func importIn(t *testing.T, files [][2]string, opts Options) (*Import, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range files[1:] {
+		p := filepath.Join(dir, f[0])
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(dir, files[0][0])
+	if files[0][0] != "." {
+		if err := os.WriteFile(target, []byte(files[0][1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imp, err := ImportFiles([]string{target}, opts)
+	if err == nil {
+		_, err = Layout(imp)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""))
+	}
+	return imp, nil
+}
+
+// Each value an import writes is inside ingest's ranges: a level, a
+// setting or a number no float64 holds refuses the file, naming its JSON
+// path; a file that matches two formats, or holds more than its format's
+// document, is refused by name.
+func TestImportRefusals(t *testing.T) {
+	digits600 := strings.Repeat("9", 600)
+	fraction600 := "0." + strings.Repeat("0", 597) + "1"
+	llmperfRecord := `{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_input_tokens": 3, "number_output_tokens": 2}`
+	aiperfRecord := `{"metadata": {"x_request_id": "a", "request_start_ns": 1700000000000000000, "benchmark_phase": "profiling"}, "metrics": {"time_to_first_token": {"value": 10, "unit": "ms"}, "output_token_count": {"value": 2, "unit": "tokens"}}}`
+	tests := []struct {
+		name  string
+		files [][2]string
+		opts  Options
+		want  string
+	}{
+		// Finding 2: values out of ingest's ranges.
+		{"a TTFT beyond float64", [][2]string{{"vllm.json", vllmResult(4, `"ttfts": [0.1, 0.1, 0.1, 1e400]`)}}, Options{},
+			"vllm.json: $.ttfts[3]: 1e400 is not a finite number"},
+		{"a negative one", [][2]string{{"vllm.json", vllmResult(4, `"ttfts": [0.1, -1e400, 0.1, 0.1]`)}}, Options{},
+			"vllm.json: $.ttfts[1]: -1e400 is not a finite number"},
+		{"a concurrency above the bound", [][2]string{{"vllm.json", vllmResult(1, `"request_rate": "inf"`, `"max_concurrency": 99999999999`)}}, Options{},
+			"vllm.json: $.max_concurrency: 99999999999 is above 1,000,000"},
+		{"a rate beyond float64", [][2]string{{"vllm.json", vllmResult(1, `"request_rate": 1e400`)}}, Options{},
+			"vllm.json: $.request_rate: 1e400 is not a finite number"},
+		{"a rate above the bound", [][2]string{{"vllm.json", vllmResult(1, `"request_rate": 2000000`)}}, Options{},
+			"vllm.json: $.request_rate: 2000000 is above 1,000,000"},
+		{"a rate as a string beyond float64", [][2]string{{"vllm.json", vllmResult(1, `"request_rate": "1e400"`)}}, Options{},
+			`vllm.json: $.request_rate: expected a request rate (a number or "inf"), got "1e400"`},
+		{"JSON Lines: the line is named", [][2]string{{"r.jsonl", vllmResult(1) + "\n" + vllmResult(1, `"max_concurrency": 1000001`, `"request_rate": "inf"`) + "\n"}}, Options{},
+			"r.jsonl: line 2: $.max_concurrency: 1000001 is above 1,000,000"},
+		{"SGLang's Infinity is a rate, a concurrency still bounded", [][2]string{{"s.jsonl", `{"backend": "sglang", "dataset_name": "x", "request_rate": Infinity, "max_concurrency": 2000000}` + "\n"}}, Options{},
+			"s.jsonl: $.max_concurrency: 2000000 is above 1,000,000"},
+		{"GenAI-Perf experiment value", [][2]string{{"profile_export.json", `{"experiments": [{"experiment": {"mode": "concurrency", "value": 2000000}, "requests": []}]}`}}, Options{},
+			"profile_export.json: $.experiments[0].experiment.value: 2000000 is above 1,000,000"},
+		{"AIPerf summary concurrency", [][2]string{{"profile_export_aiperf.json", `{"time_to_first_token": {"unit": "ms", "avg": 1}, "input_config": {"loadgen": {"concurrency": 1e7}}}`}}, Options{},
+			"profile_export_aiperf.json: $.input_config.loadgen.concurrency: 10000000 is above 1,000,000"},
+		{"LLMPerf summary concurrency", [][2]string{{"x_summary.json", `{"version": "2023-08-31", "num_concurrent_requests": 1e300, "results_ttft_s_mean": 0.1}`}}, Options{},
+			"x_summary.json: $.num_concurrent_requests: 1e+300 is above 1,000,000"},
+		{"inference-perf stage rate", [][2]string{{"stage_0_lifecycle_metrics.json", `{"load_summary": {"count": 1, "requested_rate": 5e6}, "successes": {}}`}}, Options{},
+			"stage_0_lifecycle_metrics.json: $.load_summary.requested_rate: 5000000 is above 1,000,000"},
+		{"GuideLLM strategy streams", [][2]string{{"benchmarks.json", `{"benchmarks": [{"type_": "generative_benchmark", "args": {"strategy": {"type_": "concurrent", "streams": 2000000}}, "requests": {"successful": []}}]}`}}, Options{},
+			"benchmarks.json: $.benchmarks[0].args.strategy.streams: 2000000 is above 1,000,000"},
+		{"GuideLLM strategy rate beyond float64", [][2]string{{"benchmarks.json", `{"args": {}, "benchmarks": [{"config": {"strategy": {"type_": "poisson", "rate": "1e400"}}, "requests": {"successful": []}}]}`}}, Options{},
+			"benchmarks.json: $.benchmarks[0].config.strategy.rate: 1e400 is above 1,000,000"},
+		{"GuideLLM window beyond 9999", [][2]string{{"benchmarks.json", `{"args": {}, "benchmarks": [{"start_time": 1e12, "requests": {"successful": []}}]}`}}, Options{},
+			"benchmarks.json: $.benchmarks[0].start_time: 1000000000000 is not a Unix time between 1970 and 9999 (0 to 253,402,300,799 seconds)"},
+		{"a sweep repeat above the bound", [][2]string{{".", ""}, {"sweep/c2/run=10000.json", vllmResult(1, `"max_concurrency": 2`, `"request_rate": "inf"`)}}, Options{},
+			"sweep/c2/run=10000.json: repeat 10001 (vllm bench sweep's run=N.json is repeat N+1) is above 10,000"},
+		{"a file above the byte bound", [][2]string{{"vllm.json", vllmResult(4)}}, Options{MaxFileBytes: 100},
+			"vllm.json: larger than 100 bytes; refusing to read more"},
+
+		// Finding 5: a long number is valid JSON, refused at its path.
+		{"a 600-digit integer", [][2]string{{"vllm.json", vllmResult(2, `"ttfts": [0.1, `+digits600+`]`)}}, Options{},
+			"vllm.json: $.ttfts[1]: a 600-digit integer (99999999999999999999...) is not a finite number"},
+		{"a 600-digit member the importer keeps", [][2]string{{"vllm.json", vllmResult(1, `"num_prompts": -`+digits600)}}, Options{},
+			"vllm.json: $.num_prompts: a 600-digit integer (-9999999999999999999...) is not a finite number"},
+		{"a 600-character fraction", [][2]string{{"vllm.json", vllmResult(1, `"ttfts": [`+fraction600+`]`)}}, Options{},
+			"vllm.json: $.ttfts[0]: a number of 600 characters (0.000000000000000000...) is longer than the 512 characters benchnote reads"},
+		{"a 600-digit level", [][2]string{{"x_summary.json", `{"version": "2023-08-31", "num_concurrent_requests": ` + digits600 + `, "results_ttft_s_mean": 0.1}`}}, Options{},
+			"x_summary.json: $.num_concurrent_requests: a 600-digit integer (99999999999999999999...) is not a finite number"},
+		{"a 600-digit number where a string belongs", [][2]string{{"profile_export.json", `{"experiments": [{"experiment": {"mode": ` + digits600 + `, "value": 1}, "requests": []}]}`}}, Options{},
+			"profile_export.json: $.experiments[0].experiment.mode: expected a string, got a 600-digit integer (99999999999999999999...)"},
+		{"a lone 600-digit number", [][2]string{{"n.json", digits600}}, Options{},
+			"n.json: not a result file benchnote can import: a lone JSON value (number), not an object or array"},
+
+		// Finding 3: a file of two formats is refused by name.
+		{"vLLM and GenAI-Perf at once", [][2]string{{"r.json", vllmResult(13, `"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]`)}}, Options{},
+			"r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+		{"ambiguous in a directory too", [][2]string{{".", ""}, {"d/r.json", vllmResult(1, `"experiments": [{"requests": []}]`)}}, Options{},
+			"d/r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+
+		// Finding 4: nothing but white space after a JSON document; every
+		// line of JSON Lines a record of the format.
+		{"a stray object after a vLLM result", [][2]string{{"r.json", vllmResult(2) + "\n" + `{"x":1}` + "\n"}}, Options{},
+			"r.json: line 2: $: not a vLLM result: expected the members backend and request_rate or max_concurrency"},
+		{"a stray object after an LLMPerf list", [][2]string{{"x_individual_responses.json", "[" + llmperfRecord + "]\n" + `{"x":1}`}}, Options{Level: mustLevel(t, "c=1")},
+			`x_individual_responses.json: unexpected data after the JSON document, at byte 118: "{\"x\":1}" (the file must hold one document)`},
+		{"a second GuideLLM document", [][2]string{{"benchmarks.json", `{"args": {}, "benchmarks": [{"config": {"strategy": {"type_": "synchronous"}}, "requests": {"successful": []}}]}  {"benchmarks": []}`}}, Options{},
+			`benchmarks.json: unexpected data after the JSON document, at byte 114: "{\"benchmar" (the file must hold one document)`},
+		{"text after a summary", [][2]string{{"x_summary.json", `{"version": "2023-08-31", "num_concurrent_requests": 2, "results_ttft_s_mean": 0.1} trailing`}}, Options{},
+			`x_summary.json: unexpected data after the JSON document, at byte 84: "trailing" (the file must hold one document)`},
+		{"a broken second document", [][2]string{{"x_summary.json", `{"version": "2023-08-31", "num_concurrent_requests": 2, "results_ttft_s_mean": 0.1} @`}}, Options{},
+			`x_summary.json: unexpected data after the JSON document, at byte 84: "@" (the file must hold one document)`},
+		{"a stray line in AIPerf records", [][2]string{{"profile_export.jsonl", aiperfRecord + "\n" + aiperfRecord + "\n" + `{"x":1}` + "\n"}}, Options{Level: mustLevel(t, "c=1")},
+			"profile_export.jsonl: line 3: $: not an AIPerf record: expected a metadata member (each line of profile_export.jsonl is one record)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := importIn(t, tt.files, tt.opts)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error\n got %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// --format still decides a file that matches two formats: read as vLLM
+// it has its 13 requests; read as GenAI-Perf, its one experiment.
+func TestFormatDecidesAmbiguity(t *testing.T) {
+	data := vllmResult(13, `"experiments": [{"experiment": {"mode": "concurrency", "value": 3}, "requests": []}]`)
+	for _, tt := range []struct {
+		format   Format
+		requests int
+		level    string
+	}{{FormatVLLM, 13, "4 req/s, poisson arrivals"}, {FormatGenAIPerf, 0, "concurrency 3"}} {
+		imp, err := importIn(t, [][2]string{{"r.json", data}}, Options{Format: tt.format})
+		if err != nil {
+			t.Fatalf("--format %s: %v", tt.format, err)
+		}
+		r := imp.Runs[0]
+		if r.Requests.N != tt.requests || r.Config.Load.Describe() != tt.level {
+			t.Errorf("--format %s: %d requests at %s, want %d at %s", tt.format, r.Requests.N, r.Config.Load.Describe(), tt.requests, tt.level)
+		}
+	}
+}
+
+func mustLevel(t *testing.T, key string) ingest.LoadLevel {
+	t.Helper()
+	l, err := ingest.ParseLoadKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// A request whose value ingest would not keep is left out of the run and
+// counted by reason, naming where the first of each reason is; the rest
+// of the file is imported, and run.yaml says what was left out.
+func TestImportLeavesOutRequests(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     [2]string
+		opts     Options
+		ids      []string
+		excluded []Excluded
+	}{
+		{"vLLM TTFT and prompt out of range", [2]string{"vllm.json", vllmResult(5, `"ttfts": [0.1, 2e7, 0.1, 3e7, 0.1]`, `"input_lens": [1, 1, 2000000000, 1, 1]`)}, Options{},
+			[]string{"1", "5"}, []Excluded{
+				{Reason: "out of range", Requests: 3, First: "$.ttfts[1]: TTFT_ms 20000000000 is above 10,000,000,000"},
+			}},
+		{"vLLM: a prompt count past the bound, a negative send time", [2]string{"vllm.json", vllmResult(3, `"input_lens": [1, 2000000000, 1]`, `"start_times": [1, 2, -3]`)}, Options{},
+			[]string{"1"}, []Excluded{
+				{Reason: "out of range", Requests: 1, First: "$.input_lens[1]: prompt_tokens 2000000000 is above 1,000,000,000"},
+				{Reason: "negative", Requests: 1, First: "$.start_times[2]: t_request_sent -3 is negative"},
+			}},
+		{"JSON Lines name the line", [2]string{"r.jsonl", vllmResult(1) + "\n" + vllmResult(2, `"itls": [[0.01], [2e7]]`) + "\n"}, Options{},
+			[]string{"1"}, []Excluded{
+				{Reason: "out of range", Requests: 1, First: "line 2: $.itls[1]: E2E_ms 20000000100 is above 10,000,000,000"},
+			}},
+		{"LLMPerf without a prompt count", [2]string{"x_individual_responses.json", `[{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_input_tokens": null, "number_output_tokens": 2},` +
+			`{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_input_tokens": 3, "number_output_tokens": 2}]`}, Options{Level: mustLevel(t, "c=1")},
+			[]string{"2"}, []Excluded{
+				{Reason: "missing field", Requests: 1, First: "$[0]: prompt_tokens: the file gives no value"},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			imp, err := importIn(t, [][2]string{tt.file}, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := imp.Runs[len(imp.Runs)-1]
+			var ids []string
+			for i := range r.Requests.N {
+				ids = append(ids, r.Requests.ID(i))
+			}
+			if !slices.Equal(ids, tt.ids) || !slices.Equal(r.Excluded, tt.excluded) {
+				t.Errorf("ids %q, excluded %+v\nwant %q, %+v", ids, r.Excluded, tt.ids, tt.excluded)
+			}
+		})
+	}
+	imp, err := importIn(t, [][2]string{tests[0].file}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "every figure is over the 2 requests imported: 3 of the file's 5 were left out, as benchnote would not read them: 3 out of range (the first: $.ttfts[1]: TTFT_ms 20000000000 is above 10,000,000,000)"
+	if got := imp.Runs[0].Config.Provenance.Approximate; !slices.Equal(got, []string{want}) {
+		t.Errorf("approximate %q\nwant %q", got, want)
+	}
+	wantWarning := "vllm.json: 3 of 5 requests left out of rate4-poisson/run-1, as benchnote would not read them: 3 out of range (the first: $.ttfts[1]: TTFT_ms 20000000000 is above 10,000,000,000)"
+	if got := imp.Warnings(); len(got) != 1 || !strings.HasSuffix(got[0], string(filepath.Separator)+wantWarning) {
+		t.Errorf("warnings %q\nwant %q", got, wantWarning)
+	}
+}
+
+// A pipe is read once: detection and parsing share the read, and every
+// run of a JSON Lines stream is imported.
+func TestImportFromPipe(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixtures, "vllm", "append.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stream longer than detection's head: the rest is read from the
+	// same pipe, after it.
+	data = append(data, strings.Repeat(" ", detectPrefix)...)
+	data = append(data, "\n"+vllmResult(3, `"request_rate": 8`)+"\n"...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.Write(data)
+		w.Close()
+	}()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	imp, err := ImportFiles([]string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, run := range imp.Runs {
+		got = append(got, fmt.Sprintf("%s %d", run.Config.Load.Label(), run.Requests.N))
+	}
+	if want := []string{"2 req/s 2", "4 req/s 2", "8 req/s 3"}; !slices.Equal(got, want) {
+		t.Errorf("runs %q, want %q", got, want)
+	}
+}
+
+// A regular file is opened again to be parsed; one whose start changed
+// after detection read it is refused, not read as something else. A
+// pipe's content can be handed out once.
+func TestInputRereads(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "vllm.json")
+	if err := os.WriteFile(p, []byte(vllmResult(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, _, err := openInput(p, DefaultMaxFileBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(vllmResult(1), "vllm", "vLLM", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = in.reader()
+	want := p + ": changed while being imported (its first " + fmt.Sprint(len(vllmResult(1))) + " bytes differ from those read to detect its format); import it again"
+	if err == nil || err.Error() != want {
+		t.Errorf("changed file: %v\nwant %s", err, want)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.Write([]byte(strings.Repeat(" ", detectPrefix+10) + "{}"))
+		w.Close()
+	}()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	in, _, err = openInput(path, DefaultMaxFileBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.close()
+	first, err := in.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	_, err = in.reader()
+	want = path + ": not a regular file (a pipe?), and already read: it cannot be read twice; save it to a file and import that"
+	if err == nil || err.Error() != want {
+		t.Errorf("pipe read twice: %v\nwant %s", err, want)
+	}
+}
+
+// Texts a file gives run.yaml (a version, a tokenizer's name, figures) are
+// kept inside what ingest reads back: a version cut at 600 bytes, a
+// tokenizer name ingest would refuse replaced, at most 64 figures.
+func TestImportKeepsProvenanceReadable(t *testing.T) {
+	long := strings.Repeat("v", 700)
+	var percentiles []string
+	for p := 1; p <= 70; p++ {
+		percentiles = append(percentiles, fmt.Sprintf(`"p%d_ttft_ms": %d`, p, p))
+	}
+	tests := []struct {
+		name                           string
+		file                           [2]string
+		version, tokenCounts, reported string
+	}{
+		{"a 700-byte GuideLLM version", [2]string{"benchmarks.json", `{"metadata": {"version": 1, "guidellm_version": "` + long + `"}, "args": {}, "benchmarks": [{"config": {"strategy": {"type_": "synchronous"}}, "requests": {"successful": []}}]}`},
+			strings.Repeat("v", 597) + "...", "usage", "0 figures"},
+		{"a blank GenAI-Perf version", [2]string{"profile_export.json", `{"version": "  ", "experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]}`},
+			"not recorded in the file", "usage", "0 figures"},
+		{"70 figures of vLLM", [2]string{"vllm.json", vllmResult(1, percentiles...)},
+			"not recorded in the file; the format without start_times or failed", "tokenizer:m", "64 figures, the first 64 of 70 are shown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			imp, err := importIn(t, [][2]string{tt.file}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := imp.Runs[0].Config.Provenance
+			reported := fmt.Sprintf("%d figures", len(p.Reported))
+			for _, a := range p.AsReported {
+				if strings.HasPrefix(a, "the tool's own figures: ") {
+					reported += ", " + strings.TrimPrefix(a, "the tool's own figures: ")
+				}
+			}
+			if p.Version != tt.version || p.TokenCounts != tt.tokenCounts || reported != tt.reported {
+				t.Errorf("version %q, token_counts %q, %s\nwant %q, %q, %s", p.Version, p.TokenCounts, reported, tt.version, tt.tokenCounts, tt.reported)
+			}
+		})
+	}
+	// A perf summary's tokenizer name that ingest would refuse.
+	sum := `{"time_to_first_token": {"unit": "ms", "avg": 1}, "input_config": {"tokenizer": {"name": " x\ny"}, "loadgen": {"concurrency": 2}}}`
+	imp, err := importIn(t, [][2]string{{"profile_export_aiperf.json", sum}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := imp.Runs[0].Config.Provenance.TokenCounts; got != "tokenizer" {
+		t.Errorf("token_counts %q, want tokenizer", got)
+	}
+}
+
+// A stage report whose statistics tie in rank (p5 and median, p0.1 and
+// min) gives the same reported.yaml every time.
+func TestInferencePerfStageDeterministic(t *testing.T) {
+	stage := `{"load_summary": {"count": 4, "requested_rate": 2}, "successes": {"count": 4, "latency": {"time_to_first_token": {"mean": 0.1, "median": 0.09, "p5": 0.05, "min": 0.04, "p0.1": 0.041, "p99": 0.2, "max": 0.3}}}}`
+	var first string
+	for range 20 {
+		imp, err := importIn(t, [][2]string{{"stage_0_lifecycle_metrics.json", stage}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, f := range imp.Runs[0].Config.Provenance.Reported {
+			keys = append(keys, f.Key)
+		}
+		got := strings.Join(keys, " ")
+		if first == "" {
+			first = got
+			if want := "counts.successful ttft.mean ttft.min ttft.p0.1 ttft.p50 ttft.p5 ttft.p99 ttft.max"; got != want {
+				t.Fatalf("figures %s\nwant %s", got, want)
+			}
+		} else if got != first {
+			t.Fatalf("figures %s, then %s", first, got)
+		}
+	}
+}
+
+// Request ids stay unique when a numbered request's number is another
+// request's id: ingest would exclude the second as a duplicate.
+func TestImportIDsStayUnique(t *testing.T) {
+	record := func(id string) string {
+		return `{"metadata": {"x_request_id": "` + id + `", "request_start_ns": 1700000000000000000, "benchmark_phase": "profiling"}, "metrics": {"input_sequence_length": {"value": 3, "unit": "tokens"}, "time_to_first_token": {"value": 10, "unit": "ms"}, "output_token_count": {"value": 2, "unit": "tokens"}}}`
+	}
+	data := record("2") + "\n" + record("") + "\n" + record("2") + "\n" + record("3") + "\n"
+	imp, err := importIn(t, [][2]string{{"profile_export.jsonl", data}}, Options{Level: mustLevel(t, "c=1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := imp.Runs[0].Requests
+	var ids []string
+	for i := range q.N {
+		ids = append(ids, q.ID(i))
+	}
+	if want := []string{"2", "2~2", "3", "4"}; !slices.Equal(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+}
+
+// Detection sees a file's first MiB; a second format's members after a
+// large vLLM result's arrays (a script merged two results) are found when
+// the object has been read, and refused as well. A member vllm bench serve
+// --metadata added (a string, whatever its name) is not another format.
+func TestAmbiguityPastDetection(t *testing.T) {
+	n := 70_000 // arrays of more than 1 MiB
+	experiments := `"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": []}]`
+	big := vllmResult(n)
+	merged := strings.TrimSuffix(big, "}") + ", " + experiments + "}"
+	if len(big) <= detectPrefix {
+		t.Fatalf("the result is %d bytes, not past detection's %d", len(big), detectPrefix)
+	}
+	genai := `{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [], "x": "` + strings.Repeat("x", detectPrefix) + `"}], "backend": "vllm", "request_rate": 4}`
+	tests := []struct {
+		name, data string
+		opts       Options
+		want       string // the error, or "" for an import
+	}{
+		{"vLLM, then GenAI-Perf's experiments", merged, Options{},
+			"r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+		{"the same with --format vllm", merged, Options{Format: FormatVLLM}, ""},
+		{"GenAI-Perf, then vLLM's members", genai, Options{},
+			"r.json: matches both vLLM (--format vllm) and GenAI-Perf (--format genai-perf): pass --format to say which it is"},
+		{"a --metadata member named experiments", strings.TrimSuffix(big, "}") + `, "experiments": "ablation-3"}`, Options{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := importIn(t, [][2]string{{"r.json", tt.data}}, tt.opts)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("error %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
