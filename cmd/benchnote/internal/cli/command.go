@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/internal/suggest"
 )
 
@@ -77,8 +78,26 @@ func (c *call) fail(err error) int {
 	if c.shown != nil {
 		c.shown.close()
 	}
-	fmt.Fprintf(c.stderr, "benchnote %s: %v\n", c.cmd.name, err)
+	for _, line := range errorLines(err) {
+		fmt.Fprintf(c.stderr, "benchnote %s: %s\n", c.cmd.name, line)
+	}
 	return c.cmd.errorCode()
+}
+
+// errorLines is an error's text as lines to print: one per error an
+// errors.Join holds, each with its control characters escaped, so a file
+// name holding a newline can never start a line of its own.
+func errorLines(err error) []string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				lines = append(lines, errorLines(e)...)
+			}
+		}
+		return lines
+	}
+	return []string{controls.Escape(err.Error())}
 }
 
 // usageError prints a usage mistake once, with a hint where the usage is,

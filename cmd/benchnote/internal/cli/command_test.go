@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -382,5 +384,20 @@ func TestIsTerminal(t *testing.T) {
 	defer f.Close()
 	if isTerminal(f) || isTerminal(&bytes.Buffer{}) {
 		t.Error("a regular file or a buffer is taken for a terminal")
+	}
+}
+
+// TestErrorsAreOneLineEach: an error naming a file whose name holds a
+// newline prints as one escaped line, and errors.Join prints a line per
+// error.
+func TestErrorsAreOneLineEach(t *testing.T) {
+	dir := t.TempDir()
+	forged := filepath.Join(dir, "a\nbenchnote import: nothing wrong")
+	code, stdout, stderr := runCLI(t, "import", forged, "-o", filepath.Join(dir, "out"))
+	if code != ExitErrors || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, `a\nbenchnote import: nothing wrong`) {
+		t.Errorf("exit %d, stdout %q, stderr %q: want one line with the newline escaped", code, stdout, stderr)
+	}
+	if got := errorLines(errors.Join(errors.New("first"), nil, errors.New("sec\x1bond"))); !slices.Equal(got, []string{"first", `sec\x1bond`}) {
+		t.Errorf("errorLines = %q", got)
 	}
 }
