@@ -460,3 +460,15 @@ func recordOutOfRange(led *ledger, prefix string, nulled, kept []outOfRange) {
 		led.add(ScopeStatistic, "out of range ("+o.outside+"): kept (a bug: please report it)", 1, prefix+o.where)
 	}
 }
+
+// CheckStatistic returns an error saying that v, a per-run statistic in
+// unit (as AcrossRuns.Unit names it), lies outside the range a Summary
+// allows for it ("1e308 is outside [0, 1e10] ms"), or nil. NaN, "not
+// available", is within.
+func CheckStatistic(unit string, v float64) error {
+	r := unitRange(unit)
+	if math.IsNaN(v) || v >= r.lo && v <= r.hi {
+		return nil
+	}
+	return fmt.Errorf("%s is outside %s", fmtBound(v), r)
+}

@@ -178,3 +178,29 @@ func TestAnalyzeNullsNumbersOutOfRange(t *testing.T) {
 		t.Errorf("exclusions\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestCheckStatistic(t *testing.T) {
+	tests := []struct {
+		unit string
+		v    float64
+		want string
+	}{
+		{"ms", 120, ""},
+		{"ms", math.NaN(), ""},
+		{"ms", 1e308, "1e308 is outside [0, 1e10] ms"},
+		{"ms", math.Inf(-1), "-Inf is outside [0, 1e10] ms"},
+		{"%", 100, ""},
+		{"%", 100.01, "100.01 is outside [0, 100] %"},
+		{"tokens/s", 2e12, "2e12 is outside [0, 1e12] tokens/s"},
+		{"req/s", -1, "-1 is outside [0, 1e12] req/s"},
+	}
+	for _, tt := range tests {
+		got := ""
+		if err := CheckStatistic(tt.unit, tt.v); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckStatistic(%q, %v) = %q, want %q", tt.unit, tt.v, got, tt.want)
+		}
+	}
+}

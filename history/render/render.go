@@ -118,7 +118,7 @@ func markdown(h *history.History, name string, figures bool) string {
 	b.WriteString("\n")
 
 	if figures {
-		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD, grey rings are excluded entries, vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.\n\n")
+		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.\n\n")
 		level := ""
 		for i, s := range h.Series {
 			if s.Label != level {
@@ -133,7 +133,10 @@ func markdown(h *history.History, name string, figures bool) string {
 	rows = nil
 	for _, e := range h.Entries {
 		status := "included"
-		if e.Excluded {
+		switch {
+		case e.Unreadable != "":
+			status = "left out: " + report.EscapeMarkdown(e.Unreadable)
+		case e.Excluded:
 			status = "excluded: " + report.EscapeMarkdown(e.Why)
 		}
 		rows = append(rows, []string{e.Time, e.ID, report.EscapeMarkdown(clip(e.Label, 60)), strconv.Itoa(e.Segment), strconv.Itoa(e.Runs), status})
