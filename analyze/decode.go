@@ -104,10 +104,16 @@ func (s *Summary) Validate() error {
 		if r.Concurrency < 0 || r.Concurrency > ingest.MaxConcurrency {
 			return fmt.Errorf("runs[%d].concurrency: %d is outside [0, %d]", i, r.Concurrency, ingest.MaxConcurrency)
 		}
+		if !knownArrival(r.Arrival) {
+			return fmt.Errorf("runs[%d].arrival: %q is not an arrival process (expected %s, %s or %s)", i, r.Arrival, ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma)
+		}
 	}
 	for i, l := range s.Levels {
 		if !l.Load().Valid() || l.Concurrency > ingest.MaxConcurrency {
 			return fmt.Errorf("levels[%d]: mode %q with concurrency %d, rate %g is not a load level", i, l.Mode, l.Concurrency, float64(l.Rate))
+		}
+		if !knownArrival(l.Arrival) {
+			return fmt.Errorf("levels[%d].arrival: %q is not an arrival process (expected %s, %s or %s)", i, l.Arrival, ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma)
 		}
 		if i > 0 && l.Load().Compare(s.Levels[i-1].Load()) <= 0 {
 			return fmt.Errorf("levels[%d]: %s does not follow %s (levels must ascend)", i, l.Load().Describe(), s.Levels[i-1].Load().Describe())
@@ -127,6 +133,16 @@ func (s *Summary) Validate() error {
 		}
 	}
 	return s.checkNumbers()
+}
+
+// knownArrival reports whether a level's arrival is one ingest records,
+// or none: it is written into labels and tables as it is.
+func knownArrival(a string) bool {
+	switch a {
+	case "", ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma:
+		return true
+	}
+	return false
 }
 
 // readSummary reads at most MaxSummaryBytes of r, refusing more. A file's

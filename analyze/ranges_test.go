@@ -89,6 +89,10 @@ func TestValidateNumbers(t *testing.T) {
 			s.Runs[0].LevelKey = s.Levels[0].LevelKey
 		}, "levels[0].rate: 2e6 is outside [0, 1e6] req/s"},
 		{"a concurrency level", func(s *Summary) { s.Levels[0].Concurrency = 1 << 40 }, "levels[0]: mode \"concurrency\" with concurrency 1099511627776, rate 0 is not a load level"},
+		{"an arrival process", func(s *Summary) {
+			s.Levels[0].LevelKey = LevelKey{Mode: "rate", Rate: 4, Arrival: "poisson\n| forged | row |"}
+		}, "levels[0].arrival: \"poisson\\n| forged | row |\" is not an arrival process (expected poisson, constant or gamma)"},
+		{"a run's arrival process", func(s *Summary) { s.Runs[0].Arrival = "<b>" }, "runs[0].arrival: \"<b>\" is not an arrival process (expected poisson, constant or gamma)"},
 		{"an imported figure", func(s *Summary) {
 			s.Runs[0].Import = &ImportSummary{Figures: []FigureComparison{{Key: "duration_s", Unit: "s", Reported: -5, Benchnote: NaN}}}
 		}, "runs[0].import.figures[0].reported (duration_s): -5 is outside [0, 253402300799] s"},

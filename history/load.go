@@ -84,10 +84,11 @@ func readValues(e archive.Listed, keys map[string]bool) (map[compare.LevelID]map
 // checkLevel refuses a level that no summary can hold.
 func checkLevel(l compare.LevelID) error {
 	switch {
-	case l.Mode == compare.ModeConcurrency && l.Value >= 1 && l.Value <= ingest.MaxConcurrency && l.Value == math.Trunc(l.Value):
-	case l.Mode == compare.ModeRate && (l.Value > 0 && l.Value <= ingest.MaxRate || math.IsInf(l.Value, 1)):
+	case l.Mode == compare.ModeConcurrency && l.Value >= 1 && l.Value <= ingest.MaxConcurrency && l.Value == math.Trunc(l.Value) && l.Arrival == "":
+	case l.Mode == compare.ModeRate && (l.Value > 0 && l.Value <= ingest.MaxRate || math.IsInf(l.Value, 1)) &&
+		(l.Arrival == "" || l.Arrival == ingest.ArrivalPoisson || l.Arrival == ingest.ArrivalConstant || l.Arrival == ingest.ArrivalGamma):
 	default:
-		return fmt.Errorf("level %q with value %v is not a load level", l.Mode, l.Value)
+		return fmt.Errorf("level %q with value %v and arrival %q is not a load level", l.Mode, l.Value, l.Arrival)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/templates"
 )
 
@@ -52,9 +53,11 @@ func Figure(id, alt, caption string, svg []byte) string {
 }
 
 // Page wraps an HTML body in the report's self-contained page: the
-// embedded stylesheet, the title (escaped) and a footer line, which like
-// the body is HTML the caller wrote or escaped.
+// embedded stylesheet, the title (escaped, its control characters written
+// as Go escapes: a file name with a newline stays one line) and a footer
+// line, which like the body is HTML the caller wrote or escaped.
 func Page(title string, body, footer template.HTML) ([]byte, error) {
+	title = controls.Escape(title)
 	var out bytes.Buffer
 	err := pageTemplate.Execute(&out, struct {
 		Title, Version string

@@ -86,7 +86,7 @@ func markdown(h *history.History, name string, figures bool) string {
 			if c.Through != "" && c.Through != c.ConfirmedBy {
 				confirmed += " (seen through " + c.Through + ")"
 			}
-			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), c.Label, c.Metric.Name,
+			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), report.EscapeMarkdown(c.Label), c.Metric.Name,
 				fmt.Sprintf("%s %s (%s)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, entries(len(c.Baseline))),
 				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed})
 		}
@@ -112,7 +112,7 @@ func markdown(h *history.History, name string, figures bool) string {
 		if boundary == history.BoundaryIncomparable {
 			boundary = "**not comparable**"
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, s.Fingerprint, boundary, orDash(strings.Join(what, "; "))})
+		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, report.EscapeMarkdown(s.Fingerprint), boundary, orDash(strings.Join(what, "; "))})
 	}
 	b.WriteString(report.Table([]string{"segment", "entries", "first", "last", "fingerprint", "starts with", "what changed"}, rows))
 	b.WriteString("\n")

@@ -299,6 +299,14 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{exampleSweep, exampleSweep, "--fail-on", "always"}, `--fail-on "always"`},
 		{[]string{exampleSweep, exampleSweep, "--correct", "bonferroni"}, `correction "bonferroni"`},
 		{[]string{dir, exampleSweep}, "neither a sweep"},
+		// Every float flag refuses NaN, infinities and values out of range.
+		{[]string{exampleSweep, exampleSweep, "--threshold", "NaN%"}, `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
+		{[]string{exampleSweep, exampleSweep, "--threshold", "goodput=infpp"}, `threshold "goodput=infpp": "inf" is not a number from 0 to 1000000`},
+		{[]string{exampleSweep, exampleSweep, "--alpha", "NaN"}, "alpha NaN: expected a number between 0 and 1"},
+		{[]string{exampleSweep, exampleSweep, "--alpha", "-Inf"}, "alpha -Inf: expected a number between 0 and 1"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "NaN"}, "attainment NaN: expected a percentage in (0, 100]"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "+Inf"}, "attainment +Inf: expected a percentage in (0, 100]"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "101"}, "attainment 101: expected a percentage in (0, 100]"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -483,5 +491,33 @@ func TestCompareUsesTheSweepsAttainment(t *testing.T) {
 		if md := string(r.files[render.MarkdownFile]); !strings.Contains(md, tt.want) {
 			t.Errorf("compare %v: compare.md lacks %q (exit %d, %s)", tt.args, tt.want, r.code, r.stderr)
 		}
+	}
+}
+
+// TestCompareNamesAreEscaped: a summary's path holding a newline, markup
+// and a terminal escape cannot forge a heading or a table row in
+// compare.md, or a line or an element in compare.html's <title>.
+func TestCompareNamesAreEscaped(t *testing.T) {
+	s := exampleSummary(t)
+	dir := t.TempDir()
+	base := writeSummary(t, dir, "base\n# forged heading\n| forged | row |", s)
+	nw := writeSummary(t, dir, "new</title><script>x</script>\x1b[31m", s)
+	r := runCompareCLI(t, base, nw)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(string(r.files[render.MarkdownFile]), "\n") {
+		if strings.HasPrefix(line, "# forged") || strings.HasPrefix(line, "| forged") {
+			t.Errorf("compare.md has a forged line %q", line)
+		}
+	}
+	page := string(r.files[render.HTMLFile])
+	start, end := strings.Index(page, "<title>"), strings.Index(page, "</title>")
+	want := "<title>benchnote compare: " + dir + `/base\n# forged heading\n| forged | row |/summary.json → ` + dir + "/new&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;\\x1b[31m/summary.json</title>"
+	if start < 0 || end < start || page[start:end+len("</title>")] != want {
+		t.Errorf("compare.html title\n%s\nwant\n%s", page[start:end+len("</title>")], want)
+	}
+	if strings.Contains(page, "\x1b") || strings.Count(page, "<script") != 0 {
+		t.Error("compare.html holds a raw escape or a script element")
 	}
 }
