@@ -674,8 +674,10 @@ func chartPadLow(a *plot.Axis, logAxis bool, frac float64) {
 		return
 	}
 	if logAxis {
-		if a.Min > 0 {
-			a.Min /= math.Pow(a.Max/a.Min, frac)
+		// Not to zero, which a log axis cannot show (a span of more decades
+		// than float64 has below a subnormal end): then no room at all.
+		if lo := a.Min / math.Pow(a.Max/a.Min, frac); lo > 0 {
+			a.Min = lo
 		}
 		return
 	}
