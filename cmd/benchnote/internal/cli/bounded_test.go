@@ -9,6 +9,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -25,8 +28,12 @@ const (
 // that loops forever fails in seconds instead of hanging the suite.
 const hostileKill = 20 * time.Second
 
-// boundedArgsEnv carries the child's arguments (a JSON array).
-const boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
+// boundedArgsEnv carries the child's arguments (a JSON array);
+// boundedRSSEnv names the file the child writes its peak RSS into.
+const (
+	boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
+	boundedRSSEnv  = "BENCHNOTE_BOUNDED_RSS"
+)
 
 // TestHelperBoundedRun is not a test: it is the child process runBounded
 // starts. It runs benchnote with the arguments in boundedArgsEnv and exits
@@ -40,7 +47,23 @@ func TestHelperBoundedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(enc), &args); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(Run(args, os.Stdout, os.Stderr))
+	code := Run(args, os.Stdout, os.Stderr)
+	// The peak RSS of this process since its exec (VmHWM), which the
+	// parent cannot get from wait4: see runChild.
+	if p := os.Getenv(boundedRSSEnv); p != "" {
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				if err := os.WriteFile(p, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB"))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	os.Exit(code)
 }
 
 // bounded is what a bounded run did.
@@ -85,7 +108,8 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperBoundedRun$", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc))
+	rssFile := filepath.Join(t.TempDir(), "rss")
+	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc), boundedRSSEnv+"="+rssFile)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -102,6 +126,18 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 		b.code = exit.ExitCode()
 	case err != nil:
 		t.Fatal(err)
+	}
+	// The child's own peak RSS since exec. wait4's ru_maxrss is not it:
+	// os/exec starts the child with vfork semantics (CLONE_VM), and Linux
+	// records the high-water mark of the memory replaced at exec, which
+	// is the parent's, so a child of a test process of 250 MB "peaks" at
+	// 250 MB whatever it does. ru_maxrss remains the fallback, an upper
+	// bound, for a child that did not get to write its figure.
+	if kb, err := os.ReadFile(rssFile); err == nil {
+		if n, err := strconv.ParseInt(string(kb), 10, 64); err == nil {
+			b.peakRSS = n << 10
+			return b
+		}
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		b.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
