@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -35,6 +36,12 @@ const (
 	// MaxRatio bounds a dimensionless statistic: a warm-up rule's
 	// statistic, a slowdown, a relative difference.
 	MaxRatio = 1e15
+	// MaxSummaryText bounds a text (a title, notes, an environment
+	// value) in bytes. Readers copy texts into their outputs, some of
+	// them into each of several (compare copies the environment's values
+	// into compare.json's checks): a 30 MB title made compare take 380
+	// MB, fifteen environment values of 1 MiB each 360 MB.
+	MaxSummaryText = 64 << 10
 )
 
 // numberRange is the range of one number of a Summary.
@@ -134,6 +141,8 @@ type fieldPlan struct {
 	name  string // JSON name
 	// embedded fields are walked as fields of the embedding struct.
 	embedded bool
+	// text marks a string field, or a slice of them.
+	text bool
 	// For a float64 field, or a slice or pointer of them: its range.
 	float         bool
 	rng           numberRange
@@ -159,7 +168,6 @@ func planOf(t reflect.Type) *typePlan {
 			} else {
 				p.key = i
 			}
-			continue
 		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if name == "-" {
@@ -173,12 +181,15 @@ func planOf(t reflect.Type) *typePlan {
 			elem = elem.Elem()
 		}
 		f := fieldPlan{index: i, name: name, embedded: sf.Anonymous && sf.Type.Kind() == reflect.Struct}
-		switch {
-		case elem.Kind() == reflect.Float64:
+		switch elem.Kind() {
+		case reflect.Float64:
 			f.float = true
 			f.rng, f.byUnit, f.known = fieldRange(t.Name(), name)
-		case elem.Kind() != reflect.Struct:
-			continue // no number in it
+		case reflect.String:
+			f.text = true
+		case reflect.Struct:
+		default:
+			continue // no number or text in it
 		}
 		p.fields = append(p.fields, f)
 	}
@@ -214,16 +225,18 @@ func (p *pathSeg) String() string {
 	return b.String()
 }
 
-// outOfRange is a number found outside its range.
+// outOfRange is a number found outside its range, or a text too long.
 type outOfRange struct {
 	// where is its JSON path, with the key of its statistic if any;
-	// value the number; outside what is wrong ("outside [0, 1e10] ms").
-	where, value, outside string
+	// value the number; outside what is wrong ("outside [0, 1e10] ms");
+	// fixed what nullOutOfRange did ("written as null", "cut").
+	where, value, outside, fixed string
 }
 
-// rangeWalk visits every float64 (Num, Rate) of a Summary or a part of
-// one, checking it against its range. With null set it writes a Num out
-// of range as NaN; otherwise it stops at the first number out of range.
+// rangeWalk visits every float64 (Num, Rate) and string of a Summary or
+// a part of one, checking it against its range (a string against
+// MaxSummaryText). With null set it writes a Num out of range as NaN and
+// cuts a string; otherwise it stops at the first problem.
 type rangeWalk struct {
 	null bool
 	// nulled lists the numbers written as null; kept those out of range
@@ -265,6 +278,10 @@ func (w *rangeWalk) walkStruct(v reflect.Value, path *pathSeg, key string) {
 			continue
 		}
 		seg := pathSeg{up: path, name: f.name, index: -1}
+		if f.text {
+			w.walkText(fv, &seg, key)
+			continue
+		}
 		if f.float {
 			rng := f.rng
 			if f.byUnit {
@@ -311,6 +328,43 @@ func (w *rangeWalk) walkFloats(v reflect.Value, path *pathSeg, rng numberRange, 
 	}
 }
 
+// walkText visits a string, or a slice of them.
+func (w *rangeWalk) walkText(v reflect.Value, path *pathSeg, key string) {
+	switch v.Kind() {
+	case reflect.String:
+		n := v.Len()
+		if n <= MaxSummaryText {
+			return
+		}
+		o := outOfRange{where: path.String(), value: fmt.Sprintf("a text of %d bytes", n), outside: fmt.Sprintf("longer than %d bytes", MaxSummaryText)}
+		if key != "" {
+			o.where += " (" + shortKey(key) + ")"
+		}
+		if w.null && v.CanSet() {
+			v.SetString(cutText(v.String(), MaxSummaryText))
+			o.fixed = "cut"
+			w.nulled = append(w.nulled, o)
+			return
+		}
+		w.kept = append(w.kept, o)
+	case reflect.Slice:
+		for i := 0; i < v.Len() && !w.done(); i++ {
+			seg := pathSeg{up: path, index: i}
+			w.walkText(v.Index(i), &seg, key)
+		}
+	}
+}
+
+// cutText shortens s to at most n bytes, at a character boundary, ending
+// it with "…".
+func cutText(s string, n int) string {
+	end := n - len("…")
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
+}
+
 var (
 	numType   = reflect.TypeFor[Num]()
 	rateType  = reflect.TypeFor[Rate]()
@@ -329,7 +383,7 @@ func (w *rangeWalk) check(v reflect.Value, path *pathSeg, rng numberRange, known
 	}
 	where := path.String()
 	if key != "" {
-		where += " (" + key + ")"
+		where += " (" + shortKey(key) + ")"
 	}
 	o := outOfRange{where: where, value: fmtBound(f), outside: "outside " + rng.String()}
 	if !known {
@@ -337,6 +391,7 @@ func (w *rangeWalk) check(v reflect.Value, path *pathSeg, rng numberRange, known
 	}
 	if w.null && known && v.Type() == numType && v.CanSet() {
 		v.SetFloat(math.NaN())
+		o.fixed = "written as null"
 		w.nulled = append(w.nulled, o)
 		return
 	}
@@ -381,9 +436,10 @@ func (s *Summary) checkNumbers() error {
 }
 
 // nullOutOfRange writes every Num of v (a pointer to a Summary or a part
-// of one) that lies outside its range as null (NaN), and returns the
-// place and reason of each, and of any other number out of range, which
-// cannot be null: the caller must keep such numbers in range.
+// of one) that lies outside its range as null (NaN), cuts every text
+// longer than MaxSummaryText, and returns the place and reason of each,
+// and of any other number out of range, which cannot be null: the caller
+// must keep such numbers in range.
 func nullOutOfRange(v any) (nulled, kept []outOfRange) {
 	w := rangeWalk{null: true}
 	w.walk(reflect.ValueOf(v), nil)
@@ -452,7 +508,7 @@ func dropBins(w *Workload, where string, led *ledger) {
 
 func recordOutOfRange(led *ledger, prefix string, nulled, kept []outOfRange) {
 	for _, o := range nulled {
-		led.add(ScopeStatistic, "out of range ("+o.outside+"): written as null", 1, prefix+o.where)
+		led.add(ScopeStatistic, "out of range ("+o.outside+"): "+o.fixed, 1, prefix+o.where)
 	}
 	for _, o := range kept {
 		// A number that cannot be null: summary.json will be refused
@@ -471,4 +527,12 @@ func CheckStatistic(unit string, v float64) error {
 		return nil
 	}
 	return fmt.Errorf("%s is outside %s", fmtBound(v), r)
+}
+
+// shortKey is a statistic's key as a message shows it: at most 64 bytes.
+func shortKey(key string) string {
+	if len(key) <= 64 {
+		return key
+	}
+	return cutText(key, 64)
 }

@@ -208,3 +208,36 @@ func TestCheckStatistic(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateTexts: a text longer than MaxSummaryText is refused, named
+// by its path (a key shortened), and cut by Analyze's pass.
+func TestValidateTexts(t *testing.T) {
+	long := strings.Repeat("é", MaxSummaryText/2) + "x" // 64 KiB + 1 byte
+	tests := []struct {
+		name string
+		set  func(s *Summary)
+		want string
+	}{
+		{"a title", func(s *Summary) { s.Title = long }, "title: a text of 65537 bytes is longer than 65536 bytes"},
+		{"a note", func(s *Summary) { s.Notes = []string{"ok", long} }, "notes[1]: a text of 65537 bytes is longer than 65536 bytes"},
+		{"a key", func(s *Summary) { s.Levels[0].Stats[0].Key = long },
+			"levels[0].stats[0].key (" + strings.Repeat("é", 30) + "…): a text of 65537 bytes is longer than 65536 bytes"},
+		{"an environment value", func(s *Summary) { s.Environment.Canonical = []EnvField{{Key: "gpu", Value: long}} },
+			"environment.canonical[0].value (gpu): a text of 65537 bytes is longer than 65536 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := validSummary()
+			tt.set(s)
+			if err := s.Validate(); err == nil || err.Error() != tt.want {
+				t.Errorf("Validate() = %.300v, want %q", err, tt.want)
+			}
+		})
+	}
+	s := validSummary()
+	s.Title = long
+	nulled, kept := nullOutOfRange(s)
+	if len(nulled) != 1 || len(kept) != 0 || len(s.Title) != MaxSummaryText-1 || !strings.HasSuffix(s.Title, "é…") {
+		t.Errorf("cut to %d bytes ending %q; %d fixed, %d kept", len(s.Title), s.Title[len(s.Title)-6:], len(nulled), len(kept))
+	}
+}

@@ -29,6 +29,10 @@ func FormatInt(n int64) string { return fmtInt(n) }
 // text or a table cell.
 func EscapeMarkdown(s string) string { return mdEscape(s) }
 
+// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when it
+// is cut. It copies at most n runes, however long s is.
+func Clip(s string, n int) string { return cutRunes(s, n) }
+
 // Code wraps a string from the inputs as inline code, safely.
 func Code(s string) string { return code(s) }
 

@@ -495,10 +495,4 @@ func orDash(s string) string {
 }
 
 // clip shortens a string from the inputs to n runes.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func clip(s string, n int) string { return report.Clip(s, n) }

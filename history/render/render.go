@@ -279,10 +279,4 @@ func orDash(s string) string {
 	return s
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func clip(s string, n int) string { return report.Clip(s, n) }

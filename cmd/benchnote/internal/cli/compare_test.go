@@ -329,10 +329,13 @@ func TestCompareStdoutWithoutOutputDir(t *testing.T) {
 
 // syntheticSummary builds a summary of levels × runs from the example
 // sweep: level l (1-based) and run r (0-based) of statistic j take
-// value(l, r, j) times the example's median of that statistic at c4. With
-// fullRuns each run is a copy of an example run with a 2,000-point warm-up
-// trace (the size of a run of a large sweep); otherwise runs carry only
-// their accounting, which is all compare reads of them.
+// value(l, r, j) times the example's median of that statistic at c4 (a
+// percentage at most 100). With fullRuns each run is a copy of an example
+// run with a 2,000-point warm-up trace (the size of a run of a large
+// sweep); otherwise runs carry only their accounting, which is all compare
+// reads of them, and levels no CDFs, length histograms or bucket
+// resolutions, which compare does not read (so that 1,000 levels stay
+// within analyze.MaxSummaryBytes).
 func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func(l, r int, st analyze.AcrossRuns) float64) *analyze.Summary {
 	tb.Helper()
 	ex := exampleSummary(tb)
@@ -344,6 +347,9 @@ func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func
 		lv.Concurrency = l
 		if fullRuns {
 			lv.Concurrency = 1 << (l - 1)
+		} else {
+			lv.CDFTTFT, lv.CDFTPOT, lv.CDFE2E, lv.ServerResolution = nil, nil, nil, nil
+			lv.Workload.PromptHistogram, lv.Workload.OutputHistogram = nil, nil
 		}
 		lv.Runs = nil
 		for r := 1; r <= runs; r++ {
@@ -366,6 +372,10 @@ func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func
 			st.PerRun = make([]analyze.Num, runs)
 			for r := range st.PerRun {
 				st.PerRun[r] = analyze.Num(float64(proto.Stats[j].Median) * value(l, r, *st))
+				if st.Unit == "%" {
+					// A percentage stays one (DecodeSummary refuses more).
+					st.PerRun[r] = min(st.PerRun[r], 100)
+				}
 				if st.PerRun[r].Valid() {
 					vals = append(vals, float64(st.PerRun[r]))
 				}
@@ -434,7 +444,7 @@ func TestCompareMarkdownCapsErrorRateRises(t *testing.T) {
 	dir := t.TempDir()
 	r := runCompareCLI(t, writeSummary(t, dir, "base", base), writeSummary(t, dir, "new", nw))
 	if r.code != 1 {
-		t.Fatalf("exit %d, want 1 (error-rate rises)", r.code)
+		t.Fatalf("exit %d, want 1 (error-rate rises); stderr %q", r.code, r.stderr)
 	}
 	md := string(r.files[render.MarkdownFile])
 	if c := utf8.RuneCountInString(md); c >= render.MaxMarkdown {

@@ -91,8 +91,8 @@ func setPerRun(t *testing.T, s *analyze.Summary, key string, v float64) {
 }
 
 // TestHostileCompareInputs: compare refuses, with its input-error code 3
-// and the JSON path of the value, a summary.json holding ±1e308; refuses
-// a bad --threshold; and refuses a summary.json too large to read, or
+// and the JSON path of the value, a summary.json holding ±1e308 or a
+// title of 1 MiB; refuses a bad --threshold; and refuses a summary.json too large to read, or
 // whose decoded summary would be, without reading or decoding it whole:
 // a 300 MB sparse file (by its size), a FIFO that never ends (a size
 // that says nothing), 60 MB of zero bytes inside a string (a sparse
@@ -154,6 +154,9 @@ func TestHostileCompareInputs(t *testing.T) {
 			}
 		}
 	}()
+	longTitle := exampleSummary(t)
+	longTitle.Title = strings.Repeat("t", 1<<20)
+	titled := writeSummary(t, dir, "titled", longTitle)
 	huge := hostileSummary(t, dir, "huge", 1e308)
 	negative := hostileSummary(t, dir, "negative", -1e308)
 	tests := []struct {
@@ -164,6 +167,9 @@ func TestHostileCompareInputs(t *testing.T) {
 		{"a per-run value of 1e308", []string{good, huge}, huge + ": levels[0].stats[9].per_run[0] (e2e.p95): 1e308 is outside [0, 1e10] ms"},
 		{"a per-run value of -1e308", []string{negative, good}, negative + ": levels[0].stats[9].per_run[0] (e2e.p95): -1e308 is outside [0, 1e10] ms"},
 		{"--threshold NaN%", []string{good, good, "--threshold", "NaN%"}, `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
+		// Texts are copied into every output: one of 30 MB made compare
+		// take 380 MB.
+		{"a title of 1 MiB", []string{good, titled}, titled + ": title: a text of 1048576 bytes is longer than 65536 bytes"},
 		{"a 300 MB sparse summary.json", []string{good, sparse("sparse.json", `{"schema":"`, `"}`, 300<<20)}, "larger than 67108864 bytes (64 MiB)"},
 		{"a FIFO of endless white space", []string{good, fifo}, fifo + ": larger than 67108864 bytes (64 MiB)"},
 		{"60 MB of zero bytes in a string", []string{good, sparse("zeros.json", `{"title":"`, `"}`, 60<<20)},
