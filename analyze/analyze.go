@@ -80,6 +80,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		if !load.Valid() {
 			// No level to put it in: it failed (ingest said why).
 			rs, _ := analyzeRun(runInput{run: r, cfg: cfg, led: unleveledLed})
+			keepInRange(&rs, unleveledLed)
 			r.Release()
 			unleveled = append(unleveled, rs)
 			continue
@@ -124,6 +125,10 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	s.Environment = environment(sw)
 	s.Findings = lint(sw, s)
 	finishSummary(sw, s)
+	// Whatever a run's numbers did not already null (pooled figures of
+	// samples out of range): the summary must decode (DecodeSummary).
+	keepSummaryInRange(s, led)
+	s.Exclusions = led.list()
 	return s
 }
 
@@ -165,6 +170,7 @@ func (lw *levelWork) finish(cfg ingest.Config) {
 		}
 		lw.led.merge(w.led)
 		lw.summaries[i], perRun[i] = w.summary, w.samples
+		keepInRange(&lw.summaries[i], lw.led)
 	}
 	lw.level = buildLevel(lw.load, lw.summaries, pool(perRun), cfg)
 	for _, smp := range perRun {

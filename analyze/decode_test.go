@@ -3,7 +3,11 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,7 +44,7 @@ func TestDecodeSummaryErrors(t *testing.T) {
 	}{
 		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v3"`},
 		{"no schema", `{"title":"t"}`, `x.json: no "schema" field`},
-		{"syntax", `{"schema":`, `x.json: unexpected EOF`},
+		{"syntax", `{"schema":`, `x.json:offset 10: unexpected end of JSON input`},
 		{"bad token", `{"schema": tru}`, `x.json:offset 15: invalid character`},
 		{"wrong type", `{"schema":"benchnote.summary/v3","levels":[{"concurrency":"four"}]}`, `field "levels.LevelKey.concurrency": expected int, got string`},
 		{"trailing data", good + ` {}`, `x.json:offset 161: data after the summary object`},
@@ -81,4 +85,115 @@ func FuzzDecodeSummary(f *testing.F) {
 			}
 		}
 	})
+}
+
+// statReader is a reader with a Stat method, as *os.File has, whose size
+// can lie; reads counts its Read calls.
+type statReader struct {
+	io.Reader
+	size  int64
+	reads *int
+}
+
+func (r statReader) Read(p []byte) (int, error) { *r.reads++; return r.Reader.Read(p) }
+
+func (r statReader) Stat() (fs.FileInfo, error) { return fakeInfo{size: r.size}, nil }
+
+type fakeInfo struct {
+	fs.FileInfo
+	size int64
+}
+
+func (i fakeInfo) Size() int64       { return i.size }
+func (i fakeInfo) Mode() fs.FileMode { return 0o644 }
+
+// repeat is an endless reader of one byte.
+type repeat byte
+
+func (b repeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// TestDecodeSummaryBounded: a summary.json too large to read, or whose
+// decoded summary would take too much memory, is refused before it is
+// decoded, however the JSON is shaped and whatever size the file claims.
+func TestDecodeSummaryBounded(t *testing.T) {
+	const tooLarge = "x.json: larger than 67108864 bytes (64 MiB): not a summary.json benchnote wrote"
+	tooMuch := func(offset int) string {
+		return fmt.Sprintf("x.json:offset %d: decoded, the summary would take more than 32 MiB of memory: not a summary.json benchnote wrote", offset)
+	}
+	// JSON of n elements: prefix, then item n times with a comma between,
+	// then suffix.
+	repeated := func(prefix, item string, n int, suffix string) io.Reader {
+		return io.MultiReader(strings.NewReader(prefix+item), io.LimitReader(strings.NewReader(strings.Repeat(","+item, n-1)), int64(n-1)*int64(len(item)+1)), strings.NewReader(suffix))
+	}
+	tests := []struct {
+		name      string
+		in        io.Reader
+		size      int64 // the size the file claims; -1: not a file
+		want      string
+		wantReads int // -1: any
+	}{
+		{"a file over the bound, refused by its size", strings.NewReader("{}"), 300 << 20, tooLarge, 0},
+		{"a file longer than it says", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), 10, tooLarge, -1},
+		{"endless white space, no size", repeat(' '), -1, tooLarge, -1},
+		{"endless white space in a string", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), -1, tooLarge, -1},
+		// 2,016 bytes a run: the 16,645th passes 32 MiB, after 9 + 16,644 × 3 bytes.
+		{"a hundred thousand empty runs", repeated(`{"runs":[`, "{}", 100_000, "]}"), -1, tooMuch(9 + 16_644*3), -1},
+		// A level (1,544 bytes), a statistic (136) and 8 bytes a value:
+		// the 4,194,095th value passes 32 MiB, after 33 + 4,194,094 × 2
+		// bytes.
+		{"five million per-run values", repeated(`{"levels":[{"stats":[{"per_run":[`, "0", 5_000_000, "]}]}]}"), -1, tooMuch(33 + 4_194_094*2), -1},
+		// A string costs its bytes: refused where it ends.
+		{"a 40 MiB title", io.MultiReader(strings.NewReader(`{"title":"`), io.LimitReader(repeat(' '), 40<<20), strings.NewReader(`"}`)), -1, tooMuch(10 + 40<<20 + 1), -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reads := 0
+			var r io.Reader = tt.in
+			if tt.size >= 0 {
+				r = statReader{Reader: tt.in, size: tt.size, reads: &reads}
+			}
+			_, err := DecodeSummary(r, "x.json")
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+			if tt.wantReads >= 0 && reads != tt.wantReads {
+				t.Errorf("%d reads, want %d", reads, tt.wantReads)
+			}
+		})
+	}
+}
+
+// TestDecodedSize pins the estimate: a run is 2,016 bytes, a level 1,544,
+// a string header 16 and a string's bytes their count; keys match as
+// encoding/json matches them, so a key spelt another way costs the same.
+func TestDecodedSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		size int64
+		err  error
+	}{
+		{`{"runs":[{},{}]}`, 2 * 2016, nil},
+		{`{"title":"abc","unknown":[{},{},"long string"]}`, 3, nil},
+		{`{"levels":[{"runs":["a","bc"]}]}`, 1544 + 2*16 + 3, nil},
+		{`{"RUNS":[{}]}`, 2016, nil},
+		{`{"run\u0073":[{}]}`, 2016, nil},
+		{`{"runſ":[{}]}`, 2016, nil}, // ſ folds to s, as encoding/json folds it
+		{`{"title":"a\"b\\"}`, 6, nil},
+		{`{"runs":[{"import":{"tool":"x"}}]}`, 2016 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
+		{`{"runs":[{"import":null}]}`, 2016, nil},
+		{`{"runs":[{},{}`, 2 * 2016, errMalformed},
+		{`{"runs" [`, 0, errMalformed},
+		{`{"runs":[{},{},{}]}`, 3 * 2016, errTooLarge},
+	}
+	for _, tt := range tests {
+		_, size, err := decodedSize([]byte(tt.in), reflect.TypeFor[Summary](), 5000)
+		if size != tt.size || err != tt.err {
+			t.Errorf("decodedSize(%s) = %d, %v; want %d, %v", tt.in, size, err, tt.size, tt.err)
+		}
+	}
 }

@@ -12,7 +12,9 @@
 package analyze
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -54,15 +56,35 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
 }
 
-// UnmarshalJSON reads a number or null (as NaN).
+// UnmarshalJSON reads a number or null (as NaN). A number beyond
+// ±MaxFloat64 is a *json.UnmarshalTypeError, which encoding/json names
+// the field of.
 func (n *Num) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*n = NaN
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return jsonTypeError(b, reflect.TypeFor[Num]())
+	}
 	*n = Num(f)
-	return err
+	return nil
+}
+
+// jsonTypeError is the error of a JSON value b that is not a (finite)
+// number of type t.
+func jsonTypeError(b []byte, t reflect.Type) error {
+	what := "number " + string(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		what = "string"
+	case len(b) > 0 && (b[0] == '{' || b[0] == '['):
+		what = map[byte]string{'{': "object", '[': "array"}[b[0]]
+	case string(b) == "true" || string(b) == "false":
+		what = "bool"
+	}
+	return &json.UnmarshalTypeError{Value: what, Type: t}
 }
 
 // Sample names describe what a statistic was computed over.
@@ -671,8 +693,11 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || string(b) == "null" {
+		return jsonTypeError(b, reflect.TypeFor[Rate]())
+	}
 	*r = Rate(f)
-	return err
+	return nil
 }
 
 // RunSummary is the analysis of one run.

@@ -208,7 +208,14 @@ func TestParseThreshold(t *testing.T) {
 		{in: "goodput=2pp", want: Threshold{Key: "goodput", Value: 2, Points: true}},
 		{in: "5", err: `threshold "5": expected a percentage`},
 		{in: "=5%", err: "empty metric"},
-		{in: "ttft=-1%", err: `"-1" is not a non-negative number`},
+		{in: "ttft=-1%", err: `threshold "ttft=-1%": "-1" is not a number from 0 to 1000000`},
+		{in: "NaN%", err: `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
+		{in: "ttft=nan%", err: `threshold "ttft=nan%": "nan" is not a number from 0 to 1000000`},
+		{in: "Inf%", err: `threshold "Inf%": "Inf" is not a number from 0 to 1000000`},
+		{in: "goodput=+infpp", err: `threshold "goodput=+infpp": "+inf" is not a number from 0 to 1000000`},
+		{in: "1e400%", err: `threshold "1e400%": "1e400" is not a number from 0 to 1000000`},
+		{in: "1000001%", err: `threshold "1000001%": "1000001" is not a number from 0 to 1000000`},
+		{in: "1000000%", want: Threshold{Value: 10000}},
 	}
 	for _, tt := range tests {
 		got, err := ParseThreshold(tt.in)
@@ -229,12 +236,34 @@ func TestParseThreshold(t *testing.T) {
 		{Threshold{Key: "goodput", Value: 0.02}, "changes in percentage points"},
 		{Threshold{Key: "ttft", Value: 2, Points: true}, "changes relatively"},
 		{Threshold{Key: "bogus", Value: 0.1}, `threshold for "bogus": not a headline metric`},
+		{Threshold{Key: "ttft", Value: math.NaN()}, `threshold for "ttft": NaN: expected a number from 0 to 10000`},
+		{Threshold{Key: "goodput", Value: math.Inf(1), Points: true}, `threshold for "goodput": +Inf: expected a number from 0 to 1e+06`},
 	}
 	for _, b := range bad {
 		o := DefaultOptions()
 		o.Overrides = []Threshold{b.t}
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", b.t, err, b.want)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		set  func(*Options)
+		want string
+	}{
+		{"alpha NaN", func(o *Options) { o.Alpha = math.NaN() }, "alpha NaN: expected a number between 0 and 1"},
+		{"alpha 1", func(o *Options) { o.Alpha = 1 }, "alpha 1: expected a number between 0 and 1"},
+		{"attainment NaN", func(o *Options) { o.Attainment = math.NaN() }, "attainment NaN: expected a percentage in (0, 100]"},
+		{"attainment Inf", func(o *Options) { o.Attainment = math.Inf(1) }, "attainment +Inf: expected a percentage in (0, 100]"},
+		{"threshold NaN", func(o *Options) { o.Threshold = math.NaN() }, "threshold NaN: expected a number from 0 to 10000"},
+		{"threshold negative", func(o *Options) { o.Threshold = -0.1 }, "threshold -0.1: expected a number from 0 to 10000"},
+		{"goodput threshold Inf", func(o *Options) { o.GoodputThreshold = math.Inf(1) }, "goodput threshold +Inf: expected a number from 0 to 1e+06"},
+		{"error-rate threshold NaN", func(o *Options) { o.ErrorRateThreshold = math.NaN() }, "error-rate threshold NaN: expected a number from 0 to 1e+06"},
+	} {
+		o := DefaultOptions()
+		tt.set(&o)
+		if err := o.Validate(); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.want)
 		}
 	}
 	o := DefaultOptions()

@@ -55,6 +55,11 @@ type Threshold struct {
 	Points bool    `json:"points"`
 }
 
+// MaxThreshold is the largest threshold accepted, in percent or in
+// percentage points: far beyond any change worth flagging, and low enough
+// that every threshold is a finite number.
+const MaxThreshold = 1_000_000
+
 // ParseThreshold reads "10%" (the default relative threshold),
 // "ttft.p99=10%" or "ttft=10%" (a metric or family), or "goodput=2pp"
 // (percentage points, for goodput and the error rate).
@@ -78,8 +83,8 @@ func ParseThreshold(s string) (Threshold, error) {
 		return t, fmt.Errorf("threshold %q: expected a percentage like 5%% or percentage points like 2pp", s)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-	if err != nil || f < 0 || f > 1e6 {
-		return t, fmt.Errorf("threshold %q: %q is not a non-negative number", s, val)
+	if err != nil || !(f >= 0 && f <= MaxThreshold) { // NaN fails both
+		return t, fmt.Errorf("threshold %q: %q is not a number from 0 to %d", s, strings.TrimSpace(val), MaxThreshold)
 	}
 	if t.Points {
 		t.Value = f
@@ -102,7 +107,22 @@ func (o Options) Validate() error {
 	if !(o.Attainment > 0 && o.Attainment <= 100) {
 		return fmt.Errorf("attainment %v: expected a percentage in (0, 100]", o.Attainment)
 	}
+	for _, th := range []struct {
+		name     string
+		v, scale float64
+	}{{"threshold", o.Threshold, 100}, {"goodput threshold", o.GoodputThreshold, 1}, {"error-rate threshold", o.ErrorRateThreshold, 1}} {
+		if !(th.v >= 0 && th.v*th.scale <= MaxThreshold) {
+			return fmt.Errorf("%s %v: expected a number from 0 to %g", th.name, th.v, MaxThreshold/th.scale)
+		}
+	}
 	for _, t := range o.Overrides {
+		scale := 100.0
+		if t.Points {
+			scale = 1
+		}
+		if !(t.Value >= 0 && t.Value*scale <= MaxThreshold) {
+			return fmt.Errorf("threshold for %q: %v: expected a number from 0 to %g", t.Key, t.Value, MaxThreshold/scale)
+		}
 		var matched []Metric
 		for _, m := range Headline {
 			if m.Key == t.Key || m.Family == t.Key {

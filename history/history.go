@@ -29,9 +29,13 @@ type Input struct {
 	Title       string
 	Fingerprint string
 	Profile     compare.Profile
-	// Excluded is set, with Why, for an entry marked excluded.
-	Excluded bool
-	Why      string
+	// Runs is the entry's number of runs, over its levels.
+	Runs int
+	// Excluded is set, with Why, for an entry marked excluded, and, with
+	// Unreadable, for one whose statistics could not be read.
+	Excluded   bool
+	Why        string
+	Unreadable string
 	// Values holds each level's per-run values of each headline
 	// statistic (NaN where a run has none).
 	Values map[compare.LevelID]map[string][]float64
@@ -67,6 +71,9 @@ type Entry struct {
 	Title    string `json:"title"`
 	Excluded bool   `json:"excluded"`
 	Why      string `json:"why,omitempty"`
+	// Unreadable says why the entry's statistics could not be read: it
+	// is then excluded without being marked so.
+	Unreadable string `json:"unreadable,omitempty"`
 	// Segment is the index of the segment the entry belongs to (an
 	// excluded entry shows with the segment before it).
 	Segment int `json:"segment"`
@@ -253,12 +260,8 @@ func segment(entries []Input, h *History) []int {
 			prev = e
 		}
 		segOf[i] = max(cur, 0)
-		runs := 0
-		for _, byKey := range e.Values {
-			runs += len(byKey[compare.ErrorRateKey])
-		}
 		h.Entries = append(h.Entries, Entry{ID: e.ID, Time: e.TimeText, Label: e.Label, Title: e.Title,
-			Excluded: e.Excluded, Why: e.Why, Segment: segOf[i], Runs: runs})
+			Excluded: e.Excluded, Why: e.Why, Unreadable: e.Unreadable, Segment: segOf[i], Runs: e.Runs})
 	}
 	return segOf
 }

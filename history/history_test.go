@@ -29,7 +29,7 @@ func entries(n, runs int, ttft func(i, r int) float64, prof func(i int) compare.
 		p := prof(i)
 		in := Input{ID: fmt.Sprintf("%016x", i+1), Time: float64(t0.Add(time.Duration(i) * 24 * time.Hour).Unix()),
 			TimeText: t0.Add(time.Duration(i) * 24 * time.Hour).Format(time.RFC3339), Label: fmt.Sprintf("rev-%d", i),
-			Fingerprint: p.Fingerprint(), Profile: p, Values: map[compare.LevelID]map[string][]float64{level4: {}}}
+			Fingerprint: p.Fingerprint(), Profile: p, Runs: runs, Values: map[compare.LevelID]map[string][]float64{level4: {}}}
 		for _, m := range compare.Headline {
 			var vals []float64
 			for r := 0; r < runs; r++ {

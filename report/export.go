@@ -6,6 +6,7 @@ import (
 	"html/template"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/templates"
 )
 
@@ -27,6 +28,10 @@ func FormatInt(n int64) string { return fmtInt(n) }
 // EscapeMarkdown makes a string from the inputs safe to place in Markdown
 // text or a table cell.
 func EscapeMarkdown(s string) string { return mdEscape(s) }
+
+// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when it
+// is cut. It copies at most n runes, however long s is.
+func Clip(s string, n int) string { return cutRunes(s, n) }
 
 // Code wraps a string from the inputs as inline code, safely.
 func Code(s string) string { return code(s) }
@@ -52,9 +57,11 @@ func Figure(id, alt, caption string, svg []byte) string {
 }
 
 // Page wraps an HTML body in the report's self-contained page: the
-// embedded stylesheet, the title (escaped) and a footer line, which like
-// the body is HTML the caller wrote or escaped.
+// embedded stylesheet, the title (escaped, its control characters written
+// as Go escapes: a file name with a newline stays one line) and a footer
+// line, which like the body is HTML the caller wrote or escaped.
 func Page(title string, body, footer template.HTML) ([]byte, error) {
+	title = controls.Escape(title)
 	var out bytes.Buffer
 	err := pageTemplate.Execute(&out, struct {
 		Title, Version string

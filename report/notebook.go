@@ -208,12 +208,19 @@ func unclosed(rest string) string {
 	return fmt.Sprintf("unclosed cell %q: a cell opened with {{ must close with }} on the same line", cutRunes(rest, 40))
 }
 
-// cutRunes shortens s to at most n runes, ending it with "…" when cut.
+// cutRunes shortens s to at most n runes, ending it with "…" when cut,
+// without converting the whole of s to runes (a summary's title may be
+// tens of megabytes).
 func cutRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	end := 0
+	for k := 0; k < n-1; k++ {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return s[:end] + "…"
 }
 
 // fenceMarker returns the fence (``` or ~~~ run) a line opens or closes with.

@@ -674,8 +674,10 @@ func chartPadLow(a *plot.Axis, logAxis bool, frac float64) {
 		return
 	}
 	if logAxis {
-		if a.Min > 0 {
-			a.Min /= math.Pow(a.Max/a.Min, frac)
+		// Not to zero, which a log axis cannot show (a span of more decades
+		// than float64 has below a subnormal end): then no room at all.
+		if lo := a.Min / math.Pow(a.Max/a.Min, frac); lo > 0 {
+			a.Min = lo
 		}
 		return
 	}
@@ -1285,7 +1287,12 @@ func chartLevelAxis(p *plot.Plot, s *analyze.Summary) {
 	case r.log && v.concurrencyOnly():
 		// Powers of two, the usual concurrency steps.
 		ticks = ticks[:0]
-		for c := 1; float64(c) <= r.hi; c *= 2 {
+		// Up to 2^62: doubling further overflows int.
+		for k := 0; k < 63; k++ {
+			c := 1 << k
+			if float64(c) > r.hi {
+				break
+			}
 			if float64(c) >= r.lo {
 				ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
 			}

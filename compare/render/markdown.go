@@ -108,7 +108,7 @@ func render(in Input, lay layout) string {
 		}
 		var rows [][]string
 		for _, e := range shown {
-			rows = append(rows, []string{e.Label, pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
+			rows = append(rows, []string{report.EscapeMarkdown(e.Label), pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
 		}
 		if len(rows) > 0 {
 			b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
@@ -141,7 +141,7 @@ func render(in Input, lay layout) string {
 		}
 		var tab [][]string
 		for _, lr := range shown {
-			tab = append(tab, []string{lr.Label, lr.Metric.Name, across(lr.Base, lr.Metric.Unit), across(lr.New, lr.Metric.Unit),
+			tab = append(tab, []string{report.EscapeMarkdown(lr.Label), lr.Metric.Name, across(lr.Base, lr.Metric.Unit), across(lr.New, lr.Metric.Unit),
 				compare.ChangeText(lr.Row), pCell(lr.Row, r.Tests), verdictCell(lr.Row)})
 		}
 		if len(tab) > 0 {
@@ -322,14 +322,14 @@ func writeSLO(b *strings.Builder, r *compare.Result) {
 		if !c.Met {
 			out[0] = "no level"
 		} else {
-			out[0] = fmt.Sprintf("**%s** (goodput %s)", c.Level.Label(), across(c.Goodput, "%"))
+			out[0] = fmt.Sprintf("**%s** (goodput %s)", report.EscapeMarkdown(c.Level.Label()), across(c.Goodput, "%"))
 		}
 		out[1], out[2] = "no level", "no level"
 		if c.EveryRun != nil {
-			out[1] = c.EveryRun.Label()
+			out[1] = report.EscapeMarkdown(c.EveryRun.Label())
 		}
 		if c.SomeRun != nil {
-			out[2] = c.SomeRun.Label()
+			out[2] = report.EscapeMarkdown(c.SomeRun.Label())
 		}
 		return out
 	}
@@ -495,10 +495,4 @@ func orDash(s string) string {
 }
 
 // clip shortens a string from the inputs to n runes.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func clip(s string, n int) string { return report.Clip(s, n) }

@@ -86,7 +86,7 @@ func markdown(h *history.History, name string, figures bool) string {
 			if c.Through != "" && c.Through != c.ConfirmedBy {
 				confirmed += " (seen through " + c.Through + ")"
 			}
-			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), c.Label, c.Metric.Name,
+			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), report.EscapeMarkdown(c.Label), c.Metric.Name,
 				fmt.Sprintf("%s %s (%s)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, entries(len(c.Baseline))),
 				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed})
 		}
@@ -112,13 +112,13 @@ func markdown(h *history.History, name string, figures bool) string {
 		if boundary == history.BoundaryIncomparable {
 			boundary = "**not comparable**"
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, s.Fingerprint, boundary, orDash(strings.Join(what, "; "))})
+		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, report.EscapeMarkdown(s.Fingerprint), boundary, orDash(strings.Join(what, "; "))})
 	}
 	b.WriteString(report.Table([]string{"segment", "entries", "first", "last", "fingerprint", "starts with", "what changed"}, rows))
 	b.WriteString("\n")
 
 	if figures {
-		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD, grey rings are excluded entries, vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.\n\n")
+		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.\n\n")
 		level := ""
 		for i, s := range h.Series {
 			if s.Label != level {
@@ -133,7 +133,10 @@ func markdown(h *history.History, name string, figures bool) string {
 	rows = nil
 	for _, e := range h.Entries {
 		status := "included"
-		if e.Excluded {
+		switch {
+		case e.Unreadable != "":
+			status = "left out: " + report.EscapeMarkdown(e.Unreadable)
+		case e.Excluded:
 			status = "excluded: " + report.EscapeMarkdown(e.Why)
 		}
 		rows = append(rows, []string{e.Time, e.ID, report.EscapeMarkdown(clip(e.Label, 60)), strconv.Itoa(e.Segment), strconv.Itoa(e.Runs), status})
@@ -276,10 +279,4 @@ func orDash(s string) string {
 	return s
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func clip(s string, n int) string { return report.Clip(s, n) }

@@ -21,7 +21,10 @@
 //
 // Charts only draw what they are given. Constructors-by-value validate:
 // a NaN or infinite coordinate, or a chart with nothing to draw, is an
-// error, never a silently missing point. The same chart value always
+// error, never a silently missing point. Finite data of any magnitude is
+// drawn: the tickers (Ticks, LogTicks and the date ticks of a Trend) give
+// at most MaxTicks ticks for any range, from ±MaxFloat64 to subnormals,
+// and pad axes without overflowing. The same chart value always
 // renders to the same bytes: fonts are referenced, not embedded, and
 // nothing depends on time or map order.
 package chart
@@ -53,6 +56,17 @@ func checkPoints(what string, pts []Point) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// padded returns lo and hi, a finite range, each moved outwards by frac of
+// the span (frac ≥ 0), without overflow: an end that would pass
+// ±MaxFloat64 stops there.
+func padded(lo, hi, frac float64) (float64, float64) {
+	d := (hi - lo) * frac
+	if math.IsInf(d, 0) {
+		d = (hi/2 - lo/2) * (2 * frac)
+	}
+	return math.Max(lo-d, -math.MaxFloat64), math.Min(hi+d, math.MaxFloat64)
+}
 
 func xys(pts []Point) plotter.XYs {
 	out := make(plotter.XYs, len(pts))

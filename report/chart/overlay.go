@@ -123,6 +123,8 @@ func (o Overlay) SVG() ([]byte, error) {
 		FromZero(&p.Y)
 	}
 	// Room right of the last point for its label.
-	p.X.Max += (p.X.Max - p.X.Min) * 0.08
+	if finite(p.X.Min) && finite(p.X.Max) {
+		_, p.X.Max = padded(p.X.Min, p.X.Max, 0.08)
+	}
 	return Single(p, &legend).SVG()
 }

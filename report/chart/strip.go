@@ -121,5 +121,7 @@ func median(xs []float64) float64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	// Halves first: the sum of two large values overflows. Halving is
+	// exact, so for any other values this is (a + b) / 2 to the bit.
+	return s[n/2-1]/2 + s[n/2]/2
 }

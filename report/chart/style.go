@@ -134,39 +134,68 @@ func LogLabel(label string) string {
 // Ticks places major ticks at multiples of 1, 2 or 5 × 10^k, the step
 // giving closest to six ticks, labelled with no more decimals than the
 // step needs, and a minor tick halfway between them.
+//
+// Any range gets at most MaxTicks ticks, in time independent of the range.
+// A range with a NaN or infinite end gets none. A range that is empty
+// (lo ≥ hi) gets one tick at lo, and a range too narrow for float64 to
+// hold a multiple of a round step inside it (a span of a few units in the
+// last place of its ends) gets its two ends, labelled in full.
 type Ticks struct{}
+
+// MaxTicks is the most ticks, major and minor, Ticks and LogTicks return
+// for any range.
+const MaxTicks = 64
+
+// maxMultiple is the largest |x / step| at which multiples of the step
+// are still exact integers in float64: beyond it consecutive multiples
+// round to the same value.
+const maxMultiple = 1 << 52
 
 // Ticks implements plot.Ticker.
 func (Ticks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+	if !finite(lo) || !finite(hi) {
+		return nil
+	}
+	if !(hi > lo) {
 		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
 	}
-	e0 := int(math.Floor(math.Log10(hi - lo)))
-	step, best := 0.0, math.MaxInt
-	for e := e0 - 2; e <= e0+1; e++ {
-		for _, m := range []float64{1, 2, 5} {
-			st := m * math.Pow(10, float64(e))
-			n := int(math.Floor(hi/st+1e-9) - math.Ceil(lo/st-1e-9) + 1)
-			if d := max(n-6, 6-n); d <= best {
-				step, best = st, d
-			}
+	step := linearStep(lo, hi)
+	if step == 0 {
+		return []plot.Tick{
+			{Value: lo, Label: strconv.FormatFloat(lo, 'g', -1, 64)},
+			{Value: hi, Label: strconv.FormatFloat(hi, 'g', -1, 64)},
 		}
 	}
 	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
-	first := math.Ceil(lo/step-1e-9) * step
+	k := math.Ceil(lo/step - 1e-9)
+	first := k * step
+	// The tolerance for the last tick, unless it overflows (hi near
+	// MaxFloat64): then hi itself.
+	limit := hi + step*1e-9
+	if math.IsInf(limit, 0) {
+		limit = hi
+	}
 	var ticks []plot.Tick
-	for i := 0; ; i++ {
-		v := first + float64(i)*step
-		if v > hi+step*1e-9 {
+	for i := 0; i < MaxTicks/2; i++ {
+		off := float64(i) * step
+		v := first + off
+		if math.IsInf(off, 0) {
+			v = (k + float64(i)) * step // near ±MaxFloat64
+		}
+		if v > limit {
 			break
 		}
 		if v == 0 {
 			v = 0 // no "-0"
 		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+		ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, step, decimals)})
 	}
-	for i := 0; ; i++ {
-		v := first - step/2 + float64(i)*step
+	for i := 0; i < MaxTicks/2; i++ {
+		off := float64(i) * step
+		v := first - step/2 + off
+		if math.IsInf(off, 0) {
+			v = (k + float64(i) - 0.5) * step
+		}
 		if v > hi {
 			break
 		}
@@ -177,35 +206,132 @@ func (Ticks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// linearStep returns the round step (1, 2 or 5 × 10^k) giving closest to
+// six ticks in [lo, hi], a finite range with lo < hi; 0 when no round
+// step has two exact multiples there.
+func linearStep(lo, hi float64) float64 {
+	logSpan := math.Log10(hi - lo)
+	if math.IsInf(hi-lo, 1) {
+		// The span overflows (ends of opposite signs beyond ±MaxFloat64/2).
+		logSpan = math.Log10(hi/2-lo/2) + math.Log10(2)
+	}
+	e0 := int(math.Floor(logSpan))
+	step, best, count := 0.0, math.MaxInt, 0
+	for e := e0 - 2; e <= e0+1; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			st := m * math.Pow(10, float64(e))
+			if !(st > 0) || math.IsInf(st, 0) {
+				continue // under- or overflows
+			}
+			a, b := math.Ceil(lo/st-1e-9), math.Floor(hi/st+1e-9)
+			if !(math.Abs(a) <= maxMultiple && math.Abs(b) <= maxMultiple) {
+				continue
+			}
+			n := int(b - a + 1)
+			if d := max(n-6, 6-n); d <= best {
+				step, best, count = st, d, n
+			}
+		}
+	}
+	if count < 2 {
+		// Too narrow for two multiples of any step (a span of a few ulps).
+		return 0
+	}
+	return step
+}
+
+// tickLabel writes a major tick with the decimals its step needs, or, for
+// a value or step too large or small to write out in full, in exponent
+// form with as many significant digits as the step needs.
+func tickLabel(v, step float64, decimals int) string {
+	if math.Abs(v) < 1e21 && decimals <= 20 {
+		return strconv.FormatFloat(v, 'f', decimals, 64)
+	}
+	digits := 1
+	if v != 0 {
+		digits = int(math.Floor(math.Log10(math.Abs(v)))) - int(math.Floor(math.Log10(step)+1e-9)) + 1
+	}
+	return strconv.FormatFloat(v, 'g', min(max(digits, 1), 17), 64)
+}
+
 // LogTicks is a ticker for log axes: labelled ticks at 1, 2 and 5 × 10^k
 // (only at 10^k when the range spans more than three decades), unlabelled
 // ones at the other multiples. A range that is not positive gets Ticks.
+// A range of more than maxDecades decades gets ticks at powers of ten
+// only, labelled every few decades (see decadeTicks).
 type LogTicks struct{}
+
+// maxDecades is the widest range, in decades, that LogTicks ticks at
+// every multiple of each power of ten (at most 9 ticks a decade).
+const maxDecades = 6
 
 // Ticks implements plot.Ticker.
 func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
 		return Ticks{}.Ticks(lo, hi)
 	}
+	elo, ehi := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	if math.Log10(hi)-math.Log10(lo) > maxDecades {
+		return decadeTicks(lo, hi, elo, ehi)
+	}
 	majors := []int{1, 2, 5}
 	if hi/lo > 1000 {
 		majors = []int{1}
 	}
+	// The tolerance at the top end, unless it overflows.
+	top := hi * (1 + 1e-9)
+	if math.IsInf(top, 0) {
+		top = hi
+	}
 	var ticks []plot.Tick
-	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+	for e := elo; e <= ehi; e++ {
 		for m := 1; m <= 9; m++ {
 			v := float64(m) * math.Pow(10, float64(e))
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+			if v < lo*(1-1e-9) || v > top {
 				continue
 			}
 			t := plot.Tick{Value: v}
 			if slices.Contains(majors, m) {
-				t.Label = strconv.FormatFloat(v, 'f', max(0, -e), 64)
+				t.Label = powerLabel(v, e)
 			}
 			ticks = append(ticks, t)
 		}
 	}
 	return ticks
+}
+
+// decadeTicks ticks a log range of many decades (exponents elo to ehi) at
+// powers of ten: a label every d decades, d the first of 1, 2, 5, 10, 20,
+// 50, ... giving at most seven labels, and an unlabelled tick at the other
+// powers when there are fewer than MaxTicks of them.
+func decadeTicks(lo, hi float64, elo, ehi int) []plot.Tick {
+	d := 1
+	for k := 0; (ehi-elo)/d > 6; k++ {
+		d = []int{2, 5, 10}[k%3] * int(math.Pow10(k/3))
+	}
+	var ticks []plot.Tick
+	for e := elo; e <= ehi; e++ {
+		v := math.Pow(10, float64(e))
+		if v < lo || v > hi {
+			continue
+		}
+		switch {
+		case e%d == 0:
+			ticks = append(ticks, plot.Tick{Value: v, Label: powerLabel(v, e)})
+		case ehi-elo < MaxTicks:
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// powerLabel labels m × 10^e: written out from 10^-20 to 10^20, in
+// exponent form beyond.
+func powerLabel(v float64, e int) string {
+	if e < -20 || e > 20 {
+		return strconv.FormatFloat(v, 'g', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', max(0, -e), 64)
 }
 
 // FromZero makes a non-negative axis start at zero.

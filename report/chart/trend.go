@@ -5,6 +5,7 @@ import (
 	"image/color"
 
 	"math"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -163,8 +164,7 @@ func (t Trend) SVG() ([]byte, error) {
 	if hi-lo < day/24 {
 		lo, hi = lo-day/2, hi+day/2
 	}
-	pad := (hi - lo) * 0.03
-	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Min, p.X.Max = padded(lo, hi, 0.03)
 	p.X.Tick.Marker = dateTicks{}
 	FromZero(&p.Y)
 	f := Single(p, &legend)
@@ -173,15 +173,19 @@ func (t Trend) SVG() ([]byte, error) {
 }
 
 // dateTicks labels a unix-seconds axis in UTC at round steps (hours, days,
-// weeks, months of 30 days, years of 365), the step giving at most seven
-// labels, counted from UTC midnight of 1970-01-01 so the same range always
-// gets the same ticks.
+// weeks, months of 30 days, years of 365, and beyond 6 years 1, 2 or 5 ×
+// 10^k years), the step giving at most seven labels, counted from UTC
+// midnight of 1970-01-01 so the same range always gets the same ticks. A
+// range with a NaN or infinite end gets none.
 type dateTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (dateTicks) Ticks(lo, hi float64) []plot.Tick {
-	const hour, day = 3600.0, 86400.0
-	steps := []float64{hour, 3 * hour, 6 * hour, 12 * hour, day, 2 * day, 7 * day, 14 * day, 30 * day, 91 * day, 365 * day}
+	const hour, day, year = 3600.0, 86400.0, 365 * 86400.0
+	if !finite(lo) || !finite(hi) {
+		return nil
+	}
+	steps := []float64{hour, 3 * hour, 6 * hour, 12 * hour, day, 2 * day, 7 * day, 14 * day, 30 * day, 91 * day, year}
 	step := steps[len(steps)-1]
 	for _, s := range steps {
 		if (hi-lo)/s <= 6 {
@@ -189,13 +193,43 @@ func (dateTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
+	if half := hi/2 - lo/2; half > 3*year {
+		// More than six years: 1, 2 or 5 × 10^k years (halves, so that
+		// the span cannot overflow; 10^k years reaches +Inf, so it ends).
+	outer:
+		for e := 0.0; ; e++ {
+			for _, m := range []float64{1, 2, 5} {
+				if st := m * math.Pow(10, e) * year; half/st <= 3 {
+					step = st
+					break outer
+				}
+			}
+		}
+	}
 	format := "2006-01-02"
 	if step < day {
 		format = "01-02 15:04"
 	}
 	var ticks []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ticks = append(ticks, plot.Tick{Value: v, Label: time.Unix(int64(v), 0).UTC().Format(format)})
+	first := math.Ceil(lo/step) * step
+	for i := 0; i < MaxTicks/4; i++ {
+		v := first + float64(i)*step
+		if v > hi {
+			break
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: dateLabel(v, format)})
 	}
 	return ticks
+}
+
+// Unix times of the years 0001 to 9999, the years a date label can show.
+const minDate, maxDate = -62135596800, 253402300799
+
+// dateLabel writes a unix time as a UTC date in format, or, outside the
+// years 0001 to 9999, as a number of seconds.
+func dateLabel(v float64, format string) string {
+	if v < minDate || v > maxDate {
+		return strconv.FormatFloat(v, 'g', 3, 64) + " s"
+	}
+	return time.Unix(int64(v), 0).UTC().Format(format)
 }

@@ -129,6 +129,11 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"history", t.TempDir()}, "-o OUT is required"},
 		{[]string{"history", t.TempDir(), "-o", filepath.Join(t.TempDir(), "h")}, "not a benchnote archive"},
 		{[]string{"history", t.TempDir(), "-o", "h", "--window", "0"}, "--window 0: at least 1"},
+		{[]string{"history", t.TempDir(), "-o", "h", "--window", "NaN"}, `invalid value "NaN" for flag -window: parse error`},
+		{[]string{"history", t.TempDir(), "-o", "h", "--alpha", "NaN"}, "alpha NaN: expected a number between 0 and 1"},
+		{[]string{"history", t.TempDir(), "-o", "h", "--alpha", "Inf"}, "alpha +Inf: expected a number between 0 and 1"},
+		{[]string{"history", t.TempDir(), "-o", "h", "--threshold", "NaN%"}, `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
+		{[]string{"history", t.TempDir(), "-o", "h", "--threshold", "ttft=1e400%"}, `threshold "ttft=1e400%": "1e400" is not a number from 0 to 1000000`},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCLI(t, tt.args...)
@@ -185,5 +190,32 @@ func TestArchiveModified(t *testing.T) {
 	_, out, _ = runCLI(t, "archive", "list", arch)
 	if !strings.Contains(out, ids[2]+"  -") || !strings.Contains(out, "unreadable") {
 		t.Errorf("list does not show the unreadable entry:\n%s", out)
+	}
+}
+
+// TestHistoryNameIsEscaped: an archive whose name holds a newline and
+// markup cannot forge a heading in history.md or an element in
+// history.html's <title>.
+func TestHistoryNameIsEscaped(t *testing.T) {
+	// "</title>" holds a slash: the archive is a directory in arch.
+	parent := t.TempDir()
+	arch := filepath.Join(parent, "arch\n# forged heading</title><b>")
+	if code, _, errOut := runCLI(t, "archive", "add", simSweepDir(t, 0, 1, 1), "--to", arch); code != 0 {
+		t.Fatalf("archive add: %d %q", code, errOut)
+	}
+	out := filepath.Join(t.TempDir(), "h")
+	if code, _, errOut := runCLI(t, "history", arch, "-o", out); code != 0 {
+		t.Fatalf("history: %d %q", code, errOut)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "history.md"))
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "# forged") {
+			t.Errorf("history.md has a forged line %q", line)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "history.html"))
+	want := "<title>benchnote history: " + parent + `/arch\n# forged heading&lt;/title&gt;&lt;b&gt;</title>`
+	if !bytes.Contains(page, []byte(want)) {
+		t.Errorf("history.html has no %q", want)
 	}
 }

@@ -299,6 +299,14 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{exampleSweep, exampleSweep, "--fail-on", "always"}, `--fail-on "always"`},
 		{[]string{exampleSweep, exampleSweep, "--correct", "bonferroni"}, `correction "bonferroni"`},
 		{[]string{dir, exampleSweep}, "neither a sweep"},
+		// Every float flag refuses NaN, infinities and values out of range.
+		{[]string{exampleSweep, exampleSweep, "--threshold", "NaN%"}, `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
+		{[]string{exampleSweep, exampleSweep, "--threshold", "goodput=infpp"}, `threshold "goodput=infpp": "inf" is not a number from 0 to 1000000`},
+		{[]string{exampleSweep, exampleSweep, "--alpha", "NaN"}, "alpha NaN: expected a number between 0 and 1"},
+		{[]string{exampleSweep, exampleSweep, "--alpha", "-Inf"}, "alpha -Inf: expected a number between 0 and 1"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "NaN"}, "attainment NaN: expected a percentage in (0, 100]"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "+Inf"}, "attainment +Inf: expected a percentage in (0, 100]"},
+		{[]string{exampleSweep, exampleSweep, "--attainment", "101"}, "attainment 101: expected a percentage in (0, 100]"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -321,10 +329,13 @@ func TestCompareStdoutWithoutOutputDir(t *testing.T) {
 
 // syntheticSummary builds a summary of levels × runs from the example
 // sweep: level l (1-based) and run r (0-based) of statistic j take
-// value(l, r, j) times the example's median of that statistic at c4. With
-// fullRuns each run is a copy of an example run with a 2,000-point warm-up
-// trace (the size of a run of a large sweep); otherwise runs carry only
-// their accounting, which is all compare reads of them.
+// value(l, r, j) times the example's median of that statistic at c4 (a
+// percentage at most 100). With fullRuns each run is a copy of an example
+// run with a 2,000-point warm-up trace (the size of a run of a large
+// sweep); otherwise runs carry only their accounting, which is all compare
+// reads of them, and levels no CDFs, length histograms or bucket
+// resolutions, which compare does not read (so that 1,000 levels stay
+// within analyze.MaxSummaryBytes).
 func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func(l, r int, st analyze.AcrossRuns) float64) *analyze.Summary {
 	tb.Helper()
 	ex := exampleSummary(tb)
@@ -336,6 +347,9 @@ func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func
 		lv.Concurrency = l
 		if fullRuns {
 			lv.Concurrency = 1 << (l - 1)
+		} else {
+			lv.CDFTTFT, lv.CDFTPOT, lv.CDFE2E, lv.ServerResolution = nil, nil, nil, nil
+			lv.Workload.PromptHistogram, lv.Workload.OutputHistogram = nil, nil
 		}
 		lv.Runs = nil
 		for r := 1; r <= runs; r++ {
@@ -358,6 +372,10 @@ func syntheticSummary(tb testing.TB, levels, runs int, fullRuns bool, value func
 			st.PerRun = make([]analyze.Num, runs)
 			for r := range st.PerRun {
 				st.PerRun[r] = analyze.Num(float64(proto.Stats[j].Median) * value(l, r, *st))
+				if st.Unit == "%" {
+					// A percentage stays one (DecodeSummary refuses more).
+					st.PerRun[r] = min(st.PerRun[r], 100)
+				}
 				if st.PerRun[r].Valid() {
 					vals = append(vals, float64(st.PerRun[r]))
 				}
@@ -426,7 +444,7 @@ func TestCompareMarkdownCapsErrorRateRises(t *testing.T) {
 	dir := t.TempDir()
 	r := runCompareCLI(t, writeSummary(t, dir, "base", base), writeSummary(t, dir, "new", nw))
 	if r.code != 1 {
-		t.Fatalf("exit %d, want 1 (error-rate rises)", r.code)
+		t.Fatalf("exit %d, want 1 (error-rate rises); stderr %q", r.code, r.stderr)
 	}
 	md := string(r.files[render.MarkdownFile])
 	if c := utf8.RuneCountInString(md); c >= render.MaxMarkdown {
@@ -483,5 +501,33 @@ func TestCompareUsesTheSweepsAttainment(t *testing.T) {
 		if md := string(r.files[render.MarkdownFile]); !strings.Contains(md, tt.want) {
 			t.Errorf("compare %v: compare.md lacks %q (exit %d, %s)", tt.args, tt.want, r.code, r.stderr)
 		}
+	}
+}
+
+// TestCompareNamesAreEscaped: a summary's path holding a newline, markup
+// and a terminal escape cannot forge a heading or a table row in
+// compare.md, or a line or an element in compare.html's <title>.
+func TestCompareNamesAreEscaped(t *testing.T) {
+	s := exampleSummary(t)
+	dir := t.TempDir()
+	base := writeSummary(t, dir, "base\n# forged heading\n| forged | row |", s)
+	nw := writeSummary(t, dir, "new</title><script>x</script>\x1b[31m", s)
+	r := runCompareCLI(t, base, nw)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(string(r.files[render.MarkdownFile]), "\n") {
+		if strings.HasPrefix(line, "# forged") || strings.HasPrefix(line, "| forged") {
+			t.Errorf("compare.md has a forged line %q", line)
+		}
+	}
+	page := string(r.files[render.HTMLFile])
+	start, end := strings.Index(page, "<title>"), strings.Index(page, "</title>")
+	want := "<title>benchnote compare: " + dir + `/base\n# forged heading\n| forged | row |/summary.json → ` + dir + "/new&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;\\x1b[31m/summary.json</title>"
+	if start < 0 || end < start || page[start:end+len("</title>")] != want {
+		t.Errorf("compare.html title\n%s\nwant\n%s", page[start:end+len("</title>")], want)
+	}
+	if strings.Contains(page, "\x1b") || strings.Count(page, "<script") != 0 {
+		t.Error("compare.html holds a raw escape or a script element")
 	}
 }
