@@ -9,6 +9,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +31,10 @@ const hostileKill = 20 * time.Second
 // boundedArgsEnv carries the child's arguments (a JSON array).
 const boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
 
+// boundedRSSEnv names the file the child writes its peak resident memory
+// to, in bytes (see ownPeakRSS).
+const boundedRSSEnv = "BENCHNOTE_BOUNDED_RSS_FILE"
+
 // TestHelperBoundedRun is not a test: it is the child process runBounded
 // starts. It runs benchnote with the arguments in boundedArgsEnv and exits
 // with its exit code.
@@ -40,7 +47,32 @@ func TestHelperBoundedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(enc), &args); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(Run(args, os.Stdout, os.Stderr))
+	code := Run(args, os.Stdout, os.Stderr)
+	if f := os.Getenv(boundedRSSEnv); f != "" {
+		if rss, err := ownPeakRSS(); err == nil {
+			os.WriteFile(f, []byte(strconv.FormatInt(rss, 10)), 0o644)
+		}
+	}
+	os.Exit(code)
+}
+
+// ownPeakRSS is this process's peak resident memory since it started
+// (VmHWM in /proc/self/status), in bytes. The child's getrusage maximum
+// would not do: Go starts a child with vfork, and Linux carries the
+// address space's peak at exec into the child's ru_maxrss, so a child of a
+// test process that has grown large would seem as large.
+func ownPeakRSS() (int64, error) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/self/status")
 }
 
 // bounded is what a bounded run did.
@@ -85,7 +117,8 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperBoundedRun$", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc))
+	rssFile := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc), boundedRSSEnv+"="+rssFile)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -103,7 +136,13 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	case err != nil:
 		t.Fatal(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if own, err := os.ReadFile(rssFile); err == nil {
+		if b.peakRSS, err = strconv.ParseInt(string(own), 10, 64); err != nil {
+			t.Fatalf("peak RSS %q: %v", own, err)
+		}
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// The child did not say (it crashed): its ru_maxrss, which may
+		// hold this process's peak too, errs on the side of failing.
 		b.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
 	}
 	return b
