@@ -33,6 +33,7 @@ const (
 	reasonMissing    = "missing field"
 	reasonBadChunks  = "bad chunk_ms"
 	reasonBadPhase   = "bad phase"
+	reasonOutOfRange = "out of range"
 )
 
 // reqColumn identifies a column benchnote reads from a requests file.
@@ -76,23 +77,33 @@ type requestColumnInfo struct {
 	name     string
 	kind     valueKind
 	required bool
+	// max is the largest value accepted (see ranges.go): a count's, a
+	// number's, each chunk_ms value's; 0 for the text columns. The least
+	// is always 0, which the non-negative check enforces.
+	max int64
 }
 
 var requestColumns = [numReqColumns]requestColumnInfo{
-	colRequestID:        {"request_id", kindID, true},
-	colPromptTokens:     {"prompt_tokens", kindCount, true},
-	colCompletionTokens: {"completion_tokens", kindCount, true},
-	colTTFT:             {"TTFT_ms", kindNumber, true},
-	colE2E:              {"E2E_ms", kindNumber, true},
-	colTRequestSent:     {"t_request_sent", kindUnixTime, false},
-	colTFirstText:       {"t_first_text", kindUnixTime, false},
-	colTLastText:        {"t_last_text", kindUnixTime, false},
-	colStatus:           {"status", kindStatus, false},
-	colMaxTokens:        {"max_tokens", kindCount, false},
-	colTextChunks:       {"text_chunks", kindCount, false},
-	colChunkMs:          {"chunk_ms", kindChunkMs, false},
-	colPhase:            {"phase", kindPhase, false},
+	colRequestID:        {"request_id", kindID, true, 0},
+	colPromptTokens:     {"prompt_tokens", kindCount, true, MaxTokenCount},
+	colCompletionTokens: {"completion_tokens", kindCount, true, MaxTokenCount},
+	colTTFT:             {"TTFT_ms", kindNumber, true, MaxLatencyMs},
+	colE2E:              {"E2E_ms", kindNumber, true, MaxLatencyMs},
+	colTRequestSent:     {"t_request_sent", kindUnixTime, false, MaxUnixSeconds},
+	colTFirstText:       {"t_first_text", kindUnixTime, false, MaxUnixSeconds},
+	colTLastText:        {"t_last_text", kindUnixTime, false, MaxUnixSeconds},
+	colStatus:           {"status", kindStatus, false, 0},
+	// max_tokens is only compared, never summed: clients send huge
+	// sentinels, and any int64 will do.
+	colMaxTokens:  {"max_tokens", kindCount, false, math.MaxInt64},
+	colTextChunks: {"text_chunks", kindCount, false, MaxTokenCount},
+	colChunkMs:    {"chunk_ms", kindChunkMs, false, MaxLatencyMs},
+	colPhase:      {"phase", kindPhase, false, 0},
 }
+
+// The lower ends of the ranges are 0, which the checks for negative
+// values enforce: a range with another lower end needs a check of its own.
+const _ = -uint(MinUnixSeconds) // MinUnixSeconds must be 0
 
 // DefaultMaxRowsPerRun is the default of ReadOptions.MaxRows: far above
 // any run measured against one server, far below what would exhaust memory
@@ -296,11 +307,13 @@ const (
 	probNegative           // below zero
 	probNaNInf             // NaN, ±Inf or out of float64 range
 	probBadPhase           // a phase other than measure, warmup or cooldown
+	probOutOfRange         // finite and not negative, but above the column's max
 )
 
 // valueDiag describes problem p with column c's value got (already
 // rendered: quoted text for CSV, a plain number or "null" for Parquet).
-func (l *requestLayout) valueDiag(path string, line int, c reqColumn, p problem, got string) Diagnostic {
+// v is the value read, used only for probOutOfRange.
+func (l *requestLayout) valueDiag(path string, line int, c reqColumn, p problem, got string, v float64) Diagnostic {
 	name := l.name(c)
 	expected := "a non-negative number"
 	if requestColumns[c].kind == kindCount {
@@ -320,8 +333,32 @@ func (l *requestLayout) valueDiag(path string, line int, c reqColumn, p problem,
 		return l.rowDiag(path, line, c, reasonNaNInf, "%s: expected a finite number, got %s", name, got)
 	case probBadPhase:
 		return l.rowDiag(path, line, c, reasonBadPhase, "%s: expected measure, warmup, cooldown or an empty field, got %s", name, got)
+	case probOutOfRange:
+		return l.rowDiag(path, line, c, reasonOutOfRange, "%s: expected %s, got %s%s", name, rangeText(c), got, millisecondsHint(c, v))
 	}
 	return l.rowDiag(path, line, c, reasonNonNumeric, "%s: expected %s, got %s", name, expected, got)
+}
+
+// rangeText says what column c accepts at most, for a message.
+func rangeText(c reqColumn) string {
+	limit := requestColumns[c].max
+	switch requestColumns[c].kind {
+	case kindUnixTime:
+		return fmt.Sprintf("seconds since the Unix epoch, at most %d (the end of the year 9999)", limit)
+	case kindNumber, kindChunkMs:
+		const msPerDay = 24 * 3600 * 1000
+		return fmt.Sprintf("at most %d (ms, about %d days)", limit, (limit+msPerDay/2)/msPerDay)
+	}
+	return fmt.Sprintf("at most %d", limit)
+}
+
+// millisecondsHint is " (milliseconds?)" when v, out of range in time
+// column c, would be a time from 1970 to 9999 in milliseconds.
+func millisecondsHint(c reqColumn, v float64) string {
+	if requestColumns[c].kind == kindUnixTime && v > MaxUnixSeconds && v <= 1000*MaxUnixSeconds {
+		return " (milliseconds?)"
+	}
+	return ""
 }
 
 // e2eDiag reports E2E_ms < TTFT_ms.
@@ -436,9 +473,9 @@ func parseFloatChecked(s string) (float64, problem) {
 	return v + 0, probNone // + 0 turns -0 into 0
 }
 
-// parseCount parses an integer >= 0, also accepting integral decimals such
-// as "12.0". s must already be trimmed and non-empty.
-func parseCount(s string) (int64, problem) {
+// parseCount parses an integer from 0 to limit, also accepting integral
+// decimals such as "12.0". s must already be trimmed and non-empty.
+func parseCount(s string, limit int64) (int64, problem) {
 	if len(s) <= 18 {
 		var n int64
 		i := 0
@@ -450,12 +487,18 @@ func parseCount(s string) (int64, problem) {
 			n = n*10 + int64(ch-'0')
 		}
 		if i == len(s) {
+			if n > limit {
+				return 0, probOutOfRange
+			}
 			return n, probNone
 		}
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
+		switch {
+		case n < 0:
 			return 0, probNegative
+		case n > limit:
+			return 0, probOutOfRange
 		}
 		return n, probNone
 	}
@@ -463,16 +506,21 @@ func parseCount(s string) (int64, problem) {
 	if pr != probNone {
 		return 0, pr
 	}
-	return floatToCount(v)
+	return floatToCount(v, limit)
 }
 
-// floatToCount converts a finite, non-negative float to a count.
-func floatToCount(v float64) (int64, problem) {
-	if v != math.Trunc(v) {
+// floatToCount converts a finite, non-negative float to a count of at
+// most limit. An integer beyond int64 is out of range when limit is below
+// math.MaxInt64, and not a number the column can hold (non-numeric) when
+// the column takes any int64.
+func floatToCount(v float64, limit int64) (int64, problem) {
+	switch {
+	case v != math.Trunc(v):
 		return 0, probNotInteger
-	}
-	if v >= 1<<63 {
+	case v >= 1<<63 && limit == math.MaxInt64:
 		return 0, probNonNumeric
+	case v >= 1<<63 || int64(v) > limit:
+		return 0, probOutOfRange
 	}
 	return int64(v), probNone
 }

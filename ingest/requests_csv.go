@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 	"strings"
 	"unsafe"
 )
@@ -452,7 +453,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	failed := l.pos[colStatus] >= 0 && StatusFailed(rec[l.pos[colStatus]])
 	zeroTokens := false
 	if s := trimBlanks(rec[l.pos[colCompletionTokens]]); s != "" {
-		n, pr := parseCount(s)
+		n, pr := parseCount(s, requestColumns[colCompletionTokens].max)
 		zeroTokens = pr == probNone && n == 0
 	}
 	if failed || zeroTokens {
@@ -461,6 +462,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 	for j, raw := range rec {
 		c := l.cols[j]
 		var pr problem
+		var v float64 // a number read, for the message when it is out of range
 		switch c {
 		case colExtra:
 			continue
@@ -477,7 +479,13 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 				pr = probBadPhase
 			}
 		case colChunkMs:
-			if !p.parseChunks(raw) {
+			switch p.parseChunks(raw) {
+			case probNone:
+			case probOutOfRange:
+				q.ChunkMs = q.ChunkMs[:chunkMark]
+				return l.rowDiag(p.path, line, colChunkMs, reasonOutOfRange,
+					"%s: expected ';'-separated numbers, each %s, got %s", l.name(colChunkMs), rangeText(colChunkMs), quoteValue(raw)), raw, true
+			default:
 				q.ChunkMs = q.ChunkMs[:chunkMark]
 				return l.rowDiag(p.path, line, colChunkMs, reasonBadChunks,
 					"%s: expected ';'-separated non-negative numbers, got %s", l.name(colChunkMs), quoteValue(raw)), raw, true
@@ -485,7 +493,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		default:
 			s := trimBlanks(raw)
 			info := &requestColumns[c]
-			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount) {
+			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount, uint64(info.max)) {
 				continue
 			}
 			if s == "" {
@@ -496,15 +504,17 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			}
 			if info.kind == kindCount {
 				var n int64
-				if n, pr = parseCount(s); pr == probNone {
+				if n, pr = parseCount(s, info.max); pr == probNone {
 					r.count[c] = n
 				}
 				break
 			}
-			var v float64
 			v, pr = parseNumber(s)
-			if pr == probNaNInf && !info.required && strings.EqualFold(s, "nan") {
+			switch {
+			case pr == probNaNInf && !info.required && strings.EqualFold(s, "nan"):
 				v, pr = math.NaN(), probNone
+			case pr == probNone && v > float64(info.max):
+				pr = probOutOfRange
 			}
 			if pr == probNone {
 				r.num[c] = v
@@ -516,7 +526,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 			if pr != probMissing {
 				got, value = quoteValue(raw), raw
 			}
-			return l.valueDiag(p.path, line, c, pr, got), value, true
+			return l.valueDiag(p.path, line, c, pr, got, v), value, true
 		}
 	}
 	if r.num[colE2E] < r.num[colTTFT] {
@@ -577,25 +587,42 @@ func (p *csvRowParser) appendRow(r *csvRow, line int) {
 	q.N++
 }
 
-// plainDecimal reports whether s is digits, with one '.' among them
-// unless integer is set: a value every number (or count) column accepts.
-// Longer values are left to the full parse, which knows their range.
-func plainDecimal(s string, integer bool) bool {
+// plainDecimal reports whether s is at most 18 digits, with one '.' among
+// them unless integer is set, spelling a value of at most limit: a value
+// every number (or count) column whose range ends at limit accepts. Longer
+// values, and those that may lie past limit, are left to the full parse.
+func plainDecimal(s string, integer bool, limit uint64) bool {
 	if len(s) == 0 || len(s) > 18 {
 		return false
 	}
-	dot, digits := false, 0
+	var mant uint64
+	dot, digits := -1, 0
 	for i := 0; i < len(s); i++ {
 		switch ch := s[i]; {
 		case ch >= '0' && ch <= '9':
+			mant = mant*10 + uint64(ch-'0')
 			digits++
-		case ch == '.' && !dot && !integer:
-			dot = true
+		case ch == '.' && dot < 0 && !integer:
+			dot = i
 		default:
 			return false
 		}
 	}
-	return digits > 0
+	frac := 0
+	if dot >= 0 {
+		frac = len(s) - dot - 1
+	}
+	return digits > 0 && decimalAtMost(mant, frac, limit)
+}
+
+// decimalAtMost reports whether mant / 10^frac (frac at most 19) is at
+// most limit for sure: then so is the float it rounds to, limit being an
+// integer a float64 holds. It reports false when the decimal is above
+// limit, though the float may round down onto it: the caller then leaves
+// the value to ParseFloat.
+func decimalAtMost(mant uint64, frac int, limit uint64) bool {
+	hi, lo := bits.Mul64(limit, pow10u[frac])
+	return hi != 0 || mant <= lo
 }
 
 // forAnalysis sets p up to read a file ForAnalysis: the columns that are
@@ -623,26 +650,30 @@ func quotedNewlineHint(rec []string, line int) string {
 	return ""
 }
 
-// parseChunks appends the ';'-separated numbers of field s to q.ChunkMs;
-// it reports false on a bad element (the caller truncates ChunkMs).
-func (p *csvRowParser) parseChunks(s string) bool {
+// parseChunks appends the ';'-separated numbers of field s to q.ChunkMs.
+// On a bad element it reports the element's problem (probMissing for an
+// empty one), and the caller truncates ChunkMs.
+func (p *csvRowParser) parseChunks(s string) problem {
 	s = trimBlanks(s)
 	if s == "" {
-		return true
+		return probNone
 	}
 	for {
 		elem, rest, more := strings.Cut(s, ";")
 		elem = trimBlanks(elem)
 		if elem == "" {
-			return false
+			return probMissing
 		}
 		v, pr := parseNumber(elem)
+		if pr == probNone && v > float64(requestColumns[colChunkMs].max) {
+			pr = probOutOfRange
+		}
 		if pr != probNone {
-			return false
+			return pr
 		}
 		p.q.ChunkMs = append(p.q.ChunkMs, v)
 		if !more {
-			return true
+			return probNone
 		}
 		s = rest
 	}

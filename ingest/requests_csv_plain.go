@@ -88,9 +88,10 @@ func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
 				return false
 			}
 			c := p.l.cols[j]
+			limit := requestColumns[c].max
 			switch op {
 			case plainCount, plainCheckCount:
-				if frac >= 0 || length > 18 {
+				if frac >= 0 || length > 18 || mant > uint64(limit) {
 					return false
 				}
 				if op == plainCount {
@@ -104,9 +105,12 @@ func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
 				if frac >= 0 {
 					v /= pow10[frac]
 				}
+				if v > float64(limit) {
+					return false
+				}
 				r.num[c] = v
 			case plainCheckNumber:
-				if length > 18 {
+				if length > 18 || !decimalAtMost(mant, max(frac, 0), uint64(limit)) {
 					return false
 				}
 			}
@@ -182,8 +186,9 @@ func plainDecimalAt(line []byte, i int) (mant uint64, length, frac, k int) {
 	return mant, i - start, frac, i
 }
 
-// pow10u holds the powers of ten up to 10^8 as integers.
-var pow10u = [...]uint64{1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000}
+// pow10u holds the powers of ten up to 10^19 as integers.
+var pow10u = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // leadingDigits is how many of the eight bytes of x (the first in the low
 // byte) are ASCII digits before the first that is not.

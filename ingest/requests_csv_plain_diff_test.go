@@ -117,7 +117,11 @@ func reviewNumbers() []string {
 	vals := []string{"", "0", "00", "0.", ".0", ".", "..", "0..", ".5.", "1.2.3", "5.", ".25", "000.000", " 1", "1 ", "\t1",
 		"1\t", "+1", "-0", "-1", "1e3", "1E3", "1e-3", "0x10", "0x1p3", "1_000", "NaN", "nan", "Inf", "+Inf", "infinity",
 		"1\r", "\r1", "\x001", "1\x00", "١", "1" + strings.Repeat("0", 309), strings.Repeat("9", 400),
-		strings.Repeat("0", 400) + "1", "0." + strings.Repeat("0", 400) + "1", strings.Repeat("1", 200) + "." + strings.Repeat("1", 200)}
+		strings.Repeat("0", 400) + "1", "0." + strings.Repeat("0", 400) + "1", strings.Repeat("1", 200) + "." + strings.Repeat("1", 200),
+		// The ends of the ranges: tokens, latencies, Unix times; at, past,
+		// and past as a decimal that rounds down onto them.
+		"1000000000", "1000000001", "1e9", "10000000000", "10000000001", "10000000000.0000009", "10000000000.000002",
+		"253402300799", "253402300800", "253402300799.00001", "253402300799.00003", "1790000000000", "1.797e308"}
 	var runs []string
 	for n := 1; n <= 22; n++ {
 		runs = append(runs, strings.Repeat("9", n), strings.Repeat("0", n-1)+"1", strings.Repeat("1234567890", 3)[:n], strings.Repeat("0", n))
@@ -153,7 +157,7 @@ func TestPlainReviewColumnValues(t *testing.T) {
 			for _, v := range vals {
 				row := maps.Clone(reviewBase)
 				if row[c] = v; c == colTTFT {
-					row[colE2E] = "99999999999999.5"
+					row[colE2E] = "10000000000" // MaxLatencyMs
 				}
 				for _, opts := range reviewOpts {
 					lines++
@@ -167,7 +171,7 @@ func TestPlainReviewColumnValues(t *testing.T) {
 			}
 		}
 	}
-	if taken < lines/10 {
+	if taken < lines/12 { // about 1 in 11: the rest are not plain, or out of range
 		t.Fatalf("parsePlain took %d of %d lines", taken, lines)
 	}
 }
@@ -206,15 +210,27 @@ func TestPlainReviewExact(t *testing.T) {
 		{"a,1,2,3,4,5,6,7,ok", true, true, true, 5},
 		{"a,000000000000000001,2,3,4,5,6,7,ok", true, true, true, 5},                     // a count of 18
 		{"a,0000000000000000001,2,3,4,5,6,7,ok", false, false, true, 5},                  // 19: ParseInt's
-		{"a,1,2,3,4,9007199254740991,6,7,ok", true, true, true, 1<<53 - 1},               // 2^53 − 1
-		{"a,1,2,3,4,9007199254740992,6,7,ok", false, false, true, 1 << 53},               // 2^53: ParseFloat's
-		{"a,1,2,3,4,00900719925474099.1,6,7,ok", true, true, true, 900719925474099.1},    // 19 with a point
-		{"a,1,2,3,4,000900719925474099.1,6,7,ok", false, false, true, 900719925474099.1}, // 20 with a point
-		{"a,1,2,3,4,0009007199254740991,6,7,ok", true, true, true, 1<<53 - 1},            // 19 digits
-		{"a,1,2,3,4,00009007199254740991,6,7,ok", false, false, true, 1<<53 - 1},         // 20
-		{"a,1,2,3,4,1234567890123456.7,6,7,ok", false, false, true, 1234567890123456.7},
-		{"a,1,2,3,4,5,000000000000000012,7,ok", true, true, true, 5},   // checked: 18
-		{"a,1,2,3,4,5,0000000000000000012,7,ok", true, false, true, 5}, // checked: 19
+		{"a,1,2,3,4,900719925.4740991,6,7,ok", true, true, true, 900719925.4740991},      // 2^53 − 1 digits
+		{"a,1,2,3,4,900719925.4740992,6,7,ok", false, false, true, 900719925.4740992},    // 2^53: ParseFloat's
+		{"a,1,2,3,4,00900719925.4740991,6,7,ok", true, true, true, 900719925.4740991},    // 19 with a point
+		{"a,1,2,3,4,000900719925.4740991,6,7,ok", false, false, true, 900719925.4740991}, // 20 with a point
+		{"a,1,2,3,4,0000000001790000000,6,7,ok", true, true, true, 1790000000},           // 19 digits
+		{"a,1,2,3,4,00000000001790000000,6,7,ok", false, false, true, 1790000000},        // 20
+		{"a,1,2,3,4,123456789.01234567,6,7,ok", false, false, true, 123456789.01234567},  // over 2^53
+		{"a,1,2,3,4,253402300799,6,7,ok", true, true, true, MaxUnixSeconds},              // the end of 9999
+		{"a,1,2,3,4,253402300799.00001,6,7,ok", false, false, true, MaxUnixSeconds},      // rounds down onto it
+		{"a,1,2,3,4,253402300800,6,7,ok", false, false, false, 0},                        // past it
+		{"a,1,2,3,4,5,253402300799.00001,7,ok", false, false, true, 5},                   // checked: rounds onto it
+		{"a,1,2,3,4,5,253402300800,7,ok", false, false, false, 0},                        // checked: past it
+		{"a,1000000000,2,3,4,5,6,1000000000,ok", true, true, true, 5},                    // the most tokens
+		{"a,1000000001,2,3,4,5,6,7,ok", false, false, false, 0},                          // past them
+		{"a,1,2,3,4,5,6,1000000001,ok", false, false, false, 0},                          // checked: past them
+		{"a,1,2,3,10000000000,5,6,7,ok", true, true, true, 5},                            // the longest latency
+		{"a,1,2,3,10000000000.0000009,5,6,7,ok", false, false, true, 5},                  // rounds down onto it
+		{"a,1,2,3,10000000000.000002,5,6,7,ok", false, false, false, 0},                  // the next float
+		{"a,1,2,3,10000000001,5,6,7,ok", false, false, false, 0},                         // past it
+		{"a,1,2,3,4,5,000000000000000012,7,ok", true, true, true, 5},                     // checked: 18
+		{"a,1,2,3,4,5,0000000000000000012,7,ok", true, false, true, 5},                   // checked: 19
 		{"a,1,2,3,4,5,6,0000000000000000007,ok", false, false, true, 5},
 		{"a,1,2,3,4,5,6,7.,ok", false, false, true, 5},       // "7." as a count
 		{"a,1,0,4,3,5,6,7,ok", false, false, false, 0},       // zero tokens, E2E < TTFT

@@ -109,15 +109,28 @@ func TestParsePlain(t *testing.T) {
 		{"r,1,2,3,4,5,6,7,é ok,8,9,x", true, true},                // a status in UTF-8
 		{"r,1,2,3,4,5,6,7,ok,8,9,a;b c", true, true},              // the extra column is text
 		{"r,000000000000000001,2,3,4,5,6,7,ok,8,9,x", true, true}, // 18 characters
-		{"r,1,2,3,4,900719925474099.1,6,7,ok,8,9,x", true, true},  // 2^53 − 1 as digits
+		{"r,1,2,3,4,9007199.254740991,6,7,ok,8,9,x", true, true},  // 2^53 − 1 as digits
 		{"r,1,2,3,4,1234567890123456789,6,7,ok,8,9,x", false, false},
-		{"r,1,2,3,4,900719925474099.2,6,7,ok,8,9,x", false, false},  // 2^53: ParseFloat's
+		{"r,1,2,3,4,9007199.254740992,6,7,ok,8,9,x", false, false},  // 2^53: ParseFloat's
 		{"r,1,2,3,4,5,000000000000000012,7,ok,8,9,x", true, true},   // 18 characters
-		{"r,1,2,3,4,5,123456789012345678,7,ok,8,9,x", false, true},  // over 2^53: kept only whole
+		{"r,1,2,3,4,5,12345678.012345678,7,ok,8,9,x", false, true},  // over 2^53: kept only whole
 		{"r,1,2,3,4,5,0000000000000000012,7,ok,8,9,x", true, false}, // 19 characters: checked up to 18
 		{"r,1,2,3,4,5,1234567890123456789,7,ok,8,9,x", false, false},
-		{"r,1,2,3,4,5,6,7,ok,8,123456789012345678,x", true, true},
+		{"r,1,2,3,4,5,6,7,ok,8,000000001000000000,x", true, true},
 		{"r,1,2,3,4,5,6,7,ok,8,1234567890123456789,x", false, false},
+		{"r,1,2,3,4,5,6,7,ok,123456789012345678,9,x", true, true},    // max_tokens: any int64
+		{"r,1000000000,2,3,4,5,6,7,ok,8,9,x", true, true},            // the most tokens
+		{"r,1000000001,2,3,4,5,6,7,ok,8,9,x", false, false},          // out of range
+		{"r,1,2,3,4,5,6,7,ok,8,1000000001,x", false, false},          // checked, out of range
+		{"r,1,2,3,10000000000,5,6,7,ok,8,9,x", true, true},           // the longest latency
+		{"r,1,2,3,10000000001,5,6,7,ok,8,9,x", false, false},         // out of range
+		{"r,1,2,3,10000000000.0000009,5,6,7,ok,8,9,x", false, false}, // rounds to 1e10: ParseFloat's
+		{"r,1,2,3,4,253402300799,6,7,ok,8,9,x", true, true},          // the end of 9999
+		{"r,1,2,3,4,253402300800,6,7,ok,8,9,x", false, false},        // out of range
+		{"r,1,2,3,4,5,253402300799,7,ok,8,9,x", true, true},          // checked at the end of 9999
+		{"r,1,2,3,4,5,253402300800,7,ok,8,9,x", false, false},        // checked, out of range
+		{"r,1,2,3,4,5,253402300799.00001,7,ok,8,9,x", false, false},  // rounds to the end of 9999
+		{"r,1,2,3,4,5,6,1790000000000,ok,8,9,x", false, false},       // milliseconds
 		{"r,0000000000000000001,2,3,4,5,6,7,ok,8,9,x", false, false}, // a count of 19 characters
 		{"r,1.0,2,3,4,5,6,7,ok,8,9,x", false, false},                 // an integral decimal count
 		{"r,1,2,3,4,5,6,7,ok,8,9.0,x", false, false},
@@ -216,7 +229,7 @@ func TestParsePlainRandom(t *testing.T) {
 	// a point is rare).
 	number := func(count bool) string {
 		if rng.IntN(40) > 0 { // mostly plain
-			s := fmt.Sprint(rng.Uint64N(1 << uint(1+rng.IntN(50))))
+			s := fmt.Sprint(rng.Uint64N(1 << uint(1+rng.IntN(40))))
 			if k := rng.IntN(len(s) + 3); k <= len(s) && rng.IntN(map[bool]int{false: 2, true: 20}[count]) == 0 {
 				s = s[:k] + "." + s[k:]
 			}

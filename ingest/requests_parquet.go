@@ -444,7 +444,7 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 	}
 	a := col.arr
 	flags := make([]bool, n)
-	required := requestColumns[c].required
+	required, limit := requestColumns[c].required, requestColumns[c].max
 	switch requestColumns[c].kind {
 	case kindID:
 		if col.ids, err = idColumn(a, flags); err != nil {
@@ -466,9 +466,9 @@ func (col *parquetColumn) decode(pr *parquetRequests, c reqColumn, groups []int,
 			}
 		}
 	case kindCount:
-		col.ints = appendCounts(nil, a, required, flags)
+		col.ints = appendCounts(nil, a, required, limit, flags)
 	case kindNumber, kindUnixTime:
-		col.floats = appendNumbers(nil, a, required, flags)
+		col.floats = appendNumbers(nil, a, required, float64(limit), flags)
 	case kindChunkMs:
 		var ok bool
 		col.offsets, col.floats, ok = appendChunks(make([]int32, 1, n+1), nil, a, flags)
@@ -495,13 +495,16 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 		}
 		a := arrs[c]
 		if c == colChunkMs {
-			if elem, got, bad := chunkProblem(a, i); bad {
+			if elem, got, p := chunkProblem(a, i); p == probOutOfRange {
+				return l.rowDiag(pr.path, line, c, reasonOutOfRange,
+					"%s: expected numbers, each %s, got %s at element %d", l.name(c), rangeText(c), got, elem), got, true
+			} else if p != probNone {
 				return l.rowDiag(pr.path, line, c, reasonBadChunks,
 					"%s: expected non-negative finite numbers, got %s at element %d", l.name(c), got, elem), got, true
 			}
 			continue
 		}
-		if p, got := arrowValueProblem(a, i, c); p != probNone {
+		if p, got, v := arrowValueProblem(a, i, c); p != probNone {
 			failed := q.Status != nil && StatusFailed(q.Status.At(k))
 			if p == probMissing && mayBeEmpty(c, failed, zeroAt(arrs[colCompletionTokens], i)) {
 				// A failed request has no timings or usage to record,
@@ -520,7 +523,7 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 			if p == probMissing {
 				value = ""
 			}
-			return l.valueDiag(pr.path, line, c, p, got), value, true
+			return l.valueDiag(pr.path, line, c, p, got, v), value, true
 		}
 	}
 	if q.E2Ems[k] < q.TTFTms[k] {
@@ -718,31 +721,29 @@ func integerAt(a arrow.Array, i int) (int64, bool) {
 }
 
 // appendCounts appends an integer (or integral float) column. Values that
-// are negative, not integers, too large, or null (or NaN) in a required
+// are negative, not integers, above limit, or null (or NaN) in a required
 // column are flagged; they keep a placeholder value until the row is
 // removed. In an optional column a null or a NaN is -1. With an empty
 // dst, an int64 column is used in place, without a copy (see goAllocator).
-func appendCounts(dst []int64, a arrow.Array, required bool, flags []bool) []int64 {
+func appendCounts(dst []int64, a arrow.Array, required bool, limit int64, flags []bool) []int64 {
 	// Flag from the stored values, before any conversion.
 	switch a := a.(type) {
 	case *array.Int64:
-		flagNegative(a.Int64Values(), flags)
+		flagOutside(a.Int64Values(), limit, flags)
 	case *array.Int32:
-		flagNegative(a.Int32Values(), flags)
+		flagOutside(a.Int32Values(), limit, flags)
 	case *array.Int16:
-		flagNegative(a.Int16Values(), flags)
+		flagOutside(a.Int16Values(), limit, flags)
 	case *array.Int8:
-		flagNegative(a.Int8Values(), flags)
+		flagOutside(a.Int8Values(), limit, flags)
 	case *array.Uint64:
-		for i, v := range a.Uint64Values() {
-			if v > math.MaxInt64 {
-				flags[i] = true
-			}
-		}
+		flagAbove(a.Uint64Values(), limit, flags)
+	case *array.Uint32:
+		flagAbove(a.Uint32Values(), limit, flags)
 	case *array.Float64:
-		flagFloatCounts(a.Float64Values(), required, flags)
+		flagFloatCounts(a.Float64Values(), required, limit, flags)
 	case *array.Float32:
-		flagFloatCounts(a.Float32Values(), required, flags)
+		flagFloatCounts(a.Float32Values(), required, limit, flags)
 	}
 	if a.NullN() > 0 {
 		// What lies under a null is undefined: only the null counts.
@@ -801,16 +802,27 @@ func appendCounts(dst []int64, a arrow.Array, required bool, flags []bool) []int
 	return dst
 }
 
-func flagNegative[T int8 | int16 | int32 | int64](vals []T, flags []bool) {
+// flagOutside flags the values below 0 or above limit (>= 0): one
+// unsigned compare does both.
+func flagOutside[T int8 | int16 | int32 | int64](vals []T, limit int64, flags []bool) {
 	for i, v := range vals {
-		if v < 0 {
+		if uint64(int64(v)) > uint64(limit) {
+			flags[i] = true
+		}
+	}
+}
+
+// flagAbove flags the values above limit (>= 0).
+func flagAbove[T uint32 | uint64](vals []T, limit int64, flags []bool) {
+	for i, v := range vals {
+		if uint64(v) > uint64(limit) {
 			flags[i] = true
 		}
 	}
 }
 
 // flagFloatCounts flags what floatToCount refuses; NaN only when required.
-func flagFloatCounts[T float32 | float64](vals []T, required bool, flags []bool) {
+func flagFloatCounts[T float32 | float64](vals []T, required bool, limit int64, flags []bool) {
 	for i, v := range vals {
 		f := float64(v)
 		if f != f {
@@ -819,7 +831,7 @@ func flagFloatCounts[T float32 | float64](vals []T, required bool, flags []bool)
 			}
 			continue
 		}
-		if _, p := floatToCount(f); p != probNone || f < 0 {
+		if _, p := floatToCount(f, limit); p != probNone || f < 0 {
 			flags[i] = true
 		}
 	}
@@ -838,7 +850,7 @@ func appendFloatCounts[T float32 | float64](dst []int64, vals []T) []int64 {
 	for _, v := range vals {
 		n, p := int64(-1), problem(probNonNumeric)
 		if f := float64(v); f >= 0 {
-			n, p = floatToCount(f)
+			n, p = floatToCount(f, math.MaxInt64)
 		}
 		if p != probNone {
 			n = -1
@@ -849,10 +861,10 @@ func appendFloatCounts[T float32 | float64](dst []int64, vals []T) []int64 {
 }
 
 // appendNumbers appends a numeric (or timestamp) column as float64. Values
-// that are negative or ±Inf are flagged; so are NaN and null in a required
-// column. In an optional column a null is NaN. With an empty dst, a
-// float64 column is used in place, without a copy (see goAllocator).
-func appendNumbers(dst []float64, a arrow.Array, required bool, flags []bool) []float64 {
+// that are negative, above limit or ±Inf are flagged; so are NaN and null
+// in a required column. In an optional column a null is NaN. With an empty
+// dst, a float64 column is used in place, without a copy (see goAllocator).
+func appendNumbers(dst []float64, a arrow.Array, required bool, limit float64, flags []bool) []float64 {
 	base := len(dst)
 	n := a.Len()
 	if _, same := a.(*array.Float64); !same || base > 0 {
@@ -903,13 +915,13 @@ func appendNumbers(dst []float64, a arrow.Array, required bool, flags []bool) []
 	}
 	if required {
 		for i, v := range out {
-			if !(v >= 0 && v <= math.MaxFloat64) {
+			if !(v >= 0 && v <= limit) {
 				flags[i] = true
 			}
 		}
 	} else {
 		for i, v := range out {
-			if v < 0 || v > math.MaxFloat64 {
+			if v < 0 || v > limit {
 				flags[i] = true
 			}
 		}
@@ -926,9 +938,11 @@ func appendAsFloat[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | ui
 
 // appendChunks appends a list column to the flat chunk layout; a null list
 // is a request without chunks. Rows with a null, negative, NaN or ±Inf
-// element are flagged (their chunks stay until the row is removed). It
-// reports false when the layout would outgrow its int32 offsets.
+// element, or one above chunk_ms's range, are flagged (their chunks stay
+// until the row is removed). It reports false when the layout would
+// outgrow its int32 offsets.
 func appendChunks(offsets []int32, ms []float64, col arrow.Array, flags []bool) ([]int32, []float64, bool) {
+	limit := float64(requestColumns[colChunkMs].max)
 	n := col.Len()
 	a, ok := col.(array.ListLike)
 	if !ok || n == 0 { // the null type, or nothing to do
@@ -948,11 +962,11 @@ func appendChunks(offsets []int32, ms []float64, col arrow.Array, flags []bool) 
 	} else {
 		sl := array.NewSlice(a.ListValues(), lo, hi)
 		defer sl.Release()
-		vals = appendNumbers(nil, sl, true, make([]bool, hi-lo))
+		vals = appendNumbers(nil, sl, true, limit, make([]bool, hi-lo))
 	}
 	bad := false
 	for _, v := range vals {
-		if !(v >= 0 && v <= math.MaxFloat64) {
+		if !(v >= 0 && v <= limit) {
 			bad = true
 			break
 		}
@@ -979,7 +993,7 @@ func appendChunks(offsets []int32, ms []float64, col arrow.Array, flags []bool) 
 			break
 		}
 		for _, v := range vals[s-lo : e-lo] {
-			if !(v >= 0 && v <= math.MaxFloat64) {
+			if !(v >= 0 && v <= limit) {
 				flags[i] = true
 			}
 		}
@@ -988,23 +1002,29 @@ func appendChunks(offsets []int32, ms []float64, col arrow.Array, flags []bool) 
 }
 
 // chunkProblem finds the first bad element of list i: its 1-based
-// position and the value rendered.
-func chunkProblem(col arrow.Array, i int) (elem int, got string, bad bool) {
+// position, the value rendered, and probOutOfRange when it is a finite
+// number above chunk_ms's range (another problem for any other bad value,
+// probNone when there is none).
+func chunkProblem(col arrow.Array, i int) (elem int, got string, p problem) {
 	a, ok := col.(array.ListLike)
 	if !ok || a.IsNull(i) {
-		return 0, "", false
+		return 0, "", probNone
 	}
+	limit := float64(requestColumns[colChunkMs].max)
 	vals := a.ListValues()
 	lo, hi := a.ValueOffsets(i)
 	for k := lo; k < hi; k++ {
 		if nullAt(vals, int(k)) {
-			return int(k-lo) + 1, "null", true
+			return int(k-lo) + 1, "null", probMissing
 		}
-		if v, text := numberAt(vals, int(k)); !(v >= 0 && v <= math.MaxFloat64) {
-			return int(k-lo) + 1, text, true
+		switch v, text := numberAt(vals, int(k)); {
+		case v > limit && v <= math.MaxFloat64:
+			return int(k-lo) + 1, text, probOutOfRange
+		case !(v >= 0 && v <= limit):
+			return int(k-lo) + 1, text, probNonNumeric
 		}
 	}
-	return 0, "", false
+	return 0, "", probNone
 }
 
 // numberAt returns value i of a numeric or timestamp array as a float and
@@ -1017,7 +1037,7 @@ func numberAt(a arrow.Array, i int) (float64, string) {
 		v := float64(a.Value(i))
 		return v, strconv.FormatFloat(v, 'g', -1, 32)
 	case *array.Timestamp:
-		s := appendNumbers(nil, array.NewSlice(a, int64(i), int64(i+1)), false, make([]bool, 1))[0]
+		s := appendNumbers(nil, array.NewSlice(a, int64(i), int64(i+1)), false, math.MaxFloat64, make([]bool, 1))[0]
 		return s, strconv.FormatInt(int64(a.Value(i)), 10)
 	case *array.Uint64:
 		return float64(a.Value(i)), strconv.FormatUint(a.Value(i), 10)
@@ -1026,50 +1046,63 @@ func numberAt(a arrow.Array, i int) (float64, string) {
 	return float64(v), strconv.FormatInt(v, 10)
 }
 
-// arrowValueProblem checks value i of the column holding c.
-func arrowValueProblem(a arrow.Array, i int, c reqColumn) (problem, string) {
+// arrowValueProblem checks value i of the column holding c. It returns
+// the problem, the value as text and, for probOutOfRange, as a number
+// (NaN for a timestamp, whose text names its unit: no hint at
+// milliseconds).
+func arrowValueProblem(a arrow.Array, i int, c reqColumn) (problem, string, float64) {
 	info := requestColumns[c]
 	if nullAt(a, i) {
 		if info.required {
-			return probMissing, "null"
+			return probMissing, "null", 0
 		}
-		return probNone, ""
+		return probNone, "", 0
 	}
 	switch info.kind {
 	case kindID:
 		if s, ok := stringAt(a, i); ok && s == "" {
-			return probMissing, `""`
+			return probMissing, `""`, 0
 		}
-		return probNone, ""
+		return probNone, "", 0
 	case kindStatus, kindChunkMs:
-		return probNone, ""
+		return probNone, "", 0
 	case kindPhase:
 		if s, ok := stringAt(a, i); ok {
 			if _, valid := ParsePhase(s); !valid {
-				return probBadPhase, quoteValue(s)
+				return probBadPhase, quoteValue(s), 0
 			}
 		}
-		return probNone, ""
+		return probNone, "", 0
 	}
 	v, text := numberAt(a, i)
 	isFloat := arrow.IsFloating(a.DataType().ID())
 	switch {
 	case math.IsNaN(v) && !info.required:
-		return probNone, ""
+		return probNone, "", 0
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return probNaNInf, text
+		return probNaNInf, text, 0
 	case v < 0:
-		return probNegative, text
+		return probNegative, text, 0
 	case info.kind != kindCount:
-		return probNone, ""
-	case !isFloat:
-		if u, ok := a.(*array.Uint64); ok && u.Value(i) > math.MaxInt64 {
-			return probNonNumeric, text
+		if v > float64(info.max) {
+			if ts, ok := a.DataType().(*arrow.TimestampType); ok {
+				text, v = text+" "+ts.Unit.String(), math.NaN()
+			}
+			return probOutOfRange, text, v
 		}
-		return probNone, ""
+		return probNone, "", 0
+	case !isFloat:
+		n, ok := integerAt(a, i)
+		switch {
+		case !ok && info.max == math.MaxInt64:
+			return probNonNumeric, text, 0 // beyond int64
+		case !ok || n > info.max:
+			return probOutOfRange, text, v
+		}
+		return probNone, "", 0
 	}
-	_, p := floatToCount(v)
-	return p, text
+	_, p := floatToCount(v, info.max)
+	return p, text, v
 }
 
 // zeroAt reports whether value i of a numeric column is present and 0.

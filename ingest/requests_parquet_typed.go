@@ -386,7 +386,7 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		if err := d.decodeInts(page[:read]); err != nil {
 			return true, err
 		}
-		if !c.dictVouches(d) && !countsValid(page[:read]) {
+		if !c.dictVouches(d) && !countsValid(page[:read], info.max) {
 			v.bad = true
 		}
 		if read < levels {
@@ -399,7 +399,7 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 		if err := d.decodeFloats(page[:read]); err != nil {
 			return true, err
 		}
-		if !c.dictVouches(d) && !numbersValid(page[:read], info.required) {
+		if !c.dictVouches(d) && !numbersValid(page[:read], info.required, float64(info.max)) {
 			v.bad = true
 		}
 		if read < levels {
@@ -471,9 +471,9 @@ func (c *columnFill) dictVouches(d *chunkDecoder) bool {
 	if c.checkedGen != d.dictGen {
 		switch d.phys {
 		case parquet.Types.Int64:
-			c.dictValid = countsValid(d.dictInts)
+			c.dictValid = countsValid(d.dictInts, c.info.max)
 		case parquet.Types.Double:
-			c.dictValid = numbersValid(d.dictFloats, c.info.required)
+			c.dictValid = numbersValid(d.dictFloats, c.info.required, float64(c.info.max))
 		default:
 			c.dictValid = false
 		}
@@ -482,11 +482,12 @@ func (c *columnFill) dictVouches(d *chunkDecoder) bool {
 	return c.dictValid
 }
 
-// countsValid reports whether no count of xs is negative.
-func countsValid(xs []int64) bool {
+// countsValid reports whether every count of xs lies from 0 to limit
+// (>= 0): one unsigned compare checks both ends.
+func countsValid(xs []int64, limit int64) bool {
 	ok := true
 	for _, x := range xs {
-		if x < 0 {
+		if uint64(x) > uint64(limit) {
 			ok = false
 		}
 	}
@@ -494,18 +495,18 @@ func countsValid(xs []int64) bool {
 }
 
 // numbersValid reports whether every number of xs (none null) is one a
-// number column may hold: see validNumber.
-func numbersValid(xs []float64, required bool) bool {
+// number column whose range ends at limit may hold: see validNumber.
+func numbersValid(xs []float64, required bool, limit float64) bool {
 	ok := true
 	if required {
 		for _, x := range xs {
-			if !(x >= 0 && x <= math.MaxFloat64) {
+			if !(x >= 0 && x <= limit) {
 				ok = false
 			}
 		}
 	} else {
 		for _, x := range xs {
-			if x < 0 || x > math.MaxFloat64 {
+			if x < 0 || x > limit {
 				ok = false
 			}
 		}
@@ -664,8 +665,8 @@ func (c *columnFill) add(levels, read int, defs []int16, ints []int64, int32s []
 			default:
 				x = int64(int32s[k])
 			}
-			if x < 0 && !null {
-				v.bad = true
+			if uint64(x) > uint64(info.max) && !null {
+				v.bad = true // below 0 or above the range
 			}
 			v.ints = append(v.ints, x)
 		case kindNumber, kindUnixTime:
@@ -751,7 +752,7 @@ func (c *columnFill) appendTyped(levels, read int, defs []int16, ints []int64, f
 	case info.kind == kindCount && ints != nil:
 		page := extend(&v.ints, levels)
 		copy(page, ints[:read])
-		if !countsValid(page[:read]) {
+		if !countsValid(page[:read], info.max) {
 			v.bad = true
 		}
 		if read < levels {
@@ -760,7 +761,7 @@ func (c *columnFill) appendTyped(levels, read int, defs []int16, ints []int64, f
 	case (info.kind == kindNumber || info.kind == kindUnixTime) && floats != nil:
 		page := extend(&v.floats, levels)
 		copy(page, floats[:read])
-		if !numbersValid(page[:read], info.required) {
+		if !numbersValid(page[:read], info.required, float64(info.max)) {
 			v.bad = true
 		}
 		if read < levels {
@@ -787,14 +788,14 @@ func (c *columnFill) markMissing(row int) {
 	c.v.missing[row] = true
 }
 
-// validNumber reports whether x, not null, is a value a number column of
-// kind info may hold: finite and not negative when it is required, not
-// negative and not +Inf (NaN allowed) when it is optional.
+// validNumber reports whether x, not null, is a value the number column
+// info may hold: from 0 to info.max when it is required; from 0 to
+// info.max, or NaN, when it is optional.
 func validNumber(info requestColumnInfo, x float64) bool {
 	if info.required {
-		return x >= 0 && x <= math.MaxFloat64
+		return x >= 0 && x <= float64(info.max)
 	}
-	return !(x < 0 || x > math.MaxFloat64)
+	return !(x < 0 || x > float64(info.max))
 }
 
 // byteString views b as a string, without a copy.

@@ -270,6 +270,12 @@ func TestTypedParquetMatchesPqarrow(t *testing.T) {
 		{"infinite send time", withValue(base, "t_request_sent", 6, math.Inf(1)), false},
 		{"negative optional time", withValue(base, "t_first_text", 6, -2.0), false},
 		{"E2E below TTFT", withValue(base, "E2E_ms", 6, 1.0), false},
+		{"prompt at its bound", withValue(base, "prompt_tokens", 6, int64(MaxTokenCount)), true},
+		{"prompt past its bound", withValue(base, "prompt_tokens", 6, int64(MaxTokenCount+1)), false},
+		{"E2E at its bound", withValue(base, "E2E_ms", 6, float64(MaxLatencyMs)), true},
+		{"E2E past its bound", withValue(base, "E2E_ms", 6, math.Nextafter(MaxLatencyMs, math.Inf(1))), false},
+		{"send time in milliseconds", withValue(base, "t_request_sent", 6, 1.79e12), false},
+		{"text chunks past their bound", withValue(base, "text_chunks", 6, int64(MaxTokenCount+1)), false},
 		{"empty id", withValue(base, "request_id", 6, ""), false},
 		{"null id", withValue(base, "request_id", 6, nil), false},
 		{"null prompt", withValue(base, "prompt_tokens", 6, nil), false},
@@ -326,9 +332,9 @@ func TestTypedParquetRandom(t *testing.T) {
 			i := rng.IntN(n)
 			switch c.typ.ID() {
 			case arrow.INT64:
-				c.vals[i] = []any{nil, int64(0), int64(-3), int64(7)}[rng.IntN(4)]
+				c.vals[i] = []any{nil, int64(0), int64(-3), int64(7), int64(MaxTokenCount), int64(MaxTokenCount + 1)}[rng.IntN(6)]
 			case arrow.FLOAT64:
-				c.vals[i] = []any{nil, math.NaN(), -1.0, 0.0, 1e9, math.Inf(1)}[rng.IntN(6)]
+				c.vals[i] = []any{nil, math.NaN(), -1.0, 0.0, 1e9, math.Inf(1), 1e10, 1e10 + 1, 1.797e308, 1.79e12}[rng.IntN(10)]
 			case arrow.STRING:
 				c.vals[i] = []any{nil, "", "r1", "error: timeout", "ok"}[rng.IntN(5)]
 			}

@@ -248,16 +248,16 @@ func TestReadRequestsCSVRows(t *testing.T) {
 			want: &row{ID: "a"}},
 		{name: "negative zero", header: req, line: "a,0,0,-0,0",
 			want: &row{ID: "a"}},
-		{name: "long decimal", header: req, line: "a,1,1,0.1000000000000000055511151231257827,12345678901234567890.5",
-			want: &row{ID: "a", P: 1, C: 1, T: 0.1, E: 12345678901234567890.5}},
+		{name: "long decimal", header: req, line: "a,1,1,0.1000000000000000055511151231257827,1234567890.12345678901234567890",
+			want: &row{ID: "a", P: 1, C: 1, T: 0.1, E: 1234567890.12345678901234567890}},
 		{name: "non-numeric ttft", header: req, line: "a,1,2,abc,5",
 			diag: &Diagnostic{Column: 4, ColumnName: "TTFT_ms", Reason: "non-numeric", Message: `TTFT_ms: expected a non-negative number, got "abc"`}},
 		{name: "non-integer count", header: req, line: "a,1.5,2,3,5",
 			diag: &Diagnostic{Column: 2, ColumnName: "prompt_tokens", Reason: "non-numeric", Message: `prompt_tokens: expected an integer, got "1.5"`}},
 		{name: "non-numeric count", header: req, line: "a,1,two,3,5",
 			diag: &Diagnostic{Column: 3, ColumnName: "completion_tokens", Reason: "non-numeric", Message: `completion_tokens: expected a non-negative integer, got "two"`}},
-		{name: "count too large", header: req, line: "a,99999999999999999999,2,3,5",
-			diag: &Diagnostic{Column: 2, ColumnName: "prompt_tokens", Reason: "non-numeric", Message: `prompt_tokens: expected a non-negative integer, got "99999999999999999999"`}},
+		{name: "count beyond int64", header: req, line: "a,99999999999999999999,2,3,5",
+			diag: &Diagnostic{Column: 2, ColumnName: "prompt_tokens", Reason: "out of range", Message: `prompt_tokens: expected at most 1000000000, got "99999999999999999999"`}},
 		{name: "negative count", header: req, line: "a,1,-3,3,5",
 			diag: &Diagnostic{Column: 3, ColumnName: "completion_tokens", Reason: "negative", Message: `completion_tokens: expected a non-negative integer, got "-3"`}},
 		{name: "negative float count", header: req, line: "a,-3.0,1,3,5",
@@ -825,7 +825,7 @@ func TestReadRequestsParquetArrowTypes(t *testing.T) {
 	dictStr := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 	fields := []arrow.Field{
 		{Name: "Request_Id", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "prompt_tokens", Type: arrow.PrimitiveTypes.Uint32},
+		{Name: "prompt_tokens", Type: arrow.PrimitiveTypes.Uint32}, // 1e9, the most tokens, at row 1
 		{Name: "completion_tokens", Type: arrow.PrimitiveTypes.Int16},
 		{Name: "ttft_MS", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "e2e_ms", Type: arrow.PrimitiveTypes.Uint64},
@@ -839,7 +839,7 @@ func TestReadRequestsParquetArrowTypes(t *testing.T) {
 		{Name: "nested", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32})},
 	}
 	rec := reqRecordFromJSON(t, fields, `[
-		{"Request_Id": 7, "prompt_tokens": 4000000000, "completion_tokens": 300, "ttft_MS": 5, "e2e_ms": 6,
+		{"Request_Id": 7, "prompt_tokens": 1000000000, "completion_tokens": 300, "ttft_MS": 5, "e2e_ms": 6,
 		 "t_request_sent": 1793613600125, "t_first_text": 1793613600125250, "status": "ok", "max_tokens": 64,
 		 "text_chunks": 2, "chunk_ms": [5, 6], "gpu": "L40S", "nested": {"x": 1}},
 		{"Request_Id": 8, "prompt_tokens": 1, "completion_tokens": 0, "ttft_MS": 0, "e2e_ms": 0,
@@ -888,7 +888,7 @@ func reqCheckArrowTypes(t *testing.T, data []byte, batch int) {
 		N:                3,
 		SourceRow:        []int32{1, 2, 6},
 		IDs:              StringColumnOf("7", "8", "12"),
-		PromptTokens:     []int64{4000000000, 1, 2},
+		PromptTokens:     []int64{1000000000, 1, 2},
 		CompletionTokens: []int64{300, 0, 1},
 		TTFTms:           []float64{5, 0, 1},
 		E2Ems:            []float64{6, 0, 2},
@@ -1137,7 +1137,7 @@ func TestReadRequestsParquetFileErrors(t *testing.T) {
 
 // --- Fuzzing --------------------------------------------------------------
 
-var reqReasons = []string{"non-numeric", "negative", "nan/inf", "e2e < ttft", "duplicate request_id", "missing field", "bad chunk_ms"}
+var reqReasons = []string{"non-numeric", "negative", "nan/inf", "e2e < ttft", "duplicate request_id", "missing field", "bad chunk_ms", "out of range"}
 
 func FuzzReadRequestsCSV(f *testing.F) {
 	for _, name := range []string{"ok.csv", "bom_crlf.csv", "bad_rows.csv"} {
@@ -1189,7 +1189,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			t.Fatalf("optional column of length %d, N %d", len(s), q.N)
 		}
 		for _, v := range s {
-			if !math.IsNaN(v) && !(v >= 0 && v <= math.MaxFloat64) {
+			if !math.IsNaN(v) && !(v >= 0 && v <= MaxUnixSeconds) {
 				t.Fatalf("bad time %v", v)
 			}
 		}
@@ -1204,6 +1204,11 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			}
 		}
 	}
+	for _, v := range q.TextChunks {
+		if v > MaxTokenCount {
+			t.Fatalf("text_chunks %d out of range", v)
+		}
+	}
 	if q.Status != nil && q.Status.Len() != q.N {
 		t.Fatalf("status of length %d", q.Status.Len())
 	}
@@ -1213,14 +1218,14 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			t.Fatalf("row %d: empty or repeated id %q", i, q.ID(i))
 		}
 		seen[q.ID(i)] = true
-		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 {
-			t.Fatalf("row %d: negative count", i)
+		if q.PromptTokens[i] < 0 || q.CompletionTokens[i] < 0 || q.PromptTokens[i] > MaxTokenCount || q.CompletionTokens[i] > MaxTokenCount {
+			t.Fatalf("row %d: tokens %d, %d", i, q.PromptTokens[i], q.CompletionTokens[i])
 		}
 		failed := q.Status != nil && StatusFailed(q.Status.At(i))
 		if (failed || q.CompletionTokens[i] == 0) && (math.IsNaN(q.TTFTms[i]) || math.IsNaN(q.E2Ems[i])) {
 			// A failed request, and a successful one with no output token,
 			// may have no timings (docs/input-format.md).
-		} else if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= math.MaxFloat64) {
+		} else if !(q.TTFTms[i] >= 0 && q.E2Ems[i] >= q.TTFTms[i] && q.E2Ems[i] <= MaxLatencyMs) {
 			t.Fatalf("row %d: TTFT %v E2E %v", i, q.TTFTms[i], q.E2Ems[i])
 		}
 		if i > 0 && q.SourceRow[i] <= q.SourceRow[i-1] || q.SourceRow[i] < 1 {
@@ -1237,7 +1242,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 			}
 		}
 		for _, v := range q.ChunkMs {
-			if !(v >= 0 && v <= math.MaxFloat64) {
+			if !(v >= 0 && v <= MaxLatencyMs) {
 				t.Fatalf("bad chunk %v", v)
 			}
 		}
@@ -1375,7 +1380,7 @@ func TestReadRequestsParquetMoreTypes(t *testing.T) {
 	}
 	const f = "run/requests.parquet"
 	reqCheckDiags(t, rf.Excluded, []Diagnostic{
-		reqWarn(f, 2, 2, "prompt_tokens", "non-numeric", `prompt_tokens: expected a non-negative integer, got 18446744073709551615`),
+		reqWarn(f, 2, 2, "prompt_tokens", "out of range", `prompt_tokens: expected at most 1000000000, got 18446744073709551615`),
 		reqWarn(f, 3, 3, "completion_tokens", "non-numeric", `completion_tokens: expected an integer, got 2.5`),
 		reqWarn(f, 4, 3, "completion_tokens", "negative", `completion_tokens: expected a non-negative integer, got -1`),
 		reqWarn(f, 5, 4, "TTFT_ms", "negative", `TTFT_ms: expected a non-negative number, got -10`),
@@ -1470,17 +1475,21 @@ func TestAppendCountsFlags(t *testing.T) {
 		name      string
 		a         arrow.Array
 		required  bool
+		limit     int64
 		want      []int64
 		wantFlags []bool
 	}{
-		{"float optional", floats, false, []int64{1, -1, -1, -1, 3, -1}, []bool{false, false, true, true, false, false}},
-		{"float required", floats, true, []int64{1, -1, -1, -1, 3, -1}, []bool{false, true, true, true, false, true}},
-		{"int optional", ints, false, []int64{5, -1, -1}, []bool{false, true, false}},
-		{"int required", ints, true, []int64{5, -1, -1}, []bool{false, true, true}},
+		{"float optional", floats, false, math.MaxInt64, []int64{1, -1, -1, -1, 3, -1}, []bool{false, false, true, true, false, false}},
+		{"float required", floats, true, math.MaxInt64, []int64{1, -1, -1, -1, 3, -1}, []bool{false, true, true, true, false, true}},
+		{"float required, at most 2", floats, true, 2, []int64{1, -1, -1, -1, 3, -1}, []bool{false, true, true, true, true, true}},
+		{"int optional", ints, false, math.MaxInt64, []int64{5, -1, -1}, []bool{false, true, false}},
+		{"int required", ints, true, math.MaxInt64, []int64{5, -1, -1}, []bool{false, true, true}},
+		{"int required, at most 5", ints, true, 5, []int64{5, -1, -1}, []bool{false, true, true}},
+		{"int optional, at most 4", ints, false, 4, []int64{5, -1, -1}, []bool{true, true, false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			flags := make([]bool, tt.a.Len())
-			got := appendCounts([]int64{42}, tt.a, tt.required, flags)
+			got := appendCounts([]int64{42}, tt.a, tt.required, tt.limit, flags)
 			if !slices.Equal(got, append([]int64{42}, tt.want...)) || !slices.Equal(flags, tt.wantFlags) {
 				t.Errorf("got %v flags %v, want %v flags %v", got[1:], flags, tt.want, tt.wantFlags)
 			}

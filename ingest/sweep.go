@@ -936,11 +936,12 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 }
 
 // ParseTime accepts an RFC 3339 time or unix seconds (with an optional
-// fraction) from 1970 to the end of 9999 and returns it in UTC.
+// fraction) from 1970 to the end of 9999 (MinUnixSeconds to
+// MaxUnixSeconds) and returns it in UTC.
 func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > maxUnixSeconds {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < MinUnixSeconds || f > MaxUnixSeconds {
 			return time.Time{}, fmt.Errorf("time %q out of range", s)
 		}
 		sec, frac := math.Modf(f)
@@ -950,14 +951,13 @@ func ParseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("time %q: expected RFC 3339 or unix seconds", s)
 	}
-	if t.Unix() < 0 {
+	// An offset can carry a time of 9999 into 10000 in UTC; a fraction
+	// of the last second lies past MaxUnixSeconds, as it does in seconds.
+	if sec := t.Unix(); sec < MinUnixSeconds || sec > MaxUnixSeconds || sec == MaxUnixSeconds && t.Nanosecond() > 0 {
 		return time.Time{}, fmt.Errorf("time %q out of range", s)
 	}
 	return t.UTC(), nil
 }
-
-// maxUnixSeconds is the last second of the year 9999.
-const maxUnixSeconds = 253402300799
 
 func unknownKey(file string, k *yaml.Node, parent string) Diagnostic {
 	name := k.Value

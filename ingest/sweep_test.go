@@ -39,6 +39,18 @@ func TestParseTime(t *testing.T) {
 		{"1793613600.5", time.Unix(1793613600, 500_000_000).UTC(), false},
 		{"yesterday", time.Time{}, true},
 		{"-5", time.Time{}, true},
+		// From 1970 to the end of 9999 (MinUnixSeconds to MaxUnixSeconds).
+		{"0", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"1970-01-01T00:00:00Z", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"1970-01-01T00:30:00+01:00", time.Time{}, true},
+		{"253402300799", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), false},
+		{"253402300799.5", time.Time{}, true},
+		{"253402300800", time.Time{}, true},
+		{"9999-12-31T23:59:59Z", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), false},
+		{"9999-12-31T23:59:59.5Z", time.Time{}, true},
+		{"9999-12-31T23:59:58.5Z", time.Date(9999, 12, 31, 23, 59, 58, 500_000_000, time.UTC), false},
+		{"9999-12-31T23:59:59-01:00", time.Time{}, true}, // 10000-01-01T00:59:59Z
+		{"1e300", time.Time{}, true},
 	}
 	for _, tt := range tests {
 		got, err := ParseTime(tt.in)

@@ -59,6 +59,8 @@ var corpusCases = map[string]corpusWant{
 		"nan/inf", 13},
 	"csv-e2e-below-ttft": {1, 0, `c1/r1/requests.csv:2:5: warning: E2E_ms: expected at least TTFT_ms (50), got 40`,
 		"e2e < ttft", 10},
+	"csv-out-of-range": {1, 0, `c1/r1/requests.csv:2:5: warning: E2E_ms: expected at most 10000000000 (ms, about 116 days), got "1.797e308"`,
+		"out of range", 12},
 	"csv-duplicate-ids": {1, 0, `c1/r1/requests.csv:3:1: warning: request_id: expected a unique id, got "a", already on line 2`,
 		"duplicate request_id", 12},
 	"csv-non-utf8": {2, 0, "", "", 10},
