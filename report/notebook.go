@@ -194,8 +194,8 @@ func (c *columns) at(i int) int {
 }
 
 // renderNotebook evaluates every cell of the notebook and returns Markdown.
-// With ctx.limits, the notebook's size, its cells and what they render
-// are bounded.
+// With ctx.limits, the notebook's size, its Markdown (see checkMarkdown),
+// its cells and what they render are bounded.
 func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byte, error) {
 	if len(bytes.TrimSpace(nb)) == 0 {
 		return nil, &NotebookError{[]error{fmt.Errorf("%s:1:1: the notebook is empty: nothing to render (write prose and cells such as {{headline}} or {{table headline}})", name)}}
@@ -237,10 +237,19 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 		}
 		return ""
 	}
+	// guard checks the Markdown goldmark will render, written by the
+	// notebook for report.html.
+	var guard *markdownGuard
+	if lim.bounded() && tgt == targetHTML {
+		guard = newMarkdownGuard(lim)
+	}
 	line := 0
 	// emit writes lines of Markdown for the current line, by a cell or not.
 	emit := func(s string, cell bool) {
 		out.WriteString(s)
+		if guard != nil {
+			guard.text(s, line, cell)
+		}
 	}
 	fence := ""
 	swallowBlank := false
@@ -341,6 +350,11 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 	}
 	if err := probs.err(); err != nil {
 		return nil, err
+	}
+	if guard != nil {
+		if err := guard.err(name); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.footnotes) > 0 {
 		out.WriteString("\n")
