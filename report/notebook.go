@@ -22,7 +22,7 @@ import (
 // or level, a cell opened with {{ and not closed on its line, an empty
 // notebook — is an error naming the notebook line and column, with a
 // suggestion when a known name is close; all of them are reported at
-// once.
+// once. A notebook given by the user is also bounded: see limits.go.
 
 var cellPattern = regexp.MustCompile(`\{\{\s*(.*?)\s*\}\}`)
 
@@ -194,8 +194,9 @@ func (c *columns) at(i int) int {
 }
 
 // renderNotebook evaluates every cell of the notebook and returns Markdown.
-// With ctx.limits, the notebook's size, its Markdown (see checkMarkdown),
-// its cells and what they render are bounded.
+// With ctx.limits, the notebook's size, its cells, what they render and,
+// for report.html, the Markdown goldmark will parse (markdownGuard) are
+// bounded.
 func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byte, error) {
 	if len(bytes.TrimSpace(nb)) == 0 {
 		return nil, &NotebookError{[]error{fmt.Errorf("%s:1:1: the notebook is empty: nothing to render (write prose and cells such as {{headline}} or {{table headline}})", name)}}
