@@ -9,6 +9,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -25,8 +28,12 @@ const (
 // that loops forever fails in seconds instead of hanging the suite.
 const hostileKill = 20 * time.Second
 
-// boundedArgsEnv carries the child's arguments (a JSON array).
-const boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
+// boundedArgsEnv carries the child's arguments (a JSON array), and
+// boundedRSSEnv the file the child writes its own peak RSS to.
+const (
+	boundedArgsEnv = "BENCHNOTE_BOUNDED_ARGS"
+	boundedRSSEnv  = "BENCHNOTE_BOUNDED_RSS_FILE"
+)
 
 // TestHelperBoundedRun is not a test: it is the child process runBounded
 // starts. It runs benchnote with the arguments in boundedArgsEnv and exits
@@ -40,7 +47,31 @@ func TestHelperBoundedRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(enc), &args); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(Run(args, os.Stdout, os.Stderr))
+	code := Run(args, os.Stdout, os.Stderr)
+	if f := os.Getenv(boundedRSSEnv); f != "" {
+		if hwm, err := peakRSSOfSelf(); err == nil {
+			_ = os.WriteFile(f, []byte(strconv.FormatInt(hwm, 10)), 0o644)
+		}
+	}
+	os.Exit(code)
+}
+
+// peakRSSOfSelf returns this process's peak resident memory in bytes, as
+// /proc/self/status states it (VmHWM). Unlike the rusage of a child, it
+// does not hold the parent's: os/exec starts a child in the parent's
+// address space, whose peak Linux keeps for the child across exec.
+func peakRSSOfSelf() (int64, error) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("/proc/self/status: no VmHWM")
 }
 
 // bounded is what a bounded run did.
@@ -85,7 +116,8 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperBoundedRun$", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc))
+	rssFile := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), boundedArgsEnv+"="+string(enc), boundedRSSEnv+"="+rssFile)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -103,7 +135,14 @@ func runChild(t *testing.T, dir string, stdin []byte, args []string) bounded {
 	case err != nil:
 		t.Fatal(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	// The child's own figure; the rusage of a child that did not write it
+	// (it crashed) is an upper bound, holding the parent's peak too.
+	if data, err := os.ReadFile(rssFile); err == nil {
+		b.peakRSS, err = strconv.ParseInt(string(data), 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", rssFile, err)
+		}
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		b.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
 	}
 	return b
