@@ -16,6 +16,8 @@ import (
 type cellContext struct {
 	s     *analyze.Summary
 	plots map[string]Plot
+	// limits bound a notebook given by the user; nil for the default one.
+	limits *notebookLimits
 }
 
 // plotToken marks where the HTML renderer inlines a figure. It starts with
@@ -43,6 +45,9 @@ func (r *render) block(args []string) (string, error) {
 	case "plot":
 		if len(args) != 2 {
 			return "", fmt.Errorf("plot takes one name, one of: %s", strings.Join(PlotNames, ", "))
+		}
+		if p, ok := c.plots[args[1]]; ok && tgt == targetHTML {
+			r.figureBytes += len(p.SVG) + len(p.Alt) + len(p.Caption)
 		}
 		return c.plot(args[1], tgt)
 	case "labels":

@@ -200,7 +200,7 @@ func TestShortLabels(t *testing.T) {
 	if string(html) != "A "+tipOpen+label+tipMid+"141.0 ± 1.0 ms"+tipClose+".\n" {
 		t.Errorf("report.html's Markdown: %q", html)
 	}
-	page, err := renderHTML(html, "t", nil)
+	page, err := renderHTML(html, "t", nil, "nb.md", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestShortLabels(t *testing.T) {
 // headings after the title, and block tokens become their elements.
 func TestHTMLElements(t *testing.T) {
 	md := "# T\n\n## One\n\ntext\n" + blockOpen("quality") + "- a finding\n" + blockClose("quality") + "## Two\n" + blockOpen("server") + "| a |\n| --- |\n| 1 |\n" + blockClose("server")
-	page, err := renderHTML([]byte(md), "T", nil)
+	page, err := renderHTML([]byte(md), "T", nil, "nb.md", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

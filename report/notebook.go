@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"regexp"
@@ -23,23 +22,34 @@ import (
 // or level, a cell opened with {{ and not closed on its line, an empty
 // notebook — is an error naming the notebook line and column, with a
 // suggestion when a known name is close; all of them are reported at
-// once.
+// once. A notebook given by the user is also bounded: see limits.go.
 
 var cellPattern = regexp.MustCompile(`\{\{\s*(.*?)\s*\}\}`)
 
-// cellError is a notebook error at a line and column.
+// cellError is a notebook error at a line and column (no column when 0),
+// and how many more times the same message was found after it.
 type cellError struct {
 	name         string
 	line, column int
 	msg          string
+	repeats      int
 }
 
 func (e *cellError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.name, e.line, e.column, e.msg)
+	s := fmt.Sprintf("%s:%d:%d: %s", e.name, e.line, e.column, e.msg)
+	if e.column == 0 {
+		s = fmt.Sprintf("%s:%d: %s", e.name, e.line, e.msg)
+	}
+	if e.repeats > 0 {
+		s += fmt.Sprintf(" (repeated %s more %s)", fmtInt(int64(e.repeats)), plural(e.repeats, "time", "times"))
+	}
+	return s
 }
 
 // NotebookError lists every error found in a notebook, in line order: one
-// "file:line:column: message" line each.
+// "file:line:column: message" line each. The same message found again is
+// listed once, with the number of repeats; after maxNotebookErrors
+// different messages the rest are counted on a last line.
 type NotebookError struct {
 	Problems []error
 }
@@ -52,8 +62,68 @@ func (e *NotebookError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// maxNotebookErrors bounds how many errors one notebook reports.
+// Unwrap returns the problems, so that errors.Is and errors.As see each
+// and a command can print one line per problem.
+func (e *NotebookError) Unwrap() []error { return e.Problems }
+
+// maxNotebookErrors bounds how many different errors one notebook lists.
 const maxNotebookErrors = 50
+
+// problems collects a notebook's errors: each message once, the first
+// maxNotebookErrors of them, and a count of the rest. Adding one costs
+// the same whatever came before, so diagnosing a notebook takes time in
+// proportion to its size.
+type problems struct {
+	name  string
+	list  []*cellError
+	index map[string]*cellError
+	more  int
+}
+
+func newProblems(name string) *problems {
+	return &problems{name: name, index: map[string]*cellError{}}
+}
+
+// add records an error at a line and column (0: none).
+func (p *problems) add(line, col int, msg string) {
+	if e, ok := p.index[msg]; ok {
+		e.repeats++
+		return
+	}
+	if len(p.list) >= maxNotebookErrors {
+		p.more++
+		return
+	}
+	e := &cellError{name: p.name, line: line, column: col, msg: msg}
+	p.list = append(p.list, e)
+	p.index[msg] = e
+}
+
+// fatal returns the errors with a last one that stopped the rendering.
+func (p *problems) fatal(line, col int, msg string) error {
+	err := p.err()
+	ne, _ := err.(*NotebookError)
+	if ne == nil {
+		ne = &NotebookError{}
+	}
+	ne.Problems = append(ne.Problems, &cellError{name: p.name, line: line, column: col, msg: msg})
+	return ne
+}
+
+// err returns the errors as a *NotebookError, or nil when there is none.
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	errs := make([]error, 0, len(p.list)+1)
+	for _, e := range p.list {
+		errs = append(errs, e)
+	}
+	if p.more > 0 {
+		errs = append(errs, fmt.Errorf("%s: and %s more %s", p.name, fmtInt(int64(p.more)), plural(p.more, "error", "errors")))
+	}
+	return &NotebookError{errs}
+}
 
 // target says which output a notebook is rendered for: plots become image
 // links in Markdown and inline figures in HTML; full labels of short
@@ -75,6 +145,9 @@ type render struct {
 	// footnotes are the Markdown footnotes' texts, numbered from 1.
 	footnotes []string
 	footIndex map[string]int
+	// figureBytes are the bytes of the figures report.html inlines in
+	// place of the plot cells' tokens.
+	figureBytes int
 }
 
 // label attaches a figure's full label as the target does: a footnote
@@ -92,28 +165,105 @@ func (r *render) label(text, label string) string {
 	return fmt.Sprintf("%s[^v%d]", text, n)
 }
 
+// nextLine cuts the first line off data as bufio.ScanLines does (a final
+// line needs no newline; a carriage return before the newline is
+// dropped), with no limit on its length.
+func nextLine(data []byte) (line, rest []byte) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		line, rest = data, nil
+	} else {
+		line, rest = data[:i], data[i+1:]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
+}
+
+// columns turns byte offsets of one line, asked in increasing order, into
+// 1-based columns in characters, counting each character once.
+type columns struct {
+	line     string
+	off, col int
+}
+
+func (c *columns) at(i int) int {
+	if i < c.off {
+		return column(c.line, i)
+	}
+	c.col += utf8.RuneCountInString(c.line[c.off:i])
+	c.off = i
+	return c.col + 1
+}
+
 // renderNotebook evaluates every cell of the notebook and returns Markdown.
+// With ctx.limits, the notebook's size, its cells, what they render and,
+// for report.html, the Markdown goldmark will parse (markdownGuard) are
+// bounded.
 func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byte, error) {
 	if len(bytes.TrimSpace(nb)) == 0 {
 		return nil, &NotebookError{[]error{fmt.Errorf("%s:1:1: the notebook is empty: nothing to render (write prose and cells such as {{headline}} or {{table headline}})", name)}}
 	}
-	r := &render{ctx: ctx, tgt: tgt, footIndex: map[string]int{}}
-	var out bytes.Buffer
-	var problems []error
-	fail := func(line, col int, msg string) {
-		if len(problems) < maxNotebookErrors {
-			problems = append(problems, &cellError{name, line, col, msg})
+	lim := ctx.limits
+	if lim.bounded() {
+		if err := checkNotebookSize(nb, name, lim.bytes); err != nil {
+			return nil, err
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(nb))
-	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
+	r := &render{ctx: ctx, tgt: tgt, footIndex: map[string]int{}}
+	var out bytes.Buffer
+	probs := newProblems(name)
+	fail := probs.add
+	cells, blockCells := 0, 0
+	// tooMany counts a cell and says why it is one too many, or "".
+	tooMany := func(block bool) string {
+		cells++
+		if block {
+			blockCells++
+		}
+		switch {
+		case !lim.bounded():
+		case cells > lim.cells:
+			return fmt.Sprintf("cell %s: a notebook holds at most %s cells", fmtInt(int64(cells)), fmtInt(int64(lim.cells)))
+		case block && blockCells > lim.blockCells:
+			return fmt.Sprintf("block cell %s: a notebook holds at most %s block cells ({{table}}, {{plot}}, {{headline}}, ...)", fmtInt(int64(blockCells)), fmtInt(int64(lim.blockCells)))
+		}
+		return ""
+	}
+	// tooLarge says why the output is too large after a line, or "".
+	tooLarge := func() string {
+		switch {
+		case !lim.bounded():
+		case out.Len() > lim.markdownBytes:
+			return fmt.Sprintf("the report passes %s of Markdown on this line, the limit for a report rendered from a notebook", fmtBytes(lim.markdownBytes))
+		case tgt == targetHTML && out.Len()+r.figureBytes > lim.html:
+			return fmt.Sprintf("report.html passes %s on this line (its figures inlined), the limit for a report rendered from a notebook", fmtBytes(lim.html))
+		}
+		return ""
+	}
+	// guard checks the Markdown goldmark will render, written by the
+	// notebook for report.html.
+	var guard *markdownGuard
+	if lim.bounded() && tgt == targetHTML {
+		guard = newMarkdownGuard(lim)
+	}
 	line := 0
+	// emit writes lines of Markdown for the current line, by a cell or not.
+	emit := func(s string, cell bool) {
+		out.WriteString(s)
+		if guard != nil {
+			guard.text(s, line, cell)
+		}
+	}
 	fence := ""
 	swallowBlank := false
-	for sc.Scan() {
+	for rest := nb; len(rest) > 0; {
+		var raw []byte
+		raw, rest = nextLine(rest)
 		line++
 		// The notebook is input too: no control character reaches a report.
-		text := controls.EscapeText(sc.Text())
+		text := controls.EscapeText(string(raw))
 		trimmed := strings.TrimSpace(text)
 		if swallowBlank {
 			swallowBlank = false
@@ -128,17 +278,26 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 			case strings.HasPrefix(trimmed, fence) && strings.TrimLeft(trimmed, fence[:1]) == "":
 				fence = ""
 			}
-			out.WriteString(text + "\n")
+			emit(text+"\n", false)
+			if msg := tooLarge(); msg != "" {
+				return nil, probs.fatal(line, 0, msg)
+			}
 			continue
 		}
 		if fence != "" {
-			out.WriteString(text + "\n")
+			emit(text+"\n", false)
+			if msg := tooLarge(); msg != "" {
+				return nil, probs.fatal(line, 0, msg)
+			}
 			continue
 		}
 		if m := cellPattern.FindStringSubmatchIndex(trimmed); m != nil && m[0] == 0 && m[1] == len(trimmed) {
 			args := strings.Fields(trimmed[m[2]:m[3]])
 			if len(args) > 0 && isBlockCell(args[0]) {
 				col := column(text, strings.Index(text, "{{"))
+				if msg := tooMany(true); msg != "" {
+					return nil, probs.fatal(line, col, msg)
+				}
 				md, err := r.block(args)
 				if err != nil {
 					fail(line, col, err.Error())
@@ -151,45 +310,64 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 					swallowBlank = true
 					continue
 				}
-				out.WriteString(md)
 				if !strings.HasSuffix(md, "\n") {
-					out.WriteString("\n")
+					md += "\n"
+				}
+				emit(md, true)
+				if msg := tooLarge(); msg != "" {
+					return nil, probs.fatal(line, col, msg)
 				}
 				continue
 			}
 		}
 		var b strings.Builder
 		last := 0
+		cols := columns{line: text}
 		for _, m := range cellPattern.FindAllStringSubmatchIndex(text, -1) {
 			before := text[last:m[0]]
 			if i := strings.Index(before, "{{"); i >= 0 {
-				fail(line, column(text, last+i), unclosed(text[last+i:m[0]]))
+				fail(line, cols.at(last+i), unclosed(text[last+i:m[0]]))
 			}
 			b.WriteString(before)
+			col := cols.at(m[0])
+			if msg := tooMany(false); msg != "" {
+				return nil, probs.fatal(line, col, msg)
+			}
 			s, err := r.inline(strings.Fields(text[m[2]:m[3]]))
 			if err != nil {
-				fail(line, column(text, m[0]), err.Error())
+				fail(line, col, err.Error())
 				s = text[m[0]:m[1]]
 			}
 			b.WriteString(s)
 			last = m[1]
+			if lim.bounded() && out.Len()+b.Len() > lim.markdownBytes {
+				return nil, probs.fatal(line, col, fmt.Sprintf("the report passes %s of Markdown in this cell, the limit for a report rendered from a notebook", fmtBytes(lim.markdownBytes)))
+			}
 		}
 		if i := strings.Index(text[last:], "{{"); i >= 0 {
-			fail(line, column(text, last+i), unclosed(text[last+i:]))
+			fail(line, cols.at(last+i), unclosed(text[last+i:]))
 		}
 		b.WriteString(text[last:])
-		out.WriteString(b.String() + "\n")
+		emit(b.String()+"\n", false)
+		if msg := tooLarge(); msg != "" {
+			return nil, probs.fatal(line, 0, msg)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		problems = append(problems, fmt.Errorf("%s:%d: %w", name, line, err))
+	if err := probs.err(); err != nil {
+		return nil, err
 	}
-	if len(problems) > 0 {
-		return nil, &NotebookError{problems}
+	if guard != nil {
+		if err := guard.err(name); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.footnotes) > 0 {
 		out.WriteString("\n")
 		for i, f := range r.footnotes {
 			fmt.Fprintf(&out, "[^v%d]: %s\n", i+1, f)
+		}
+		if msg := tooLarge(); msg != "" {
+			return nil, probs.fatal(line, 0, msg+" (its footnotes)")
 		}
 	}
 	return out.Bytes(), nil

@@ -15,14 +15,17 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
@@ -53,8 +56,15 @@ const (
 // path relative to the output directory.
 func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	nb, name := templates.Notebook, "templates/notebook.md"
+	var lim *notebookLimits
 	if opts.Notebook != nil {
 		nb, name = opts.Notebook, opts.NotebookName
+		l := defaultNotebookLimits
+		lim = &l
+		// Refuse a notebook too large before any work.
+		if err := checkNotebookSize(nb, name, lim.bytes); err != nil {
+			return nil, err
+		}
 	}
 	plots, err := Plots(s)
 	if err != nil {
@@ -66,7 +76,7 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 		byName[p.Name] = p
 		files[PlotsDir+"/"+p.Name+".svg"] = p.SVG
 	}
-	ctx := &cellContext{s: s, plots: byName}
+	ctx := &cellContext{s: s, plots: byName, limits: lim}
 	md, err := renderNotebook(nb, name, ctx, targetMarkdown)
 	if err != nil {
 		return nil, err
@@ -77,7 +87,7 @@ func Build(s *analyze.Summary, opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, err := renderHTML(htmlMD, s.Title, byName)
+	page, err := renderHTML(htmlMD, s.Title, byName, name, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -132,19 +142,81 @@ var pageTemplate = template.Must(template.New("page").Option("missingkey=error")
 // renderHTML converts the notebook's Markdown to a self-contained page.
 // goldmark runs without the unsafe option, so raw HTML in the notebook or
 // the inputs is never passed through; the figures are inlined afterwards in
-// place of their tokens.
-func renderHTML(md []byte, title string, plots map[string]Plot) ([]byte, error) {
-	var body bytes.Buffer
-	if err := markdown.Convert(md, &body); err != nil {
+// place of their tokens. With limits (a notebook given by the user, named
+// name), a page larger than the limit is refused before it is written.
+func renderHTML(md []byte, title string, plots map[string]Plot, name string, lim *notebookLimits) ([]byte, error) {
+	doc := markdown.Parser().Parse(text.NewReader(md))
+	body := cappedBuffer{limit: -1}
+	if lim.bounded() {
+		if n := linkBytes(doc); n > int64(lim.html) {
+			return nil, &NotebookError{[]error{fmt.Errorf("%s: report.html would repeat %s bytes of link destinations and titles, more than its limit of %s: a reference link with a long destination or title is used too often", name, fmtInt(n), fmtBytes(lim.html))}}
+		}
+		body.limit = lim.html
+	}
+	if err := markdown.Renderer().Render(&body, md, doc); err != nil && !body.over {
 		return nil, fmt.Errorf("markdown: %w", err)
 	}
+	tooLarge := func() error {
+		return &NotebookError{[]error{fmt.Errorf("%s: report.html is larger than %s, the limit for a report rendered from a notebook", name, fmtBytes(lim.html))}}
+	}
+	if body.over {
+		return nil, tooLarge()
+	}
 	html := tableOfContents(replaceBlocks(styleFlags(body.String())))
+	figures := map[string]string{}
+	size := len(html)
 	for name, p := range plots {
 		token := "<p>" + plotToken + name + "</p>"
-		if !strings.Contains(html, token) {
+		n := strings.Count(html, token)
+		if n == 0 {
 			continue
 		}
-		html = strings.ReplaceAll(html, token, Figure("plot-"+name, controls.Escape(p.Alt), controls.Escape(p.Caption), p.SVG))
+		figures[token] = Figure("plot-"+name, controls.Escape(p.Alt), controls.Escape(p.Caption), p.SVG)
+		size += n * (len(figures[token]) - len(token))
+	}
+	if lim.bounded() && size > lim.html {
+		return nil, tooLarge()
+	}
+	for token, fig := range figures {
+		html = strings.ReplaceAll(html, token, fig)
 	}
 	return Page(controls.Escape(title), template.HTML(controls.EscapeText(html)), template.HTML("Rendered by benchnote "+Version+" from the sweep's recorded runs; summary.json holds every number on this page."))
+}
+
+// cappedBuffer is a buffer that refuses a write taking it past its limit
+// (none when negative) and remembers it did.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit int
+	over  bool
+}
+
+var errCapped = errors.New("output limit reached")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.limit >= 0 && b.Len()+len(p) > b.limit {
+		b.over = true
+		return 0, errCapped
+	}
+	return b.Buffer.Write(p)
+}
+
+// linkBytes sums the destinations and titles of a document's links and
+// images: goldmark writes each in full wherever it is used, so a reference
+// defined once can be repeated as often as it is used.
+func linkBytes(doc ast.Node) int64 {
+	var n int64
+	_ = ast.Walk(doc, func(node ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch l := node.(type) {
+		case *ast.Link:
+			n += int64(len(l.Destination) + len(l.Title))
+		case *ast.Image:
+			n += int64(len(l.Destination) + len(l.Title))
+		}
+		return ast.WalkContinue, nil
+	})
+	return n
 }

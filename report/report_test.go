@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,32 +168,101 @@ func TestWriteDirIsAtomic(t *testing.T) {
 	}
 }
 
-// FuzzNotebook checks that no notebook text makes rendering panic: every
-// input either renders or fails with an error naming a line.
+// FuzzNotebook checks what any notebook text does, within the limits of a
+// user's notebook: rendering never panics and stays within the fuzz
+// budget, report.html's goldmark pass included (the guard lets through no
+// Markdown goldmark is slow on); an error names the notebook and a line
+// of it on each of its lines, at most maxNotebookErrors+2 of them; and a
+// notebook that renders renders the same bytes twice, in at most 4 bytes a
+// byte of the notebook (an escaped control character) plus, a cell, the
+// most any cell renders for this sweep.
 func FuzzNotebook(f *testing.F) {
 	s := analyze.Analyze(hostileSweep())
-	for _, seed := range []string{"{{table ttft}}", "x {{value ttft.p95 c=2}} y", "```\n{{x}}\n", "{{plot warmup}}", "{{ }}", "{{count}}", "{{pooled ttft.}}"} {
+	perCell := cellBound(f, s)
+	for _, seed := range []string{"{{table ttft}}", "x {{value ttft.p95 c=2}} y", "```\n{{x}}\n", "{{plot warmup}}", "{{ }}", "{{count}}", "{{pooled ttft.}}",
+		"{{labels short}}\n{{value ttft.p95}} {{pooled ttft.p99}}", "- - - x", "|a|\n|-|-|-|\nb", "[a](<b", "*a_ \\* `c` {{title}}", "\x00\u202e{{levels}}"} {
 		f.Add(seed)
 	}
+	errLine := regexp.MustCompile(`^nb\.md:([0-9]+)(?::[0-9]+)?: |^nb\.md: and [0-9,]+ more errors?$`)
 	f.Fuzz(func(t *testing.T, nb string) {
+		lines := max(1, strings.Count(nb, "\n")+1)
 		for _, tgt := range []target{targetMarkdown, targetHTML} {
-			render := func() (time.Duration, error) {
+			render := func() ([]byte, time.Duration, error) {
+				lim := defaultNotebookLimits
 				start := time.Now()
-				_, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s}, tgt)
-				return time.Since(start), err
+				md, err := renderNotebook([]byte(nb), "nb.md", &cellContext{s: s, limits: &lim}, tgt)
+				if err == nil && tgt == targetHTML {
+					_, err = renderHTML(md, s.Title, nil, "nb.md", &lim)
+				}
+				return md, time.Since(start), err
 			}
-			d, err := render()
+			md, d, err := render()
 			// The per-input budget of every fuzz test (docs/fuzzing.md):
 			// 1 s for up to 64 KiB, twice in a row, so that a stall of the
 			// machine is not taken for a slow input.
 			if d > time.Second && len(nb) <= 64<<10 {
-				if again, _ := render(); again > time.Second {
+				if _, again, _ := render(); again > time.Second {
 					t.Fatalf("rendering took %v, then %v, on %d bytes; the budget is 1s", d, again, len(nb))
 				}
 			}
-			if err != nil && !strings.HasPrefix(err.Error(), "nb.md:") {
-				t.Errorf("error %q does not name the notebook line", err)
+			if err != nil {
+				msgs := strings.Split(err.Error(), "\n")
+				if len(msgs) > maxNotebookErrors+2 {
+					t.Errorf("%d error lines, at most %d expected", len(msgs), maxNotebookErrors+2)
+				}
+				for _, msg := range msgs {
+					m := errLine.FindStringSubmatch(msg)
+					if m == nil {
+						t.Fatalf("error line %q does not name the notebook and a line", msg)
+					}
+					if n, _ := strconv.Atoi(m[1]); m[1] != "" && (n < 1 || n > lines) {
+						t.Errorf("error line %q names line %d of %d", msg, n, lines)
+					}
+				}
+				continue
+			}
+			if again, _, err := render(); err != nil || !bytes.Equal(again, md) {
+				t.Errorf("a second rendering differs (error %v)", err)
+			}
+			cells := strings.Count(nb, "{{")
+			if bound := 4*len(nb) + cells*perCell + 1; len(md) > bound {
+				t.Errorf("%d bytes of Markdown from %d bytes and %d cells; at most %d expected", len(md), len(nb), cells, bound)
 			}
 		}
 	})
+}
+
+// cellBound returns the most one cell can add to a rendering of s: the
+// longest rendering of any cell alone, in either target, twice (a short
+// label's footnote repeats it), and a footnote reference.
+func cellBound(tb testing.TB, s *analyze.Summary) int {
+	cells := []string{"headline", "quality", "alerts", "exclusions", "findings", "environment", "method", "notes", "imports", "title", "levels", "load", "runs"}
+	for _, n := range tableNames() {
+		cells = append(cells, "table "+n)
+	}
+	for _, n := range PlotNames {
+		cells = append(cells, "plot "+n)
+	}
+	for _, st := range s.Levels[0].Stats {
+		cells = append(cells, "value "+st.Key)
+	}
+	for _, m := range []string{"ttft", "tpot", "e2e", "itl"} {
+		for _, st := range []string{"p50", "p95", "p99", "max", "mean"} {
+			cells = append(cells, "pooled "+m+"."+st)
+		}
+	}
+	for _, f := range []string{"rows_read", "failed_run_rows", "bad_rows", "accepted", "warm_up", "cool_down", "measured", "errors", "zero_token", "one_token", "multi_token"} {
+		cells = append(cells, "count "+f)
+	}
+	most := 0
+	for _, c := range cells {
+		for _, tgt := range []target{targetMarkdown, targetHTML} {
+			md, err := renderNotebook([]byte("{{"+c+"}}"), "nb.md", &cellContext{s: s}, tgt)
+			if err != nil {
+				tb.Fatalf("{{%s}}: %v", c, err)
+			}
+			most = max(most, len(md))
+		}
+	}
+	return 2*most + len("[^v10000]")
 }

@@ -574,7 +574,7 @@ report was not written, or bad usage.`,
 				}
 				opts := report.Options{}
 				if *notebook != "" {
-					data, err := os.ReadFile(*notebook)
+					data, err := report.ReadNotebook(*notebook)
 					if err != nil {
 						return c.fail(err)
 					}

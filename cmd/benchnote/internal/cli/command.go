@@ -78,8 +78,13 @@ func (c *call) fail(err error) int {
 	if c.shown != nil {
 		c.shown.close()
 	}
-	for _, line := range errorLines(err) {
-		fmt.Fprintf(c.stderr, "benchnote %s: %s\n", c.cmd.name, line)
+	// The first line says which command; the others (a notebook's
+	// problems, errors joined) follow it as they are.
+	for i, line := range errorLines(err) {
+		if i == 0 {
+			fmt.Fprintf(c.stderr, "benchnote %s: ", c.cmd.name)
+		}
+		fmt.Fprintln(c.stderr, line)
 	}
 	return c.cmd.errorCode()
 }
