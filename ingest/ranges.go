@@ -6,8 +6,9 @@ package ingest
 // and exact where it must be. A value outside its range is refused where
 // it is read, as a value of the wrong type is: a request row is excluded
 // with the reason "out of range", a run.yaml setting fails its run, and
-// `benchnote import` refuses the file, naming the JSON path. docs/input-format.md
-// lists them.
+// `benchnote import` refuses a file whose level or setting is out of range
+// and leaves out (and counts) a request that is, naming the JSON path.
+// docs/input-format.md lists them.
 const (
 	// MaxConcurrency is the highest concurrency level.
 	MaxConcurrency = 1_000_000

@@ -371,7 +371,7 @@ func exclusionsCell(s *analyze.Summary) string {
 	rows := [][]string{
 		{"rows read", fmtInt(int64(a.RowsRead)), "= rows of failed runs + bad rows + accepted"},
 		{"rows of failed runs (excluded)", fmtInt(int64(a.FailedRunRows)), "the run could not be used; see the run exclusions"},
-		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, E2E < TTFT, duplicate or missing fields"},
+		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, out of range, E2E < TTFT, duplicate or missing fields, bad chunk_ms or phase"},
 		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
 		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
 	}
