@@ -105,8 +105,8 @@ func (r replacer) begin(out string, opts Options, fresh bool) (d *Dir, err error
 	if parent == abs {
 		return nil, &RefusedError{Path: out, Reason: "it is the file system's root", Kind: opts.Kind}
 	}
-	// Refused before anything is created, and again under the lock.
-	if _, err := inspectAt(out, opts, fresh); err != nil {
+	// Refused before anything is created, and checked again under the lock.
+	if _, err := inspectSettled(out, opts, fresh); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {

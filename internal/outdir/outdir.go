@@ -171,8 +171,37 @@ type current struct {
 // opts.Kind benchnote wrote, a *RefusedError when it is anything else, or
 // an I/O error. It changes nothing.
 func Check(out string, opts Options) error {
-	_, err := inspect(out, opts)
+	_, err := inspectSettled(out, opts, false)
 	return err
+}
+
+// inspectSettled is inspectAt without the lock when that finds out may be
+// written; a refusal is checked again under out's lock, since without it
+// a concurrent writer's exchange can be seen half-way (its new files under
+// the old marker).
+func inspectSettled(out string, opts Options, fresh bool) (*current, error) {
+	cur, err := inspectAt(out, opts, fresh)
+	var refused *RefusedError
+	if err == nil || !errors.As(err, &refused) {
+		return cur, err
+	}
+	abs, aerr := filepath.Abs(out)
+	if aerr != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(abs)
+	if info, serr := os.Stat(parent); serr != nil || !info.IsDir() || parent == abs {
+		return nil, err
+	}
+	unlock, lerr := lock(filepath.Join(parent, "."+filepath.Base(abs)+lockSuffix))
+	if lerr != nil {
+		return nil, err
+	}
+	cur, err = inspectAt(out, opts, fresh)
+	if uerr := unlock(); err == nil && uerr != nil {
+		err = uerr
+	}
+	return cur, err
 }
 
 // inspect classifies out; see Check.
