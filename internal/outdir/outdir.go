@@ -85,19 +85,18 @@ type kindInfo struct {
 	header string // first line
 	note   string // second line
 	what   string // "a report", in messages
-	cmd    string // the command that writes it
 }
 
 var kinds = [numKinds]kindInfo{
 	Report: {MarkerName, "benchnote report directory, format 1",
 		"Written by `benchnote report`, which replaces or removes this directory only while it holds nothing but the files listed here, unchanged.",
-		"a report", "report"},
+		"a report"},
 	Sweep: {SweepMarkerName, "benchnote imported sweep, format 1",
 		"Written by `benchnote import`, which replaces or removes this directory only while it holds nothing but the files listed here, unchanged.",
-		"an imported sweep", "import"},
+		"an imported sweep"},
 	Entry: {EntryMarkerName, "benchnote archive entry, format 1",
 		"Written by `benchnote archive add`; an archive entry is never replaced or removed, and `benchnote archive verify` checks it against the files listed here.",
-		"an archive entry", "archive add"},
+		"an archive entry"},
 }
 
 func (k Kind) info() kindInfo {
@@ -204,14 +203,9 @@ func inspectSettled(out string, opts Options, fresh bool) (*current, error) {
 	return cur, err
 }
 
-// inspect classifies out; see Check.
-func inspect(out string, opts Options) (*current, error) {
-	return inspectAt(out, opts, false)
-}
-
-// inspectAt is inspect; with fresh set, out only names where a new
-// directory will be created beside (see BeginNew): its place is checked,
-// not what is there.
+// inspectAt classifies out (see Check); with fresh set, out only names
+// where a new directory will be created beside (see BeginNew): its place
+// is checked, not what is there.
 func inspectAt(out string, opts Options, fresh bool) (*current, error) {
 	refuse := func(format string, args ...any) (*current, error) {
 		return nil, &RefusedError{Path: out, Reason: fmt.Sprintf(format, args...), Kind: opts.Kind}
@@ -247,6 +241,9 @@ func inspectAt(out string, opts Options, fresh bool) (*current, error) {
 	}
 	if !opts.InArchive {
 		if a := archiveAround(out); a != "" {
+			if exists && isArchive(out) {
+				return refuse("it is a benchnote archive")
+			}
 			return refuse("it lies inside the benchnote archive %q, where only `benchnote archive add` writes", a)
 		}
 	}
