@@ -59,17 +59,18 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		unleveled    []RunSummary
 		unleveledLed = newLedger()
 		levels       []*levelWork
-		byLevel      = map[ingest.LoadLevel]*levelWork{}
+		byLevel      = map[levelID]*levelWork{}
 		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
 		finishing    sync.WaitGroup           // the levels being summarised
 		finishSlot   = make(chan struct{}, 1) // one at a time: at most two levels' samples held
 	)
 	for _, r := range sw.Runs {
 		if load := runLoad(r); load.Valid() {
-			lw := byLevel[load]
+			id := levelID{r.Series, load}
+			lw := byLevel[id]
 			if lw == nil {
-				lw = &levelWork{load: load, led: newLedger()}
-				byLevel[load] = lw
+				lw = &levelWork{series: r.Series, load: load, led: newLedger()}
+				byLevel[id] = lw
 				levels = append(levels, lw)
 			}
 			lw.expected++
@@ -85,7 +86,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			unleveled = append(unleveled, rs)
 			continue
 		}
-		lw := byLevel[load]
+		lw := byLevel[levelID{r.Series, load}]
 		w := &runWork{run: r, led: newLedger()}
 		lw.runs = append(lw.runs, w)
 		slots <- struct{}{}
@@ -108,7 +109,12 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 	}
 	finishing.Wait()
-	sort.SliceStable(levels, func(i, j int) bool { return levels[i].load.Compare(levels[j].load) < 0 })
+	sort.SliceStable(levels, func(i, j int) bool {
+		if c := levels[i].series.Compare(levels[j].series); c != 0 {
+			return c < 0
+		}
+		return levels[i].load.Compare(levels[j].load) < 0
+	})
 	s.Runs = unleveled
 	led.merge(unleveledLed)
 	for _, lw := range levels {
@@ -132,9 +138,17 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	return s
 }
 
-// levelWork is one load level being analysed: its runs in arrival
-// (sweep) order, and once they are all done its summary.
+// levelID names a level: a load level of one series. Runs are repeats of
+// each other only when their levelIDs are equal.
+type levelID struct {
+	series ingest.Series
+	load   ingest.LoadLevel
+}
+
+// levelWork is one load level of one series being analysed: its runs in
+// arrival (sweep) order, and once they are all done its summary.
 type levelWork struct {
+	series   ingest.Series
 	load     ingest.LoadLevel
 	expected int // the level's runs in the sweep
 	runs     []*runWork
@@ -172,7 +186,7 @@ func (lw *levelWork) finish(cfg ingest.Config) {
 		lw.summaries[i], perRun[i] = w.summary, w.samples
 		keepInRange(&lw.summaries[i], lw.led)
 	}
-	lw.level = buildLevel(lw.load, lw.summaries, pool(perRun), cfg)
+	lw.level = buildLevel(lw.series, lw.load, lw.summaries, pool(perRun), cfg)
 	for _, smp := range perRun {
 		smp.release()
 	}
@@ -386,8 +400,8 @@ func runLoad(r *ingest.Run) ingest.LoadLevel {
 	return ingest.LoadLevel{}
 }
 
-func buildLevel(c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
-	lv := Level{LevelKey: levelKey(c)}
+func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
+	lv := Level{LevelKey: levelKey(series, c)}
 	var ok []RunSummary
 	for _, r := range runs {
 		if !r.Failed {

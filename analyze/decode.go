@@ -79,6 +79,9 @@ func DecodeSummary(r io.Reader, name string) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if s.Schema == previousSchema {
+		s.Schema = SchemaVersion // v3 is v4 without series
+	}
 	if s.Schema != SchemaVersion {
 		if s.Schema == "" {
 			return nil, fmt.Errorf("%s: no \"schema\" field: not a benchnote summary.json (expected %q)", name, SchemaVersion)
@@ -115,8 +118,15 @@ func (s *Summary) Validate() error {
 		if !knownArrival(l.Arrival) {
 			return fmt.Errorf("levels[%d].arrival: %q is not an arrival process (expected %s, %s or %s)", i, l.Arrival, ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma)
 		}
-		if i > 0 && l.Load().Compare(s.Levels[i-1].Load()) <= 0 {
-			return fmt.Errorf("levels[%d]: %s does not follow %s (levels must ascend)", i, l.Load().Describe(), s.Levels[i-1].Load().Describe())
+		if i > 0 {
+			prev := s.Levels[i-1]
+			c := l.Series.Compare(prev.Series)
+			if c == 0 {
+				c = l.Load().Compare(prev.Load())
+			}
+			if c <= 0 {
+				return fmt.Errorf("levels[%d]: %s does not follow %s (levels must ascend, series by series)", i, describeLevel(l.LevelKey), describeLevel(prev.LevelKey))
+			}
 		}
 		for j, dir := range l.Runs {
 			if !runs[dir] {
@@ -184,4 +194,13 @@ func readSummary(r io.Reader, name string) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+}
+
+// describeLevel names a level in messages: its load, and its series when
+// it has one.
+func describeLevel(k LevelKey) string {
+	if k.Series.IsZero() {
+		return k.Load().Describe()
+	}
+	return k.Load().Describe() + " of series " + k.Series.String()
 }

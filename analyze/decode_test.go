@@ -42,7 +42,7 @@ func TestDecodeSummaryErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v3"`},
+		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v4"`},
 		{"no schema", `{"title":"t"}`, `x.json: no "schema" field`},
 		{"syntax", `{"schema":`, `x.json:offset 10: unexpected end of JSON input`},
 		{"bad token", `{"schema": tru}`, `x.json:offset 15: invalid character`},
@@ -50,7 +50,7 @@ func TestDecodeSummaryErrors(t *testing.T) {
 		{"trailing data", good + ` {}`, `x.json:offset 161: data after the summary object`},
 		{"per-run mismatch", strings.Replace(good, `"per_run":[1]`, `"per_run":[1,2]`, 1), `x.json: levels[0].stats[0] (ttft.p50): 2 per-run values for 1 runs`},
 		{"unknown run", strings.Replace(good, `"runs":[{"dir":"a"}]`, `"runs":[{"dir":"b"}]`, 1), `x.json: levels[0].runs[0]: run "a" is not in runs[]`},
-		{"levels out of order", `{"schema":"benchnote.summary/v3","levels":[{"mode":"concurrency","concurrency":4},{"mode":"concurrency","concurrency":2}]}`, `levels[1]: concurrency 2 does not follow concurrency 4`},
+		{"levels out of order", `{"schema":"benchnote.summary/v3","levels":[{"mode":"concurrency","concurrency":4},{"mode":"concurrency","concurrency":2}]}`, `levels[1]: concurrency 2 does not follow concurrency 4 (levels must ascend, series by series)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,12 +141,12 @@ func TestDecodeSummaryBounded(t *testing.T) {
 		{"a file longer than it says", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), 10, tooLarge, -1},
 		{"endless white space, no size", repeat(' '), -1, tooLarge, -1},
 		{"endless white space in a string", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), -1, tooLarge, -1},
-		// 2,016 bytes a run: the 16,645th passes 32 MiB, after 9 + 16,644 × 3 bytes.
-		{"a hundred thousand empty runs", repeated(`{"runs":[`, "{}", 100_000, "]}"), -1, tooMuch(9 + 16_644*3), -1},
-		// A level (1,544 bytes), a statistic (136) and 8 bytes a value:
-		// the 4,194,095th value passes 32 MiB, after 33 + 4,194,094 × 2
+		// 2,032 bytes a run: the 16,514th passes 32 MiB, after 9 + 16,513 × 3 bytes.
+		{"a hundred thousand empty runs", repeated(`{"runs":[`, "{}", 100_000, "]}"), -1, tooMuch(9 + 16_513*3), -1},
+		// A level (1,560 bytes), a statistic (136) and 8 bytes a value:
+		// the 4,194,093rd value passes 32 MiB, after 33 + 4,194,092 × 2
 		// bytes.
-		{"five million per-run values", repeated(`{"levels":[{"stats":[{"per_run":[`, "0", 5_000_000, "]}]}]}"), -1, tooMuch(33 + 4_194_094*2), -1},
+		{"five million per-run values", repeated(`{"levels":[{"stats":[{"per_run":[`, "0", 5_000_000, "]}]}]}"), -1, tooMuch(33 + 4_194_092*2), -1},
 		// A string costs its bytes: refused where it ends.
 		{"a 40 MiB title", io.MultiReader(strings.NewReader(`{"title":"`), io.LimitReader(repeat(' '), 40<<20), strings.NewReader(`"}`)), -1, tooMuch(10 + 40<<20 + 1), -1},
 	}
@@ -177,18 +177,18 @@ func TestDecodedSize(t *testing.T) {
 		size int64
 		err  error
 	}{
-		{`{"runs":[{},{}]}`, 2 * 2016, nil},
+		{`{"runs":[{},{}]}`, 2 * 2032, nil},
 		{`{"title":"abc","unknown":[{},{},"long string"]}`, 3, nil},
-		{`{"levels":[{"runs":["a","bc"]}]}`, 1544 + 2*16 + 3, nil},
-		{`{"RUNS":[{}]}`, 2016, nil},
-		{`{"run\u0073":[{}]}`, 2016, nil},
-		{`{"runſ":[{}]}`, 2016, nil}, // ſ folds to s, as encoding/json folds it
+		{`{"levels":[{"runs":["a","bc"]}]}`, 1560 + 2*16 + 3, nil},
+		{`{"RUNS":[{}]}`, 2032, nil},
+		{`{"run\u0073":[{}]}`, 2032, nil},
+		{`{"runſ":[{}]}`, 2032, nil}, // ſ folds to s, as encoding/json folds it
 		{`{"title":"a\"b\\"}`, 6, nil},
-		{`{"runs":[{"import":{"tool":"x"}}]}`, 2016 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
-		{`{"runs":[{"import":null}]}`, 2016, nil},
-		{`{"runs":[{},{}`, 2 * 2016, errMalformed},
+		{`{"runs":[{"import":{"tool":"x"}}]}`, 2032 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
+		{`{"runs":[{"import":null}]}`, 2032, nil},
+		{`{"runs":[{},{}`, 2 * 2032, errMalformed},
 		{`{"runs" [`, 0, errMalformed},
-		{`{"runs":[{},{},{}]}`, 3 * 2016, errTooLarge},
+		{`{"runs":[{},{},{}]}`, 3 * 2032, errTooLarge},
 	}
 	for _, tt := range tests {
 		_, size, err := decodedSize([]byte(tt.in), reflect.TypeFor[Summary](), 5000)

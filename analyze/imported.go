@@ -181,7 +181,7 @@ func plural64(n int64, what string) string {
 func reportedRuns(sw *ingest.Sweep) []ReportedRun {
 	var out []ReportedRun
 	for _, r := range sw.Reported {
-		rr := ReportedRun{Dir: r.Dir, LevelKey: levelKey(r.Load), Repeat: r.Repeat, Notes: r.Notes}
+		rr := ReportedRun{Dir: r.Dir, LevelKey: levelKey(r.Series, r.Load), Repeat: r.Repeat, Notes: r.Notes}
 		for _, d := range r.Diagnostics {
 			rr.Problems = append(rr.Problems, d.String())
 		}

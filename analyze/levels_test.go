@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -63,5 +64,50 @@ func TestLoadLevels(t *testing.T) {
 	}
 	if len(few) != 4 || !strings.HasPrefix(few[2], "16 req/s, poisson arrivals has 2 usable run(s)") || !strings.HasPrefix(few[3], "rate inf has 1 usable run(s)") {
 		t.Errorf("fewer-than-3-runs findings %q", few)
+	}
+}
+
+// TestSeriesLevels: runs of two series at one load level are two levels,
+// never repeats of each other; levels follow the series order, and each
+// level and run carries its series' labels in summary.json.
+func TestSeriesLevels(t *testing.T) {
+	seqs := func(v string) ingest.Series {
+		s, err := ingest.NewSeries(map[string]string{"max_num_seqs": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	mk := func(dir string, series ingest.Series, c, repeat int, ttft float64) *ingest.Run {
+		r := makeRun(dir, c, repeat, []req{{id: "a", n: 3, ttft: ttft, e2e: ttft + 40}})
+		r.Load, r.Series = ingest.ConcurrencyLoad(c), series
+		return r
+	}
+	runs := []*ingest.Run{
+		mk("s128/c4/r1", seqs("128"), 4, 1, 100), mk("s128/c4/r2", seqs("128"), 4, 2, 100),
+		mk("s128/c8/r1", seqs("128"), 8, 1, 100),
+		mk("s64/c4/r1", seqs("64"), 4, 1, 300),
+	}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: runs})
+	var got []string
+	for _, l := range s.Levels {
+		js, err := json.Marshal(l.LevelKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := l.Stat("ttft.p50")
+		got = append(got, fmt.Sprintf("%s %s ttft.p50=%g", js, strings.Join(l.Runs, ","), float64(st.Median)))
+	}
+	want := []string{
+		`{"series":{"max_num_seqs":"64"},"mode":"concurrency","concurrency":4} s64/c4/r1 ttft.p50=300`,
+		`{"series":{"max_num_seqs":"128"},"mode":"concurrency","concurrency":4} s128/c4/r1,s128/c4/r2 ttft.p50=100`,
+		`{"series":{"max_num_seqs":"128"},"mode":"concurrency","concurrency":8} s128/c8/r1 ttft.p50=100`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("levels\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	js, _ := json.Marshal(s.Runs[0].LevelKey)
+	if string(js) != `{"series":{"max_num_seqs":"64"},"mode":"concurrency","concurrency":4}` {
+		t.Errorf("first run's keys %s", js)
 	}
 }

@@ -102,7 +102,7 @@ func completionTime(r *ingest.Requests, i int) float64 {
 // analyzeRun computes one run's summary and returns its samples for pooling.
 func analyzeRun(in runInput) (RunSummary, samples) {
 	run, cfg, led := in.run, in.cfg, in.led
-	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(runLoad(run)), Repeat: run.Repeat}
+	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(run.Series, runLoad(run)), Repeat: run.Repeat}
 	var smp samples
 	if run.Failed || run.Requests == nil {
 		rs.Failed = true

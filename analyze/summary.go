@@ -37,7 +37,16 @@ import (
 // "attainment" and "from"; levels have "error_percent",
 // "zero_output_percent", "output_rate_key", "suspect" and
 // "server_resolution"; runs have "notes".
-const SchemaVersion = "benchnote.summary/v3"
+//
+// v4: levels, runs and reported runs carry "series", the labels of the
+// configuration they belong to (a JSON object), when the sweep has any,
+// and method.config carries sweep.yaml's "series"; levels are keyed by
+// (series, mode, value). A v3 file is a v4 file without series, and
+// DecodeSummary reads it.
+const SchemaVersion = "benchnote.summary/v4"
+
+// previousSchema is the last layout DecodeSummary still reads.
+const previousSchema = "benchnote.summary/v3"
 
 // Num is a float64 that encodes NaN and ±Inf as JSON null ("not available").
 type Num float64
@@ -650,6 +659,9 @@ type WarmupLevel struct {
 
 // LevelKey is a load level as summary.json writes it.
 type LevelKey struct {
+	// Series is the configuration the level belongs to (its labels, as a
+	// JSON object); left out for a sweep's only, unlabelled series.
+	Series ingest.Series `json:"series,omitzero"`
 	// Mode is "concurrency" or "rate"; empty for a run without a level.
 	Mode string `json:"mode,omitempty"`
 	// Concurrency is N of a concurrency level.
@@ -661,12 +673,12 @@ type LevelKey struct {
 	Arrival string `json:"arrival,omitempty"`
 }
 
-// levelKey converts a load level.
-func levelKey(l ingest.LoadLevel) LevelKey {
+// levelKey converts a series and a load level.
+func levelKey(series ingest.Series, l ingest.LoadLevel) LevelKey {
 	if !l.Valid() {
-		return LevelKey{}
+		return LevelKey{Series: series}
 	}
-	return LevelKey{Mode: string(l.Mode), Concurrency: l.Concurrency, Rate: Rate(l.Rate), Arrival: l.Arrival}
+	return LevelKey{Series: series, Mode: string(l.Mode), Concurrency: l.Concurrency, Rate: Rate(l.Rate), Arrival: l.Arrival}
 }
 
 // Load returns the level as a load level, for labels.

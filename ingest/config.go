@@ -18,6 +18,9 @@ type Config struct {
 	Warmup WarmupConfig `yaml:"warmup" json:"warmup"`
 	// Metrics maps metric roles to the names a server uses.
 	Metrics MetricNames `yaml:"metrics" json:"metrics"`
+	// Series is sweep.yaml's series labels: the configuration every run
+	// has, to which run.yaml adds its own.
+	Series Series `yaml:"-" json:"series,omitzero"`
 	// LabelSelector keeps only series whose labels match all of these.
 	LabelSelector map[string]string `yaml:"label_selector" json:"label_selector,omitempty"`
 	// SpeculativeDecoding says the engine may emit several tokens per step,

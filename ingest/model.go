@@ -371,6 +371,10 @@ type Run struct {
 	Dir string
 	// Load is the run's load level: concurrency N, rate R or rate inf.
 	Load LoadLevel
+	// Series is the run's configuration (sweep.yaml's series labels with
+	// run.yaml's added); runs are repeats only when Series and Load are
+	// equal. The zero Series when neither file sets labels.
+	Series Series
 	// Concurrency is the configured concurrency level (Load.Concurrency),
 	// 0 for a rate level.
 	Concurrency int
@@ -462,7 +466,9 @@ type ReportedRun struct {
 	// Dir is the directory holding reported.yaml, relative to the root.
 	Dir string
 	// Load is the level the tool ran at; the zero LoadLevel when unknown.
-	Load   LoadLevel
+	Load LoadLevel
+	// Series is the configuration, as for Run.
+	Series Series
 	Repeat int
 	Notes  string
 	// Provenance names the tool; its Reported list holds the figures.

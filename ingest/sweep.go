@@ -148,10 +148,13 @@ func Open(root string, opts Options) (*Sweep, error) {
 
 	runs := make([]*Run, len(tree.runDirs))
 	for i, dir := range tree.runDirs {
-		runs[i] = openRun(root, dir, tree.runFiles[dir], envForDir(dir, envByDir))
+		runs[i] = openRun(root, dir, tree.runFiles[dir], envForDir(dir, envByDir), sw.Config.Series)
 	}
 	assignRepeats(runs)
 	sort.SliceStable(runs, func(i, j int) bool {
+		if c := runs[i].Series.Compare(runs[j].Series); c != 0 {
+			return c < 0
+		}
 		if c := runs[i].Load.Compare(runs[j].Load); c != 0 {
 			return c < 0
 		}
@@ -162,9 +165,12 @@ func Open(root string, opts Options) (*Sweep, error) {
 	})
 	sw.Runs = runs
 	for _, dir := range tree.reportedDirs {
-		sw.Reported = append(sw.Reported, loadReported(root, dir))
+		sw.Reported = append(sw.Reported, loadReported(root, dir, sw.Config.Series))
 	}
 	sort.SliceStable(sw.Reported, func(i, j int) bool {
+		if c := sw.Reported[i].Series.Compare(sw.Reported[j].Series); c != 0 {
+			return c < 0
+		}
 		if c := sw.Reported[i].Load.Compare(sw.Reported[j].Load); c != 0 {
 			return c < 0
 		}
@@ -415,7 +421,7 @@ func concurrencyFromPath(dir string) (int, bool) {
 // openRun reads a run directory's run.yaml: its load level, repeat,
 // clock, provenance, max_tokens and notes. The records and scrapes are
 // read later, by readFiles.
-func openRun(root, dir string, names []string, env []EnvSource) *Run {
+func openRun(root, dir string, names []string, env []EnvSource, sweepSeries Series) *Run {
 	run := &Run{Dir: dir, files: names, Env: MergeEnv(env), pending: true}
 	has := map[string]bool{}
 	for _, n := range names {
@@ -446,6 +452,12 @@ func openRun(root, dir string, names []string, env []EnvSource) *Run {
 			Message: fmt.Sprintf("cannot tell the load level of run directory %q: set concurrency or rate in run.yaml or name a path segment c8, conc8, concurrency-8, concurrency_8, concurrency=8, rate16, qps16 or rate-inf", dir)})
 	}
 	run.Clock, run.Provenance = rc.Clock, rc.Provenance
+	if series, err := sweepSeries.With(rc.Series); err != nil {
+		run.fail(Diagnostic{Severity: Error, File: rel, ColumnName: "series", Reason: "bad value",
+			Message: fmt.Sprintf("series: with sweep.yaml's labels: %v", err)})
+	} else {
+		run.Series = series
+	}
 	if rc.Repeat > 0 {
 		run.Repeat, run.RepeatSource = rc.Repeat, "run.yaml"
 	}
@@ -565,7 +577,7 @@ func levelOf(dir string, rc runConfig) (LoadLevel, string) {
 
 // loadReported reads a directory holding a source tool's aggregate
 // figures (reported.yaml) and nothing to recompute them from.
-func loadReported(root, dir string) *ReportedRun {
+func loadReported(root, dir string, sweepSeries Series) *ReportedRun {
 	rr := &ReportedRun{Dir: dir}
 	rel := path.Join(dir, ReportedFile)
 	data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxYAMLBytes)
@@ -581,6 +593,12 @@ func loadReported(root, dir string) *ReportedRun {
 	rr.Diagnostics = append(rr.Diagnostics, diags...)
 	rr.Load, _ = levelOf(dir, rc)
 	rr.Repeat, rr.Notes, rr.Provenance = rc.Repeat, rc.Notes, rc.Provenance
+	if series, err := sweepSeries.With(rc.Series); err != nil {
+		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, ColumnName: "series", Reason: "bad value",
+			Message: fmt.Sprintf("series: with sweep.yaml's labels: %v", err)})
+	} else {
+		rr.Series = series
+	}
 	if rr.Provenance == nil {
 		rr.Diagnostics = append(rr.Diagnostics, Diagnostic{Severity: Error, File: rel, Reason: "no source",
 			Message: "reported.yaml: expected source.tool and a reported list of the tool's figures"})
@@ -677,15 +695,25 @@ func countCSVRows(f *os.File) int64 {
 // assignRepeats numbers the runs of each load level: run.yaml's repeat
 // where given, else the next free number in path order.
 func assignRepeats(runs []*Run) {
-	byLevel := map[LoadLevel][]*Run{}
-	var levels []LoadLevel
-	for _, r := range runs {
-		if _, ok := byLevel[r.Load]; !ok {
-			levels = append(levels, r.Load)
-		}
-		byLevel[r.Load] = append(byLevel[r.Load], r)
+	type key struct {
+		series Series
+		load   LoadLevel
 	}
-	sort.Slice(levels, func(i, j int) bool { return levels[i].Compare(levels[j]) < 0 })
+	byLevel := map[key][]*Run{}
+	var levels []key
+	for _, r := range runs {
+		k := key{r.Series, r.Load}
+		if _, ok := byLevel[k]; !ok {
+			levels = append(levels, k)
+		}
+		byLevel[k] = append(byLevel[k], r)
+	}
+	sort.Slice(levels, func(i, j int) bool {
+		if c := levels[i].series.Compare(levels[j].series); c != 0 {
+			return c < 0
+		}
+		return levels[i].load.Compare(levels[j].load) < 0
+	})
 	for _, c := range levels {
 		level := byLevel[c]
 		sort.SliceStable(level, func(i, j int) bool { return level[i].Dir < level[j].Dir })
@@ -792,8 +820,10 @@ type runConfig struct {
 	// Clock is "monotonic" when the run's times are not wall-clock time.
 	Clock string
 	// levelNode is the run.yaml node the level came from, for messages.
-	levelNode   *yaml.Node
-	Provenance  *Provenance
+	levelNode  *yaml.Node
+	Provenance *Provenance
+	// Series is run.yaml's series labels (added to sweep.yaml's).
+	Series      Series
 	Repeat      int
 	MaxTokens   int
 	Notes       string
@@ -832,6 +862,12 @@ func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
 		switch k.Value {
 		case "concurrency":
 			rc.Concurrency = integer(v, k.Value, MaxConcurrency)
+		case "series":
+			series, d := parseSeriesNode(file, v)
+			if d != nil {
+				diags = append(diags, *d)
+			}
+			rc.Series = series
 		case "repeat":
 			rc.Repeat = integer(v, k.Value, MaxRepeat)
 		case "max_tokens":
@@ -1128,6 +1164,13 @@ func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
 				}
 				cfg.Metrics[role] = names
 			}
+		case "series":
+			series, d := parseSeriesNode(file, v)
+			if d != nil {
+				err = &FileError{*d}
+				break
+			}
+			cfg.Series = series
 		case "label_selector":
 			sel := map[string]string{}
 			if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
@@ -1270,4 +1313,36 @@ func parseWarmup(file string, v *yaml.Node, w *WarmupConfig) ([]Diagnostic, erro
 	}
 	*w = next
 	return diags, nil
+}
+
+// parseSeriesNode reads a series: setting, a mapping of label names to
+// scalar values (a number is its text: tp: 2 is the label tp=2); see
+// NewSeries for what a label may be.
+func parseSeriesNode(file string, v *yaml.Node) (Series, *Diagnostic) {
+	bad := func(n *yaml.Node, format string, args ...any) (Series, *Diagnostic) {
+		return Series{}, &Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: "series", Reason: "bad value",
+			Message: "series: " + fmt.Sprintf(format, args...)}
+	}
+	if v.Kind != yaml.MappingNode {
+		return bad(v, "expected a mapping of label names to values (engine: vllm, tp: 2), got %s", yamlKind(v))
+	}
+	if len(v.Content) > 2*MaxSeriesLabels {
+		return bad(v, "%d labels: at most %d", len(v.Content)/2, MaxSeriesLabels)
+	}
+	labels := map[string]string{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if val.Kind != yaml.ScalarNode || val.Tag == "!!null" {
+			return bad(val, "label %s: expected a text or a number, got %s", k.Value, yamlKind(val))
+		}
+		if err := checkSeriesLabel(k.Value, val.Value); err != nil {
+			return bad(k, "%v", err)
+		}
+		labels[k.Value] = val.Value
+	}
+	series, err := NewSeries(labels)
+	if err != nil {
+		return bad(v, "%v", err)
+	}
+	return series, nil
 }

@@ -292,7 +292,7 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{exampleSweep}, "expected 2 arguments (BASE NEW), got 1"},
 		{[]string{exampleSweep, exampleSweep, "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{exampleSweep, "no/such/dir"}, "no/such/dir"},
-		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v3"`},
+		{[]string{exampleSweep, bad}, `bad.json: schema "benchnote.summary/v0", expected "benchnote.summary/v4"`},
 		{[]string{exampleSweep, exampleSweep, "--threshold", "ttft=5"}, `threshold "ttft=5": expected a percentage`},
 		{[]string{exampleSweep, exampleSweep, "--threshold", "goodput=5%"}, "goodput changes in percentage points"},
 		{[]string{exampleSweep, exampleSweep, "--expect", "gpus"}, `--expect "gpus": unknown key`},

@@ -119,8 +119,8 @@ func TestImportVLLMRateSweep(t *testing.T) {
 	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Schema != "benchnote.summary/v3" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
-		t.Fatalf("schema %s, %d levels, %d reported runs; want v3, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
+	if sum.Schema != "benchnote.summary/v4" || len(sum.Levels) != 1 || len(sum.Reported) != 7 {
+		t.Fatalf("schema %s, %d levels, %d reported runs; want v4, 1, 7", sum.Schema, len(sum.Levels), len(sum.Reported))
 	}
 	lv := sum.Levels[0]
 	if lv.Mode != "rate" || lv.Rate != 16.0 || lv.Arrival != "poisson" || len(lv.Runs) != 1 {
