@@ -19,6 +19,9 @@ import (
 // LevelOf, so that a summary with other kinds of levels needs a change
 // here only.
 type LevelID struct {
+	// Series is the configuration the level belongs to; levels of two
+	// series are never the same level.
+	Series ingest.Series
 	// Mode is the kind of load: "concurrency" or "rate".
 	Mode string
 	// Value is the setting: requests in flight for "concurrency",
@@ -40,7 +43,9 @@ const (
 
 // LevelOf returns the identity of a summary level.
 func LevelOf(l analyze.Level) LevelID {
-	return levelID(l.Load())
+	id := levelID(l.Load())
+	id.Series = l.Series
+	return id
 }
 
 func levelID(l ingest.LoadLevel) LevelID {
@@ -56,8 +61,17 @@ func (id LevelID) load() ingest.LoadLevel {
 }
 
 // Key is a stable machine key for the level: "concurrency=16", "rate=16",
-// "rate=16/poisson" or "rate=inf".
+// "rate=16/poisson" or "rate=inf", after its series' labels and " | "
+// when it has any ("max_num_seqs=128, tp=2 | concurrency=16").
 func (id LevelID) Key() string {
+	if !id.Series.IsZero() {
+		return id.Series.String() + " | " + id.levelKey()
+	}
+	return id.levelKey()
+}
+
+// levelKey is Key without the series.
+func (id LevelID) levelKey() string {
 	v := "inf"
 	if !math.IsInf(id.Value, 1) {
 		v = strconv.FormatFloat(id.Value, 'g', -1, 64)
@@ -69,8 +83,8 @@ func (id LevelID) Key() string {
 	return k
 }
 
-// Label is the level as people read it: "concurrency 16", "16 req/s,
-// poisson arrivals" or "rate inf".
+// Label is the load level as people read it: "concurrency 16", "16 req/s,
+// poisson arrivals" or "rate inf" (without the series: see Describe).
 func (id LevelID) Label() string {
 	switch id.Mode {
 	case ModeConcurrency, ModeRate:
@@ -79,9 +93,22 @@ func (id LevelID) Label() string {
 	return id.Mode + " " + strconv.FormatFloat(id.Value, 'g', -1, 64)
 }
 
-// Less orders levels as the summary does: concurrency levels ascending,
-// then rates ascending with rate inf last, then by arrival process.
+// Describe is Label with the series' labels after it, when it has any:
+// "concurrency 16 (max_num_seqs=128)".
+func (id LevelID) Describe() string {
+	if id.Series.IsZero() {
+		return id.Label()
+	}
+	return id.Label() + " (" + id.Series.String() + ")"
+}
+
+// Less orders levels as the summary does: series by series (see
+// ingest.Series.Compare), then concurrency levels ascending, then rates
+// ascending with rate inf last, then by arrival process.
 func (id LevelID) Less(o LevelID) bool {
+	if c := id.Series.Compare(o.Series); c != 0 {
+		return c < 0
+	}
 	if id.Mode != o.Mode {
 		if id.Mode == ModeConcurrency || o.Mode == ModeConcurrency {
 			return id.Mode == ModeConcurrency
@@ -97,14 +124,15 @@ func (id LevelID) Less(o LevelID) bool {
 // levelJSON is LevelID in JSON: the value of rate inf is the string "inf",
 // as in summary.json (JSON has no infinity).
 type levelJSON struct {
-	Mode    string       `json:"mode"`
-	Value   analyze.Rate `json:"value"`
-	Arrival string       `json:"arrival,omitempty"`
+	Series  ingest.Series `json:"series,omitzero"`
+	Mode    string        `json:"mode"`
+	Value   analyze.Rate  `json:"value"`
+	Arrival string        `json:"arrival,omitempty"`
 }
 
 // MarshalJSON writes {"mode", "value", "arrival"}, rate inf as "inf".
 func (id LevelID) MarshalJSON() ([]byte, error) {
-	return json.Marshal(levelJSON{Mode: id.Mode, Value: analyze.Rate(id.Value), Arrival: id.Arrival})
+	return json.Marshal(levelJSON{Series: id.Series, Mode: id.Mode, Value: analyze.Rate(id.Value), Arrival: id.Arrival})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -113,6 +141,6 @@ func (id *LevelID) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*id = LevelID{Mode: j.Mode, Value: float64(j.Value), Arrival: j.Arrival}
+	*id = LevelID{Series: j.Series, Mode: j.Mode, Value: float64(j.Value), Arrival: j.Arrival}
 	return nil
 }

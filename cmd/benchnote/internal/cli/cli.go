@@ -374,10 +374,16 @@ func (v validation) verdictLine(sw *ingest.Sweep) string {
 // finding and the verdict line, and returns the exit code of the worst of
 // them.
 func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
-	levels := map[ingest.LoadLevel]bool{}
+	type levelID struct {
+		series ingest.Series
+		load   ingest.LoadLevel
+	}
+	levels := map[levelID]bool{}
+	series := map[ingest.Series]bool{}
 	rates := false
 	for _, r := range sw.Runs {
-		levels[r.Load] = true
+		levels[levelID{r.Series, r.Load}] = true
+		series[r.Series] = true
 		rates = rates || r.Load.Mode == ingest.ModeRate
 	}
 	// A sweep of concurrency levels keeps its plain CONC column; one with
@@ -393,11 +399,26 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 			return r.Load.Describe()
 		}
 	}
-	fmt.Fprintf(w, "sweep %s: %s at %s\n", controls.Escape(sw.Root), plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"))
+	seriesNote := ""
+	if len(series) > 1 || !series[ingest.Series{}] && len(series) == 1 {
+		seriesNote = " of " + plural(len(series), "series", "series")
+	}
+	fmt.Fprintf(w, "sweep %s: %s at %s%s\n", controls.Escape(sw.Root), plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"), seriesNote)
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
+	// A sweep with series labels names each run's in a column of its own.
+	seriesHead, seriesCell := "", func(*ingest.Run) string { return "" }
+	if seriesNote != "" {
+		seriesHead = "SERIES\t"
+		seriesCell = func(r *ingest.Run) string {
+			if r.Series.IsZero() {
+				return "-\t"
+			}
+			return controls.Escape(r.Series.String()) + "\t"
+		}
+	}
+	fmt.Fprintln(tw, seriesHead+levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
 	for _, r := range sw.Runs {
 		format, rows, excluded := "-", "-", "-"
 		if r.Requests != nil {
@@ -437,7 +458,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		for i, c := range cells {
 			cells[i] = controls.Escape(c) // a tab or newline in a name must not break the table
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", levelCell(r), r.Repeat, strings.Join(cells, "\t"))
+		fmt.Fprintf(tw, "%s%s\t%d\t%s\n", seriesCell(r), levelCell(r), r.Repeat, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 

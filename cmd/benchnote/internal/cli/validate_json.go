@@ -51,8 +51,10 @@ type validateRun struct {
 	// Level names the run's load level ("concurrency 16", "16 req/s"),
 	// empty when it could not be told; Concurrency is set for concurrency
 	// levels only.
-	Level        string           `json:"level"`
-	Concurrency  int              `json:"concurrency,omitempty"`
+	Level       string `json:"level"`
+	Concurrency int    `json:"concurrency,omitempty"`
+	// Series is the run's configuration labels, left out when it has none.
+	Series       ingest.Series    `json:"series,omitzero"`
 	Repeat       int              `json:"repeat"`
 	Status       string           `json:"status"`
 	Format       string           `json:"format"`
@@ -118,9 +120,13 @@ func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation) error {
 		Diagnostics: []validateDiag{},
 		Findings:    []validateFinding{},
 	}
-	levels := map[ingest.LoadLevel]bool{}
+	type levelID struct {
+		series ingest.Series
+		load   ingest.LoadLevel
+	}
+	levels := map[levelID]bool{}
 	for _, r := range sw.Runs {
-		levels[r.Load] = true
+		levels[levelID{r.Series, r.Load}] = true
 		doc.Runs = append(doc.Runs, jsonRun(r))
 		if r.Failed {
 			doc.Counts.FailedRuns++
@@ -144,7 +150,7 @@ func writeValidationJSON(w io.Writer, sw *ingest.Sweep, v validation) error {
 
 func jsonRun(r *ingest.Run) validateRun {
 	jr := validateRun{
-		Dir: r.Dir, Concurrency: r.Concurrency, Repeat: r.Repeat, Status: "ok",
+		Dir: r.Dir, Concurrency: r.Concurrency, Series: r.Series, Repeat: r.Repeat, Status: "ok",
 		Excluded: []validateReason{}, ExtraColumns: []string{}, Environment: []validateEnv{},
 		Scrapes: validateScrapes{Start: r.ScrapeStart != nil, End: r.ScrapeEnd != nil},
 	}
