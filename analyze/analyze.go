@@ -135,6 +135,9 @@ func Analyze(sw *ingest.Sweep) *Summary {
 	// samples out of range): the summary must decode (DecodeSummary).
 	keepSummaryInRange(s, led)
 	s.Exclusions = led.list()
+	// From the final (in-range) figures: each is one of them divided by a
+	// GPU count, or a copy.
+	s.Pareto = paretoOf(s, runEnvs(sw))
 	return s
 }
 

@@ -42,7 +42,9 @@ import (
 // configuration they belong to (a JSON object), when the sweep has any,
 // and method.config carries sweep.yaml's "series"; levels are keyed by
 // (series, mode, value). A v3 file is a v4 file without series, and
-// DecodeSummary reads it.
+// DecodeSummary reads it. The summary has "pareto": per level, output
+// tokens/s per GPU against the median user TPS, each median ± MAD across
+// runs, with the Pareto frontier and whether the level meets the SLOs.
 const SchemaVersion = "benchnote.summary/v4"
 
 // previousSchema is the last layout DecodeSummary still reads.
@@ -142,6 +144,9 @@ type Summary struct {
 	// Answers is the headline: per load mode in the sweep (concurrency,
 	// then rate), the highest level meeting the SLOs.
 	Answers []Answer `json:"answers"`
+	// Pareto is what the report's Pareto chart draws: per level of each
+	// series, output tokens/s per GPU against output tokens/s per user.
+	Pareto Pareto `json:"pareto"`
 }
 
 // Method records every choice that shapes the numbers.
