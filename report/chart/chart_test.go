@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,26 @@ func exampleTrend() Trend {
 		Markers: []Marker{{X: t0 + 3*day, Kind: MarkerIncomparable}, {X: t0 + 5*day, Kind: MarkerChange}, {X: t0 + 2*day, Kind: MarkerEnvironment}}}
 }
 
+// examplePareto is two series and an other group: max_num_seqs=128
+// meets the SLOs at every level, 256 fails at its highest; the frontier
+// runs through 128's three points and 256 at c=16 (hollow: it fails).
+func examplePareto() Pareto {
+	return Pareto{
+		Title: "Output tokens/s per GPU vs per user", XLabel: "output tokens/s per GPU", YLabel: "output tokens/s per user (median user TPS)",
+		Groups: []string{"max_num_seqs=128", "max_num_seqs=256"}, OtherName: "1 other series",
+		FailName: "fails the SLOs (hollow)", FrontierName: "Pareto frontier",
+		Points: []ParetoPoint{
+			{X: 40, Y: 52, XErr: 2, YErr: 3, Group: 0, Frontier: true, Label: "c=1"},
+			{X: 150, Y: 45, XErr: 6, YErr: 1.5, Group: 0, Frontier: true, Label: "c=4"},
+			{X: 380, Y: 30, XErr: 15, YErr: 2, Group: 0, Frontier: true, Label: "c=16"},
+			{X: 38, Y: 50, XErr: 1, YErr: 0, Group: 1},
+			{X: 140, Y: 40, Group: 1},
+			{X: 450, Y: 28, XErr: 30, YErr: 4, Group: 1, Fails: true, Frontier: true},
+			{X: 100, Y: 20, XErr: 5, YErr: 25, Group: -1},
+		},
+	}
+}
+
 func TestGoldenSVG(t *testing.T) {
 	charts := []struct {
 		name string
@@ -67,6 +88,7 @@ func TestGoldenSVG(t *testing.T) {
 		{"overlay", exampleOverlay().SVG},
 		{"strip", exampleStrip().SVG},
 		{"trend", exampleTrend().SVG},
+		{"pareto", examplePareto().SVG},
 	}
 	for _, c := range charts {
 		t.Run(c.name, func(t *testing.T) {
@@ -114,6 +136,10 @@ func TestChartsRefuseBadData(t *testing.T) {
 		{"trend NaN", tr.SVG, "chart: trend point 2:"},
 		{"trend out of order", back.SVG, "chart: trend point 4: time"},
 		{"trend empty", Trend{}.SVG, ErrNoData.Error()},
+		{"pareto empty", Pareto{}.SVG, ErrNoData.Error()},
+		{"pareto NaN", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: nan, Y: 1}}}.SVG, "chart: pareto point 0: (NaN ± 0, 1 ± 0): want finite"},
+		{"pareto negative spread", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: 1, Y: 1, YErr: -1}}}.SVG, "chart: pareto point 0: (1 ± 0, 1 ± -1): want finite"},
+		{"pareto group", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: 1, Y: 1, Group: 1}}}.SVG, "chart: pareto point 0: group 1 of 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +166,34 @@ func TestOverlayLogY(t *testing.T) {
 	svg, err := o.SVG()
 	if err != nil || !bytes.Contains(svg, []byte(">p95 TTFT (ms, log scale)</text>")) {
 		t.Errorf("log overlay: %v", err)
+	}
+}
+
+// TestParetoStaircase: the frontier runs from each point down to the
+// next one's y, then across to it.
+func TestParetoStaircase(t *testing.T) {
+	got := ParetoStaircase(examplePareto().Points)
+	want := "(40,52) (40,45) (150,45) (150,30) (380,30) (380,28) (450,28)"
+	var parts []string
+	for _, p := range got {
+		parts = append(parts, fmt.Sprintf("(%g,%g)", p.X, p.Y))
+	}
+	if s := strings.Join(parts, " "); s != want {
+		t.Errorf("staircase %s, want %s", s, want)
+	}
+}
+
+// TestParetoDegenerate: one point, zero spread, all at zero: drawn.
+func TestParetoDegenerate(t *testing.T) {
+	for _, pts := range [][]ParetoPoint{
+		{{X: 12, Y: 7, Frontier: true}},
+		{{X: 0, Y: 0, Frontier: true}},
+		{{X: 5, Y: 5, Frontier: true}, {X: 5, Y: 5, Frontier: true, Fails: true}},
+	} {
+		svg, err := Pareto{Title: "t", XLabel: "x", YLabel: "y", Groups: []string{"a"}, Points: pts, FailName: "fails", FrontierName: "frontier"}.SVG()
+		if err != nil || !bytes.Contains(svg, []byte("<svg")) || bytes.Contains(svg, []byte("NaN")) {
+			t.Errorf("points %+v: %v", pts, err)
+		}
 	}
 }
 
