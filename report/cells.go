@@ -83,6 +83,9 @@ func (c *cellContext) plot(name string, tgt target) (string, error) {
 	}
 	p, ok := c.plots[name]
 	if !ok {
+		if why := plotAbsent(c.s, name); why != "" {
+			return fmt.Sprintf("*Plot %s not drawn: %s.*\n", code(name), mdEscape(why)), nil
+		}
 		return fmt.Sprintf("*Plot %s not drawn: the sweep has no data for it.*\n", code(name)), nil
 	}
 	if tgt == targetHTML {
@@ -457,5 +460,5 @@ func (c *cellContext) count(args []string) (string, error) {
 // order Plots draws them.
 var PlotNames = []string{
 	"latency-ttft", "latency-tpot", "latency-e2e", "throughput-ttft", "throughput-tpot", "runs-spread",
-	"cdf-ttft", "cdf-tpot", "cdf-e2e", "lengths", "warmup", "goodput",
+	"cdf-ttft", "cdf-tpot", "cdf-e2e", "lengths", "warmup", "goodput", "pareto",
 }

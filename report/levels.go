@@ -24,15 +24,20 @@ type levelView struct {
 func viewOf(s *analyze.Summary) levelView {
 	v := levelView{mode: ingest.ModeConcurrency, ambiguous: map[string]bool{}}
 	seen := map[ingest.LoadMode]bool{}
-	keys := map[string]int{}
+	// Counted per series: each series of a sweep has its own levels.
+	type key struct {
+		series ingest.Series
+		load   string
+	}
+	keys := map[key]int{}
 	for _, l := range s.Levels {
 		load := l.Load()
 		seen[load.Mode] = true
-		keys[load.Key()]++
+		keys[key{l.Series, load.Key()}]++
 	}
 	for k, n := range keys {
 		if n > 1 {
-			v.ambiguous[k] = true
+			v.ambiguous[k.load] = true
 		}
 	}
 	switch {

@@ -38,8 +38,9 @@ type Plot struct {
 // Plots draws the report's charts from the summary, in a fixed order:
 // latency-ttft, latency-tpot, latency-e2e, throughput-ttft,
 // throughput-tpot, runs-spread, cdf-ttft, cdf-tpot, cdf-e2e, lengths,
-// warmup, goodput. A chart with no data in the summary is left out
-// without error.
+// warmup, goodput, pareto. A chart with no data in the summary is left
+// out without error. With several series, every chart tells them apart
+// (series.go).
 //
 // Plots only draws: every value comes from the summary as it is, and
 // values that are not available (NaN) are never drawn. The same summary
@@ -62,7 +63,7 @@ func Plots(s *analyze.Summary) ([]Plot, error) {
 		lengthsChart,
 	}
 	warmupAt := len(builders)
-	builders = append(builders, warmupChart, goodputChart)
+	builders = append(builders, warmupChart, goodputChart, paretoChart)
 	// The charts are independent: they are drawn side by side, and kept
 	// in builder order. The warm-up chart, which draws every run's series
 	// and takes longest, starts first, so that the others fill the other
@@ -238,6 +239,10 @@ func chartPercentilePhrase(s *analyze.Summary) string {
 // slightly apart at each level so their bars do not overlap, and the
 // metric's SLO target as a labelled reference line.
 func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
+	sv := seriesViewOf(s)
+	if sv.several() {
+		return latencySeriesChart(s, m, sv)
+	}
 	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
 	v := viewOf(s)
 	p := chartNewPlot()
@@ -319,7 +324,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if levels.log {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", v.noun())
 	}
-	caption += sloSentence
+	caption += sloSentence + sv.sentence()
 	return &Plot{
 		Name:    "latency-" + m.key,
 		Title:   p.Title.Text,
@@ -335,6 +340,7 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
 	v := viewOf(s)
+	sv := seriesViewOf(s)
 	p := chartNewPlot()
 	p.Title.Text = "p95 " + name + " vs output throughput"
 	p.X.Label.Text = "output tokens/s (server counters)"
@@ -345,12 +351,14 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	name2 := "throughput-" + m.key
 	hi := math.Inf(-1) // top of the latency error bars
 	drawn := 0
-	for k, ser := range v.series(s.Levels) {
+	// The legend names the series, when there are several, and the SLO.
+	sloLegend := chart.NewLegend()
+	for _, ln := range chartLines(s, v, sv) {
 		var xys, exys, eyys plotter.XYs
 		var xerrs plotter.XErrors
 		var yerrs plotter.YErrors
 		var labels []string
-		for _, l := range ser.levels {
+		for _, l := range ln.levels {
 			load := l.Load()
 			rate, okR := l.Stat(chartOutputRate)
 			lat, okL := l.Stat(m.key + ".p95")
@@ -363,7 +371,11 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
 			xys = append(xys, pt)
 			labels = append(labels, v.short(load))
-			alt = append(alt, fmt.Sprintf("%s: %s tokens/s, %s %s", v.name(load), chartNum(pt.X), chartNum(pt.Y), unit))
+			where := v.name(load)
+			if sv.several() {
+				where += " of " + ln.name
+			}
+			alt = append(alt, fmt.Sprintf("%s: %s tokens/s, %s %s", where, chartNum(pt.X), chartNum(pt.Y), unit))
 			if rate.MAD.Valid() {
 				exys = append(exys, pt)
 				xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
@@ -380,8 +392,12 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			continue
 		}
 		drawn++
-		ls, gs := chart.SeriesStyle(k)
-		if err := chartAddLinePoints(p, nil, "", xys, ls, gs); err != nil {
+		ls, gs := chart.SeriesStyle(ln.style)
+		var lg *plot.Legend
+		if sv.several() {
+			lg = &sloLegend
+		}
+		if err := chartAddLinePoints(p, lg, ln.name, xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
 		if len(exys) > 0 {
@@ -399,6 +415,11 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			if err := chartAddYErrors(p, eyys, yerrs, ls.Color); err != nil {
 				return nil, fmt.Errorf("plot %s: %w", name2, err)
 			}
+		}
+		if sv.several() {
+			// Labels of several series would run into each other: the
+			// caption says the points are joined in load order.
+			continue
 		}
 		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 		if err != nil {
@@ -419,10 +440,9 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// Leave room right of the last point for its label ("c=16"), which
 	// would otherwise be clipped at the edge of the data area.
 	p.X.Max *= 1.08
-	sloLegend := chart.NewLegend()
 	sloSentence, inLegend := chartAddSLO(p, &sloLegend, s, m.key, unit, 0, hi, false, false)
-	var legend *plot.Legend // only for an SLO line
-	if inLegend {
+	var legend *plot.Legend // only for the series and an SLO line
+	if inLegend || sv.several() {
 		legend = &sloLegend
 	}
 
@@ -437,8 +457,11 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	case !v.concurrencyOnly():
 		points = "one point per request rate, joined in rate order"
 	}
+	if sv.several() {
+		points = "one point per level of each series, joined in load order, the lowest load at the start of each line (the alt text lists them)"
+	}
 	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
-		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s) + sloSentence
+		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s) + sloSentence + sv.sentence()
 	return &Plot{
 		Name:    name2,
 		Title:   p.Title.Text,
@@ -451,6 +474,10 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 // runsSpreadChart draws each run's value of a few per-run statistics per
 // level as dots, with the median across runs as a bar.
 func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
+	sv := seriesViewOf(s)
+	if sv.several() {
+		return runsSpreadSeriesChart(s, sv)
+	}
 	type panel struct{ key, name, unit string }
 	var panels []panel
 	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
@@ -539,7 +566,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if slices.Contains(names, panels[len(panels)-1].name) {
 		caption += fmt.Sprintf("; output tokens/s is from server counters (%s)", chartStatSample(s, chartOutputRate))
 	}
-	caption += "; " + used.runsPhrase() + "." + used.notes(s)
+	caption += "; " + used.runsPhrase() + "." + used.notes(s) + sv.sentence()
 	return &Plot{
 		Name:    "runs-spread",
 		Title:   title,
@@ -553,6 +580,10 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 // level, on an axis that starts where the data start, with the metric's
 // SLO target as a labelled vertical line.
 func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
+	sv := seriesViewOf(s)
+	if sv.several() {
+		return cdfSeriesChart(s, m, sv)
+	}
 	name, unit := chartStatLabel(s, m.key+".p50", m.name, "ms")
 	p := chartNewPlot()
 	p.Title.Text = "Pooled " + name + " distribution"
@@ -635,6 +666,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 			caption += fmt.Sprintf(" Not drawn (no requests): %s.", v.list(missing))
 		}
 	}
+	caption += sv.sentence()
 	return &Plot{
 		Name:    "cdf-" + m.key,
 		Title:   p.Title.Text,
@@ -712,6 +744,8 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	var names []string
 	var drawnLevels []ingest.LoadLevel
 	v := viewOf(s)
+	sv := seriesViewOf(s)
+	var drawnSeries []ingest.Series
 	legend := chart.NewLegend()
 	for _, sd := range sides {
 		p := chartNewPlot()
@@ -722,16 +756,31 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 		drawn := 0
 		for i, l := range s.Levels {
 			outline := chartStepOutline(sd.bins(l))
-			if len(outline) == 0 {
+			style := i
+			if sv.several() {
+				// One colour per series: its levels share it.
+				style = sv.index(l.Series)
+			}
+			if len(outline) == 0 || style < 0 {
 				continue
 			}
 			line, err := plotter.NewLine(outline)
 			if err != nil {
 				return nil, fmt.Errorf("plot lengths: %w", err)
 			}
-			line.LineStyle, _ = chart.SeriesStyle(i)
+			line.LineStyle, _ = chart.SeriesStyle(style)
 			p.Add(line)
 			drawn++
+			if sv.several() {
+				if !slices.Contains(drawnSeries, l.Series) {
+					drawnSeries = append(drawnSeries, l.Series)
+					legend.Add(sv.label(l.Series), line)
+				}
+				if !slices.Contains(drawnLevels, l.Load()) {
+					drawnLevels = append(drawnLevels, l.Load())
+				}
+				continue
+			}
 			if !slices.Contains(drawnLevels, l.Load()) {
 				// Both panels give level i the same style.
 				drawnLevels = append(drawnLevels, l.Load())
@@ -756,6 +805,10 @@ func lengthsChart(s *analyze.Summary) (*Plot, error) {
 	}
 	caption := fmt.Sprintf("Histograms of %s of the measured requests, pooled over each level's runs: one outline per %s, each drawn over that level's own equal-width bins. Bins differ between levels, so counts are not summed across levels; heights are requests per bin of that level.",
 		chartJoinAnd(names), v.perLevel())
+	if sv.several() {
+		caption += " The levels of one series share its colour."
+	}
+	caption += sv.sentence()
 	return &Plot{
 		Name:    "lengths",
 		Title:   title,
@@ -802,6 +855,14 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		runs  []analyze.RunSummary
 	}
 	v := viewOf(s)
+	sv := seriesViewOf(s)
+	// panelName names a level's panel: with several series, the series too.
+	panelName := func(k analyze.LevelKey) string {
+		if sv.several() {
+			return seriesLoadName(sv, v, k)
+		}
+		return v.name(k.Load())
+	}
 	var groups []group
 	var notCut, unavailable []string
 	failed, shown, anyCut, anyStat, clamped := 0, 0, false, false, false
@@ -809,6 +870,9 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 		if r.Failed {
 			failed++
 			continue
+		}
+		if sv.index(r.Series) < 0 {
+			continue // a series the charts leave out (the caption names it)
 		}
 		if r.Warmup.Outcome == analyze.WarmupUnavailable {
 			unavailable = append(unavailable, r.Dir)
@@ -928,14 +992,14 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	for _, g := range groups {
 		left := chartNewPlot()
 		chart.SmallText(left)
-		left.Title.Text = v.name(g.level.Load())
+		left.Title.Text = panelName(g.level)
 		left.X.Label.Text = "request index (send order)"
 		left.Y.Label.Text = "TTFT (ms)"
 		var right *plot.Plot
 		if anyStat {
 			right = chartNewPlot()
 			chart.SmallText(right)
-			right.Title.Text = v.name(g.level.Load()) + ": the rule's statistic"
+			right.Title.Text = panelName(g.level) + ": the rule's statistic"
 			right.X.Label.Text = "request index (send order)"
 			right.Y.Label.Text = statLabel
 		}
@@ -1059,6 +1123,7 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 	if failed > 0 {
 		caption += fmt.Sprintf(" Failed runs (%d) are not shown.", failed)
 	}
+	caption += sv.sentence()
 	alt := fmt.Sprintf("Small multiples, one per %s (%s): each run's TTFT per request in send order and a vertical line where the warm-up was cut", v.perLevel(), v.list(levels))
 	if s.Method.Warmup == ingest.WarmupNone {
 		alt = fmt.Sprintf("Small multiples, one per %s (%s): each run's TTFT per request in send order; warm-up handling is off, so nothing was cut", v.perLevel(), v.list(levels))
@@ -1078,21 +1143,22 @@ func warmupChart(s *analyze.Summary) (*Plot, error) {
 // goodputChart draws the goodput percentage against concurrency.
 func goodputChart(s *analyze.Summary) (*Plot, error) {
 	v := viewOf(s)
+	sv := seriesViewOf(s)
 	p := chartNewPlot()
 	p.Title.Text = "Goodput vs " + v.noun()
 	p.Y.Label.Text = "goodput (% of measured requests)"
 	var used chartUsed
 	var alt []string
 	var legend *plot.Legend
-	if v.mixed {
+	if v.mixed || sv.several() {
 		l := chart.NewLegend()
 		legend = &l
 	}
 	drawn := 0
-	for k, ser := range v.series(s.Levels) {
+	for _, ln := range chartLines(s, v, sv) {
 		var xys, exys plotter.XYs
 		var errs plotter.YErrors
-		for _, l := range ser.levels {
+		for _, l := range ln.levels {
 			load := l.Load()
 			st, ok := l.Stat(chartGoodput)
 			if !ok || !st.Median.Valid() {
@@ -1102,7 +1168,11 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 			used.add(load, st)
 			pt := plotter.XY{X: axisX(s, load), Y: float64(st.Median)}
 			xys = append(xys, pt)
-			alt = append(alt, fmt.Sprintf("%s: %s%%", v.number(load), chartNum(pt.Y)))
+			where := v.number(load)
+			if sv.several() {
+				where += " of " + ln.name
+			}
+			alt = append(alt, fmt.Sprintf("%s: %s%%", where, chartNum(pt.Y)))
 			if st.MAD.Valid() {
 				exys = append(exys, pt)
 				errs = append(errs, struct{ Low, High float64 }{float64(st.MAD), float64(st.MAD)})
@@ -1112,8 +1182,8 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 			continue
 		}
 		drawn++
-		ls, gs := chart.SeriesStyle(k)
-		if err := chartAddLinePoints(p, legend, strings.TrimSpace(strings.Trim(ser.suffix, " ()")), xys, ls, gs); err != nil {
+		ls, gs := chart.SeriesStyle(ln.style)
+		if err := chartAddLinePoints(p, legend, ln.name, xys, ls, gs); err != nil {
 			return nil, fmt.Errorf("plot goodput: %w", err)
 		}
 		if len(exys) > 0 {
@@ -1133,7 +1203,7 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
 	caption := fmt.Sprintf("Per-run goodput (%s), median across runs with ± %s error bars (clipped to 0–100 %%); %s; %s.",
-		chartStatSample(s, chartGoodput), chartMADPhrase(s), chartSLOPhrase(s.Method.SLO), used.runsPhrase()) + used.notes(s)
+		chartStatSample(s, chartGoodput), chartMADPhrase(s), chartSLOPhrase(s.Method.SLO), used.runsPhrase()) + used.notes(s) + sv.sentence()
 	return &Plot{
 		Name:    "goodput",
 		Title:   p.Title.Text,

@@ -86,8 +86,9 @@ func testSummary() *analyze.Summary {
 		Method: analyze.Method{
 			Percentile: "nearest-rank", MAD: "raw", Warmup: "stabilisation", MinRuns: 3,
 			WarmupStatistic: "relative change of the block median from the previous block ÷ tolerance (below 1 counts as stable)",
-			SLO:             analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN},
+			SLO:             analyze.SLO{TTFTms: 200, TPOTms: 50, E2Ems: analyze.NaN, Attainment: 0.9},
 		},
+		Pareto: analyze.Pareto{Per: analyze.ParetoPerGPU},
 	}
 	for li, c := range []int{1, 4, 16} {
 		f := float64(li + 1)
@@ -119,6 +120,7 @@ func testSummary() *analyze.Summary {
 		lv.Workload.PromptHistogram = plotBins(100+10*f, c)
 		lv.Workload.OutputHistogram = plotBins(30+5*f, c)
 		s.Levels = append(s.Levels, lv)
+		s.Pareto.Points = append(s.Pareto.Points, plotParetoPoint(lv.LevelKey, f))
 		for ri := 1; ri <= 3; ri++ {
 			r := analyze.RunSummary{
 				Dir: fmt.Sprintf("c%d-r%d", c, ri), LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}, Repeat: ri,
@@ -131,6 +133,19 @@ func testSummary() *analyze.Summary {
 		}
 	}
 	return s
+}
+
+// plotParetoPoint is level f of testSummary on the Pareto chart: per GPU
+// throughput rising and user TPS falling with the load, every level on
+// the frontier, the highest failing the SLOs.
+func plotParetoPoint(k analyze.LevelKey, f float64) analyze.ParetoPoint {
+	meets := f < 3
+	return analyze.ParetoPoint{
+		LevelKey: k, GPUs: 2,
+		Throughput: plotAcross("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "rate", "tokens/s", analyze.SampleWindowCount+" ÷ GPU count", (300*f*f-50*f)/2, 5*f),
+		UserTPS:    plotAcross(analyze.KeyUserTPSMedian, "user TPS", "p50", "tokens/s", analyze.SamplePerRequest, 80/f, 2/f),
+		OnFrontier: true, MeetsSLO: &meets,
+	}
 }
 
 func plotsByName(t *testing.T, ps []Plot) map[string]Plot {
@@ -251,9 +266,10 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 		"lengths":         {"prompt length (tokens)", "output length (tokens)", "requests per bin"},
 		"warmup":          {"request index (send order)", "TTFT (ms)", "concurrency 1", "concurrency 4", "concurrency 16", "repeat 1", "repeat 3", "warm-up cut", "median change ÷ tolerance", "concurrency 16: the rule's statistic", "TTFT statistic", "TPOT statistic", "threshold (1)"},
 		"goodput":         {"goodput (% of measured requests)", logC},
+		"pareto":          {"output tokens/s per GPU", "output tokens/s per user (median user TPS)", "c=1", "c=16", "one level (median ± MAD)", "fails the SLOs (hollow)", "Pareto frontier"},
 	}
 	// The summary has no E2E SLO: no chart may draw one.
-	noSLO := []string{"latency-e2e", "cdf-e2e", "runs-spread", "goodput"}
+	noSLO := []string{"latency-e2e", "cdf-e2e", "runs-spread", "goodput"} // pareto names "fails the SLOs"
 	byName := plotsByName(t, ps)
 	for _, name := range PlotNames {
 		p, ok := byName[name]
