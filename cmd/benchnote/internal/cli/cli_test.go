@@ -80,8 +80,8 @@ func TestReportGolden(t *testing.T) {
 	golden(t, "example/summary.json", files["summary.json"])
 	golden(t, "example/pr.md", files["pr.md"])
 	golden(t, "example/MANIFEST", manifest(files))
-	if len(files) != 17 {
-		t.Errorf("%d files written, want 17 (report.md, report.html, pr.md, summary.json, 12 plots and the %s marker)", len(files), outdir.MarkerName)
+	if len(files) != 18 {
+		t.Errorf("%d files written, want 18 (report.md, report.html, pr.md, summary.json, 13 plots and the %s marker)", len(files), outdir.MarkerName)
 	}
 }
 

@@ -145,7 +145,7 @@ func TestReportOutput(t *testing.T) {
 		args   []string
 		stdout string
 	}{
-		{"default", nil, "wrote OUT (16 files): report.md, report.html, pr.md, summary.json, 12 plots\n"},
+		{"default", nil, "wrote OUT (17 files): report.md, report.html, pr.md, summary.json, 13 plots\n"},
 		{"quiet", []string{"-q"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
