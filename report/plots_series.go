@@ -95,17 +95,22 @@ func latencySeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot
 			chart.FromZero(&p.Y)
 		}
 		// The SLO line is named once in the legend, from the first panel
-		// that draws it within reach; the caption says where it is.
-		sloLegend := chart.NewLegend()
-		sentence, inLegend := chartAddSLO(p, &sloLegend, s, m.key, unit, lo, hi, logY, false)
-		if inLegend && !sloNamed {
-			n, target, _ := chartSLO(s, m.key)
-			label, _, _ := chartSLOLine(n, unit, target, lo, hi, logY, false)
-			legend.Add(label, &chart.HLine{Style: chart.ReferenceStyle})
-			sloNamed, sloSentence = true, sentence
-		}
-		if !sloNamed {
-			sloSentence = sentence
+		// that draws it within reach. A target out of reach is said in
+		// the caption only: a note at the edge of each narrow panel would
+		// run into the data.
+		if n, target, ok := chartSLO(s, m.key); ok && unit == "ms" {
+			label, stretch, sentence := chartSLOLine(n, unit, target, lo, hi, logY, false)
+			if stretch {
+				line := &chart.HLine{Y: target, Style: chart.ReferenceStyle, Label: label, Stretch: true}
+				p.Add(line)
+				if !sloNamed {
+					legend.Add(label, line)
+					sloNamed, sloSentence = true, sentence
+				}
+			}
+			if !sloNamed {
+				sloSentence = strings.Replace(sentence, " (noted at the edge)", "", 1)
+			}
 		}
 		panels = append(panels, p)
 	}
@@ -113,12 +118,14 @@ func latencySeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot
 		return nil, nil
 	}
 	title := name + " percentiles vs " + v.noun()
-	svg, err := chart.Figure{Title: title, Grid: [][]*plot.Plot{panels}, Legend: &legend}.SVG()
+	// Two to a row: three in one row leave too little width for the
+	// level axis beside a legend of long series names.
+	svg, err := chart.Figure{Title: title, Grid: chart.Rows(panels, min(len(panels), 2)), Legend: &legend}.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 	}
 	sample := chartStatSample(s, m.key+".p50")
-	caption := fmt.Sprintf("Per-run p50, p95 and p99 of client %s (%s sample, %s), one panel each: median across runs with ± %s error bars, one line per series; %s. At each %s the series sit slightly apart (in legend order) so their bars do not overlap.",
+	caption := fmt.Sprintf("Per-run p50, p95 and p99 of client %s (%s sample, %s), one panel each (two to a row): median across runs with ± %s error bars, one line per series; %s. At each %s the series sit slightly apart (in legend order) so their bars do not overlap.",
 		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase(), v.perLevel()) + used.notes(s)
 	if anyLog {
 		caption += " A panel whose values span 20× or more has a logarithmic latency axis."
@@ -322,7 +329,7 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 			drew = true
 		}
 		if !drew {
-			plots = append(plots, nil)
+			plots = append(plots, nil) // an empty tile: no series has requests there
 			continue
 		}
 		// One axis for every panel, so that the series compare across
@@ -337,19 +344,7 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 		chartPadLow(&p.X, logX, 0.02)
 		plots = append(plots, p)
 	}
-	cols := min(len(plots), 3)
-	grid := chart.Rows(plots, cols)
-	// A nil tile cannot be aligned: give an empty level a blank plot.
-	for _, row := range grid {
-		for i, p := range row {
-			if p == nil {
-				blank := chartNewPlot()
-				chart.SmallText(blank)
-				blank.HideAxes()
-				row[i] = blank
-			}
-		}
-	}
+	grid := chart.Rows(plots, min(len(plots), 3))
 	legend := chart.NewLegend()
 	for ci, ser := range sv.drawn {
 		ls, _ := chart.SeriesStyle(ci)

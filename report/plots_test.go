@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"github.com/benchnote/benchnote/internal/golden"
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/golden"
 )
 
 // plotAcross builds an across-runs statistic whose per-run values are
@@ -439,5 +441,101 @@ func TestChartStepOutline(t *testing.T) {
 	}
 	if s := strings.Join(parts, " "); s != want {
 		t.Errorf("outline = %s, want %s", s, want)
+	}
+}
+
+// manySeriesSummary is testSummary's levels and runs repeated for n
+// series, max_num_seqs=16, 32, ... and engine=vllm on all; series k has
+// k times the per-GPU throughput on the Pareto chart, and meets the SLOs
+// at concurrency 1 only.
+func manySeriesSummary(t *testing.T, n int) *analyze.Summary {
+	t.Helper()
+	base := testSummary()
+	s := *base
+	s.Levels, s.Runs, s.Pareto.Points = nil, nil, nil
+	for k := 1; k <= n; k++ {
+		ser, err := ingest.NewSeries(map[string]string{"engine": "vllm", "max_num_seqs": strconv.Itoa(16 * k)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range base.Levels {
+			l.Series = ser
+			s.Levels = append(s.Levels, l)
+		}
+		for _, r := range base.Runs {
+			r.Series = ser
+			r.Dir = ser.String() + "/" + r.Dir
+			s.Runs = append(s.Runs, r)
+		}
+		for _, pt := range base.Pareto.Points {
+			pt.Series = ser
+			pt.Throughput.Median *= analyze.Num(k)
+			meets := pt.Concurrency == 1
+			pt.MeetsSLO = &meets
+			pt.OnFrontier = k == n
+			s.Pareto.Points = append(s.Pareto.Points, pt)
+		}
+	}
+	return &s
+}
+
+// TestPlotsSeries: with several series every chart tells them apart by
+// the label that differs and gives the common one in the caption; with
+// more than 8, the 8 highest at a level meeting the SLOs are drawn and
+// the caption names the others (the Pareto chart draws them grey).
+func TestPlotsSeries(t *testing.T) {
+	for _, tc := range []struct {
+		n          int
+		legend     []string
+		notLegend  []string
+		caption    []string
+		paretoText []string
+	}{
+		{2, []string{"max_num_seqs=16", "max_num_seqs=32"}, nil,
+			[]string{"One colour and marker per series (2 series, told apart by max_num_seqs); every series has engine=vllm."}, nil},
+		{10, []string{"max_num_seqs=48", "max_num_seqs=160"}, []string{"max_num_seqs=16", "max_num_seqs=32"},
+			[]string{"(8 series, told apart by max_num_seqs)", "Only the 8 series with the highest output tokens/s per GPU at a level meeting the SLOs are drawn (then those highest at any level); left out (2): max_num_seqs=16; max_num_seqs=32."},
+			[]string{"2 other series"}},
+	} {
+		t.Run(strconv.Itoa(tc.n), func(t *testing.T) {
+			ps, err := Plots(manySeriesSummary(t, tc.n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := plotNamesOf(ps); !slices.Equal(got, PlotNames) {
+				t.Fatalf("plot names = %q, want %q", got, PlotNames)
+			}
+			for _, p := range ps {
+				texts := plotTexts(t, p.Name, p.SVG)
+				want := tc.legend
+				if p.Name == "pareto" {
+					want = append(append([]string{}, want...), tc.paretoText...)
+				}
+				if p.Name == "warmup" {
+					// Panels are titled "max_num_seqs=16, concurrency 1".
+					for i, tx := range texts {
+						texts[i], _, _ = strings.Cut(tx, ", ")
+					}
+				}
+				for _, w := range want {
+					if !slices.Contains(texts, w) {
+						t.Errorf("plot %q: no text %q", p.Name, w)
+					}
+				}
+				for _, w := range tc.notLegend {
+					if slices.Contains(texts, w) {
+						t.Errorf("plot %q: text %q of a series left out", p.Name, w)
+					}
+				}
+				for _, w := range tc.caption {
+					if !strings.Contains(p.Caption, w) {
+						t.Errorf("plot %q: caption %q lacks %q", p.Name, p.Caption, w)
+					}
+				}
+				if bytes.Contains(p.SVG, []byte("NaN")) {
+					t.Errorf("plot %q: SVG holds NaN", p.Name)
+				}
+			}
+		})
 	}
 }
