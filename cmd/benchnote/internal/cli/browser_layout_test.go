@@ -100,6 +100,9 @@ func TestBrowserLayout(t *testing.T) {
 		"report.html":  layoutReport(t),
 		"compare.html": layoutCompare(t),
 		"history.html": layoutHistory(t),
+		// Legends of several series, and of more than the charts draw.
+		"report-2-series.html":  layoutSeriesReport(t, 2),
+		"report-10-series.html": layoutSeriesReport(t, 10),
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -118,7 +121,7 @@ func TestBrowserLayout(t *testing.T) {
 	bctx, bcancel := chromedp.NewContext(allocCtx)
 	defer bcancel()
 
-	for _, name := range []string{"report.html", "compare.html", "history.html"} {
+	for _, name := range []string{"report.html", "compare.html", "history.html", "report-2-series.html", "report-10-series.html"} {
 		t.Run(name, func(t *testing.T) {
 			page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(pages[name])}).String()
 			if err := chromedp.Do(bctx, chromedp.EmulateViewport(layoutWidth, layoutHeight), chromedp.Navigate(page)); err != nil {
@@ -173,6 +176,23 @@ func layoutReport(t *testing.T) string {
 	var stdout, stderr bytes.Buffer
 	if code := Run([]string{"report", exampleSweep, "-o", out}, &stdout, &stderr); code != ExitClean {
 		t.Fatalf("report: exit %d: %s", code, stderr.String())
+	}
+	return absPath(t, filepath.Join(out, "report.html"))
+}
+
+// layoutSeriesReport renders a sweep of n series (max_num_seqs 128, 256,
+// ..., each a little slower) and returns its report.html.
+func layoutSeriesReport(t *testing.T, n int) string {
+	t.Helper()
+	var seqs []int
+	var factors []float64
+	for i := 0; i < n; i++ {
+		seqs = append(seqs, 128*(i+1))
+		factors = append(factors, 1+0.1*float64(i))
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	if code, _, errOut := runCLI(t, "report", seriesSweepDir(t, seqs, factors), "-o", out); code != ExitClean && code != ExitWarnings {
+		t.Fatalf("report of %d series: exit %d: %s", n, code, errOut)
 	}
 	return absPath(t, filepath.Join(out, "report.html"))
 }

@@ -20,12 +20,16 @@ import (
 // run.yaml.
 func twoSeriesSweepDir(t *testing.T) string {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), "two-series")
-	for i, s := range []struct {
-		seqs   int
-		factor float64
-	}{{128, 1}, {256, 1.4}} {
-		src := simSweepDir(t, 0, uint64(11+i), s.factor)
+	return seriesSweepDir(t, []int{128, 256}, []float64{1, 1.4})
+}
+
+// seriesSweepDir writes a native sweep of one series per max_num_seqs
+// value, series i's engine steps factors[i] times the simulator's.
+func seriesSweepDir(t *testing.T, seqs []int, factors []float64) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "series")
+	for i, n := range seqs {
+		src := simSweepDir(t, 0, uint64(11+i), factors[i])
 		if i == 0 {
 			if err := os.MkdirAll(root, 0o755); err != nil {
 				t.Fatal(err)
@@ -36,7 +40,7 @@ func twoSeriesSweepDir(t *testing.T) string {
 				}
 			}
 		}
-		dst := filepath.Join(root, fmt.Sprintf("mns%d", s.seqs))
+		dst := filepath.Join(root, fmt.Sprintf("mns%d", n))
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +54,7 @@ func twoSeriesSweepDir(t *testing.T) string {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = fmt.Fprintf(f, "series: {max_num_seqs: %d}\n", s.seqs)
+				_, err = fmt.Fprintf(f, "series: {max_num_seqs: %d}\n", n)
 				if cerr := f.Close(); err == nil {
 					err = cerr
 				}
