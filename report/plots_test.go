@@ -539,3 +539,46 @@ func TestPlotsSeries(t *testing.T) {
 		})
 	}
 }
+
+// TestParetoAbsentSaysWhy: without a point to draw there is no
+// plots/pareto.svg, and the Pareto section says why in its place.
+func TestParetoAbsentSaysWhy(t *testing.T) {
+	s := testSummary()
+	why := "no level has a user TPS: every measured request had fewer than 2 output tokens, and user TPS = (n − 1) / (E2E − TTFT) needs n ≥ 2"
+	for i := range s.Pareto.Points {
+		s.Pareto.Points[i].UserTPS.Median = analyze.NaN
+	}
+	s.Pareto.Unavailable = why
+	files, err := Build(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := files["plots/pareto.svg"]; ok {
+		t.Error("plots/pareto.svg written without a point to draw")
+	}
+	md := string(files[MarkdownFile])
+	if want := "## Pareto\n"; !strings.Contains(md, want) {
+		t.Errorf("report.md has no Pareto section")
+	}
+	if want := "*Plot `pareto` not drawn: " + mdEscape(why) + ".*"; !strings.Contains(md, want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+}
+
+// TestParetoPerServer: without GPU counts the axis is per server and says
+// so, and the caption says why.
+func TestParetoPerServer(t *testing.T) {
+	s := testSummary()
+	s.Pareto.Per, s.Pareto.PerNote = analyze.ParetoPerServer, "GPU count (environment gpu_count) not recorded, or not the same in every run, for concurrency 1 (1 of 3 levels)"
+	ps, err := Plots(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plotsByName(t, ps)["pareto"]
+	if texts := plotTexts(t, "pareto", p.SVG); !slices.Contains(texts, "output tokens/s per server (GPU count not recorded)") || !slices.Contains(texts, "Output tokens/s per server vs per user") {
+		t.Errorf("pareto texts %q: no per-server axis and title", texts)
+	}
+	if want := "per server: the GPU count (environment gpu_count) not recorded, or not the same in every run, for concurrency 1 (1 of 3 levels), so the rate is not divided by it."; !strings.Contains(p.Caption, want) {
+		t.Errorf("caption %q lacks %q", p.Caption, want)
+	}
+}
