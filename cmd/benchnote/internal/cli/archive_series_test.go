@@ -75,7 +75,7 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 		}
 		code, out, errOut := runCLI(t, "archive", "add", simSeriesSweepDir(t, day, factor), "--to", arch, "--label", fmt.Sprintf("rev-%d", day))
 		m := addedID.FindStringSubmatch(out)
-		if code != 0 || m == nil {
+		if code != 0 || m == nil || !strings.Contains(out, ": 4 levels of 2 series, 51 input files, ") {
 			t.Fatalf("add day %d: exit %d, %q %q", day, code, out, errOut)
 		}
 		ids = append(ids, m[1])
