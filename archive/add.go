@@ -113,6 +113,9 @@ func Add(archiveDir, sweepDir string, opts AddOptions) (Entry, error) {
 	}
 	e.Time, e.TimeSource = when.UTC().Format(time.RFC3339Nano), source
 	e.SummarySchema, e.Title = s.Schema, s.Title
+	if !HasSeries(s) {
+		e.Schema = EntrySchemaV1
+	}
 	e.Profile = compare.ProfileOf(s)
 	e.Fingerprint = e.Profile.Fingerprint()
 	for _, l := range s.Levels {

@@ -36,8 +36,15 @@ import (
 
 // Schemas of the archive's JSON files.
 const (
-	Schema          = outdir.ArchiveSchema
-	EntrySchema     = "benchnote.archive-entry/v1"
+	Schema = outdir.ArchiveSchema
+	// EntrySchema is the schema of an entry whose sweep has series labels
+	// (see HasSeries): its levels carry their series, its stats.parquet
+	// has SeriesColumns. An entry without labels is written as
+	// EntrySchemaV1, as before series existed, so that its files stay the
+	// same and a benchnote that predates series, which would pool the
+	// series of a level as repeats, refuses only the entries it cannot read.
+	EntrySchema     = "benchnote.archive-entry/v2"
+	EntrySchemaV1   = "benchnote.archive-entry/v1"
 	ExclusionSchema = "benchnote.archive-exclusion/v1"
 )
 
@@ -97,9 +104,11 @@ type Entry struct {
 
 // EntryLevel is one level of an entry.
 type EntryLevel struct {
+	// Level is the level with its series (labels, omitted when none).
 	Level compare.LevelID `json:"level"`
-	Label string          `json:"label"`
-	Runs  int             `json:"runs"`
+	// Label is the load level as people read it, without the series.
+	Label string `json:"label"`
+	Runs  int    `json:"runs"`
 }
 
 // InputFile is one copied input.
@@ -417,8 +426,8 @@ func readEntry(dir string) (Entry, error) {
 	if err := dec.Decode(&e); err != nil {
 		return Entry{}, fmt.Errorf("%s: %w", p, err)
 	}
-	if e.Schema != EntrySchema {
-		return Entry{}, fmt.Errorf("%s: schema %q, expected %q", p, e.Schema, EntrySchema)
+	if e.Schema != EntrySchema && e.Schema != EntrySchemaV1 {
+		return Entry{}, fmt.Errorf("%s: schema %q, expected %q or %q", p, e.Schema, EntrySchema, EntrySchemaV1)
 	}
 	if e.ID != filepath.Base(dir) {
 		return Entry{}, fmt.Errorf("%s: id %q does not match its directory %q", p, e.ID, filepath.Base(dir))

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/xitongsys/parquet-go-source/local"
 	"github.com/xitongsys/parquet-go/reader"
 
@@ -485,6 +486,228 @@ func TestReadmeShowsTheArchiveQuery(t *testing.T) {
 		cols[f.Name] = true
 	}
 	for _, c := range []string{"time", "entry_id", "label", "level", "run", "value", "statistic", "level_value", "repeat"} {
+		if !cols[c] {
+			t.Errorf("the query uses %q, which stats.parquet does not have", c)
+		}
+	}
+}
+
+// xitongsysSeriesRow is the series columns of stats.parquet as
+// xitongsys/parquet-go reads them, beside the level, run and value.
+type xitongsysSeriesRow struct {
+	Level        string            `parquet:"name=level, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Run          string            `parquet:"name=run, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Repeat       int32             `parquet:"name=repeat, type=INT32"`
+	Statistic    string            `parquet:"name=statistic, type=BYTE_ARRAY, convertedtype=UTF8"`
+	Value        *float64          `parquet:"name=value, type=DOUBLE, repetitiontype=OPTIONAL"`
+	Series       *string           `parquet:"name=series, type=BYTE_ARRAY, convertedtype=UTF8, repetitiontype=OPTIONAL"`
+	SeriesLabels map[string]string `parquet:"name=series_labels, type=MAP, convertedtype=MAP, keytype=BYTE_ARRAY, keyconvertedtype=UTF8, valuetype=BYTE_ARRAY, valueconvertedtype=UTF8, repetitiontype=OPTIONAL"`
+}
+
+// seriesSummary is a summary of two series of two runs at concurrency 4,
+// and, when unlabelled is set, a third, unlabelled series of one run.
+func seriesSummary(t *testing.T, unlabelled bool) *analyze.Summary {
+	t.Helper()
+	s := &analyze.Summary{Schema: analyze.SchemaVersion}
+	add := func(labels map[string]string, dirs []string, ttft []analyze.Num) {
+		series, err := ingest.NewSeries(labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := analyze.LevelKey{Series: series, Mode: "concurrency", Concurrency: 4}
+		s.Levels = append(s.Levels, analyze.Level{LevelKey: k, Runs: dirs,
+			Stats: []analyze.AcrossRuns{{Key: "ttft.p95", Unit: "ms", PerRun: ttft}}})
+		for i, dir := range dirs {
+			s.Runs = append(s.Runs, analyze.RunSummary{Dir: dir, LevelKey: k, Repeat: i + 1, Counts: analyze.Counts{Measured: 100, Errors: i}})
+		}
+	}
+	if unlabelled {
+		add(nil, []string{"c4/run-1"}, []analyze.Num{90})
+	}
+	add(map[string]string{"max_num_seqs": "128", "engine": "vllm"}, []string{"m128/c4/run-1", "m128/c4/run-2"}, []analyze.Num{120.5, 130.25})
+	add(map[string]string{"max_num_seqs": "256", "engine": "vllm"}, []string{"m256/c4/run-1", "m256/c4/run-2"}, []analyze.Num{250, analyze.NaN})
+	return s
+}
+
+// TestStatsParquetRoundTripSeries: a sweep with series labels gets the
+// series and series_labels columns, read back exactly by xitongsys (the
+// text in name order, the map of every label; nulls for the unlabelled
+// series) and by ReadStats; filtering on one label, as the documented
+// DuckDB query does, selects that series' rows only.
+func TestStatsParquetRoundTripSeries(t *testing.T) {
+	s := seriesSummary(t, true)
+	if !HasSeries(s) {
+		t.Fatal("HasSeries is false for a summary with labels")
+	}
+	e := Entry{ID: "0123456789abcdef", Time: "2026-03-01T12:00:00Z", Fingerprint: "fedcba9876543210"}
+	var buf bytes.Buffer
+	if err := WriteStats(&buf, e, s); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), StatsFile)
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every column of an unlabelled sweep still reads as before.
+	if rows := readXitongsys(t, p); len(rows) != 10 || rows[0].Run != "c4/run-1" || *rows[0].Value != 90 {
+		t.Fatalf("the unlabelled columns: %+v", rows)
+	}
+	fr, err := local.NewLocalFileReader(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	pr, err := reader.NewParquetReader(fr, new(xitongsysSeriesRow), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]xitongsysSeriesRow, pr.GetNumRows())
+	if err := pr.Read(&rows); err != nil {
+		t.Fatal(err)
+	}
+	pr.ReadStop()
+	type row struct {
+		run, key, series string
+		labels           map[string]string
+		value            float64
+	}
+	m128 := map[string]string{"engine": "vllm", "max_num_seqs": "128"}
+	m256 := map[string]string{"engine": "vllm", "max_num_seqs": "256"}
+	nan := math.NaN()
+	// Per level: ttft.p95 of each run, then the error rate (0 and 1 of 100).
+	want := []row{
+		{"c4/run-1", "ttft.p95", "", nil, 90},
+		{"c4/run-1", "errors.percent", "", nil, 0},
+		{"m128/c4/run-1", "ttft.p95", "engine=vllm, max_num_seqs=128", m128, 120.5},
+		{"m128/c4/run-2", "ttft.p95", "engine=vllm, max_num_seqs=128", m128, 130.25},
+		{"m128/c4/run-1", "errors.percent", "engine=vllm, max_num_seqs=128", m128, 0},
+		{"m128/c4/run-2", "errors.percent", "engine=vllm, max_num_seqs=128", m128, 1},
+		{"m256/c4/run-1", "ttft.p95", "engine=vllm, max_num_seqs=256", m256, 250},
+		{"m256/c4/run-2", "ttft.p95", "engine=vllm, max_num_seqs=256", m256, nan},
+		{"m256/c4/run-1", "errors.percent", "engine=vllm, max_num_seqs=256", m256, 0},
+		{"m256/c4/run-2", "errors.percent", "engine=vllm, max_num_seqs=256", m256, 1},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	var picked []string
+	for i, r := range rows {
+		w := want[i]
+		series, value := "", nan
+		if r.Series != nil {
+			series = *r.Series
+		}
+		if r.Value != nil {
+			value = *r.Value
+		}
+		if r.Level != "concurrency 4" || r.Run != w.run || r.Statistic != w.key || (r.Series == nil) != (w.series == "") || series != w.series ||
+			len(r.SeriesLabels) != len(w.labels) || !(value == w.value || math.IsNaN(value) && math.IsNaN(w.value)) {
+			t.Errorf("row %d: %+v (series %q, value %v), want %+v", i, r, series, value, w)
+		}
+		for k, v := range w.labels {
+			if r.SeriesLabels[k] != v {
+				t.Errorf("row %d: label %s = %q, want %q", i, k, r.SeriesLabels[k], v)
+			}
+		}
+		// WHERE statistic = 'ttft.p95' AND series_labels['max_num_seqs'] = '256'
+		if r.Statistic == "ttft.p95" && r.SeriesLabels["max_num_seqs"] == "256" {
+			picked = append(picked, r.Run)
+		}
+	}
+	if strings.Join(picked, " ") != "m256/c4/run-1 m256/c4/run-2" {
+		t.Errorf("filtering on max_num_seqs = 256 picked %q", picked)
+	}
+
+	// ReadStats gives each row its level's series.
+	h := sha256.Sum256(buf.Bytes())
+	got, err := ReadStats(p, InputFile{Path: StatsFile, Bytes: int64(buf.Len()), SHA256: hex.EncodeToString(h[:])}, map[string]bool{"ttft.p95": true})
+	if err != nil || len(got) != 5 {
+		t.Fatalf("ReadStats: %+v, %v", got, err)
+	}
+	for i, r := range got {
+		if r.Level != compare.LevelOf(s.Levels[min(i+1, 4)/2]) || r.Run != want[[]int{0, 2, 3, 6, 7}[i]].run {
+			t.Errorf("ReadStats row %d: %+v", i, r)
+		}
+	}
+}
+
+// TestStatsParquetWithoutSeriesIsUnchanged: a sweep without labels gets
+// no series columns, so its stats.parquet is the file it was before
+// series existed (the example's bytes are pinned by their SHA-256), and
+// its entry.json keeps schema v1; a sweep with labels gets v2 and its
+// levels carry their series.
+func TestStatsParquetWithoutSeriesIsUnchanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	e := addExample(t, dir, AddOptions{Label: "x"})
+	data, err := os.ReadFile(filepath.Join(dir, e.ID, StatsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const before = "83391665ffdbe3075c0120f22f0a392ab5d0b4299ced93e312d85f1f2d412ee8"
+	if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != before {
+		t.Errorf("stats.parquet of the example: SHA-256 %s, want %s (as written before series)", got, before)
+	}
+	entry, _ := os.ReadFile(filepath.Join(dir, e.ID, EntryFile))
+	if e.Schema != EntrySchemaV1 || !strings.Contains(string(entry), `"schema": "benchnote.archive-entry/v1"`) || strings.Contains(string(entry), `"series"`) {
+		t.Errorf("entry.json of an unlabelled sweep: schema %q", e.Schema)
+	}
+
+	sweep := filepath.Join(t.TempDir(), "sweep")
+	copyTree(t, example, sweep)
+	for _, run := range []string{"c1/run-1", "c1/run-2", "c1/run-3"} {
+		p := filepath.Join(sweep, run, "run.yaml")
+		data, _ := os.ReadFile(p)
+		os.WriteFile(p, append(data, []byte("series: {max_num_seqs: 128}\n")...), 0o644)
+	}
+	e2, err := Add(dir, sweep, AddOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2.Schema != EntrySchema || len(e2.Levels) != 3 {
+		t.Fatalf("entry of a labelled sweep: schema %q, %d levels", e2.Schema, len(e2.Levels))
+	}
+	var got []string
+	for _, l := range e2.Levels {
+		got = append(got, l.Level.Describe())
+	}
+	if strings.Join(got, "; ") != "concurrency 4; concurrency 16; concurrency 1 (max_num_seqs=128)" {
+		t.Errorf("levels %q", got)
+	}
+	// The labels are a configuration within the sweep, not its environment.
+	if e2.Fingerprint != e.Fingerprint {
+		t.Errorf("fingerprint %s with a series label, %s without", e2.Fingerprint, e.Fingerprint)
+	}
+	a, _ := Open(dir)
+	list, err := a.Entries()
+	if err != nil || len(list) != 2 || !list[0].Usable() || !list[1].Usable() {
+		t.Errorf("entries of both schemas: %+v, %v", list, err)
+	}
+	rows, err := ReadStats(filepath.Join(dir, e2.ID, StatsFile), e2.Stats, map[string]bool{"ttft.p95": true})
+	if err != nil || len(rows) != 9 || !rows[0].Level.Series.IsZero() || rows[8].Level.Describe() != "concurrency 1 (max_num_seqs=128)" {
+		t.Errorf("ReadStats of the labelled entry: %+v, %v", rows, err)
+	}
+}
+
+// TestDocsShowTheSeriesQuery: docs/archive.md shows the DuckDB query of
+// one series by a label, with columns that a labelled sweep's
+// stats.parquet has (TestStatsParquetRoundTripSeries applies its filter).
+func TestDocsShowTheSeriesQuery(t *testing.T) {
+	const query = "SELECT time, entry_id, label, series, level, run, value AS ttft_p95_ms\n" +
+		"FROM read_parquet('ARCHIVE/*/stats.parquet', union_by_name = true)\n" +
+		"WHERE statistic = 'ttft.p95' AND series_labels['max_num_seqs'] = '256'\n" +
+		"ORDER BY time, level_value, repeat;\n"
+	data, err := os.ReadFile("../docs/archive.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "```sql\n"+query+"```") {
+		t.Errorf("docs/archive.md does not show the series query:\n%s", query)
+	}
+	cols := map[string]bool{}
+	for _, f := range append(append([]arrow.Field{}, StatsColumns...), SeriesColumns...) {
+		cols[f.Name] = true
+	}
+	for _, c := range []string{"time", "entry_id", "label", "series", "level", "run", "value", "statistic", "series_labels", "level_value", "repeat"} {
 		if !cols[c] {
 			t.Errorf("the query uses %q, which stats.parquet does not have", c)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // StatsColumns are the columns of stats.parquet, in file order; the types,
@@ -46,16 +48,53 @@ var StatsColumns = []arrow.Field{
 	{Name: "value", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 }
 
+// SeriesColumns are the columns stats.parquet has after StatsColumns when
+// the entry's sweep has series labels (a configuration per level): the
+// series as text ("max_num_seqs=128, tp=2", names sorted) and as a map of
+// label name to value, so that a query can filter on one label. Both are
+// null on a row of an unlabelled series. A sweep without labels has
+// StatsColumns only, so its file is what it was before series existed.
+var SeriesColumns = []arrow.Field{
+	{Name: "series", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "series_labels", Type: seriesLabelsType(), Nullable: true},
+}
+
+// seriesLabelsType is MAP<string, string> with values never null: the
+// Parquet MAP logical type, which DuckDB, Spark and Trino read as a map.
+func seriesLabelsType() *arrow.MapType {
+	m := arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+	m.SetItemNullable(false)
+	return m
+}
+
+// HasSeries reports whether any level of a summary has series labels:
+// then its entry's stats.parquet has SeriesColumns and its entry.json is
+// of schema EntrySchema rather than EntrySchemaV1.
+func HasSeries(s *analyze.Summary) bool {
+	for _, l := range s.Levels {
+		if !l.Series.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // envColumns are the environment fields copied into every row, by their
 // canonical key (the column has the same name).
 var envColumns = []string{"gpu", "gpu_count", "model", "precision", "engine", "engine_version"}
 
 // WriteStats writes an entry's stats.parquet: one row per level, run and
 // per-run statistic (compare.RunValues), with the entry's identity, time,
-// label, fingerprint and key environment fields on every row. The output
-// depends only on its arguments.
+// label, fingerprint and key environment fields on every row, and, when
+// the sweep has series labels (HasSeries), each row's series in
+// SeriesColumns. The output depends only on its arguments.
 func WriteStats(w io.Writer, e Entry, s *analyze.Summary) error {
-	schema := arrow.NewSchema(StatsColumns, nil)
+	cols := StatsColumns
+	withSeries := HasSeries(s)
+	if withSeries {
+		cols = append(append([]arrow.Field{}, StatsColumns...), SeriesColumns...)
+	}
+	schema := arrow.NewSchema(cols, nil)
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	defer b.Release()
 	env := map[string]string{}
@@ -92,6 +131,9 @@ func WriteStats(w io.Writer, e Entry, s *analyze.Summary) error {
 		} else {
 			b.Field(18).(*array.Float64Builder).Append(v.Value)
 		}
+		if withSeries {
+			appendSeries(str(19), b.Field(20).(*array.MapBuilder), v.Level.Series)
+		}
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
@@ -106,6 +148,25 @@ func WriteStats(w io.Writer, e Entry, s *analyze.Summary) error {
 		return err
 	}
 	return fw.Close()
+}
+
+// appendSeries appends a row's series: its text and its map of labels,
+// both null for the unlabelled series.
+func appendSeries(text *array.StringBuilder, labels *array.MapBuilder, s ingest.Series) {
+	if s.IsZero() {
+		text.AppendNull()
+		labels.AppendNull()
+		return
+	}
+	text.Append(s.String())
+	labels.Append(true)
+	names := labels.KeyBuilder().(*array.StringBuilder)
+	values := labels.ItemBuilder().(*array.StringBuilder)
+	for _, n := range s.Names() {
+		v, _ := s.Get(n)
+		names.Append(n)
+		values.Append(v)
+	}
 }
 
 // StatRow is one row of stats.parquet as history reads it.
@@ -157,7 +218,19 @@ func ReadStats(path string, sum InputFile, keys map[string]bool) (rows []StatRow
 		if len(is) != 1 {
 			return nil, fmt.Errorf("%s: no column %q", path, name)
 		}
-		idx = append(idx, is[0])
+		idx = append(idx, leaves(fr.Manifest.Fields[is[0]])...)
+	}
+	// The series, when the sweep has labels: read from the map, which
+	// holds every label as it is (the text form does not: a value may
+	// hold ", " or "=").
+	withSeries := false
+	switch is := sc.FieldIndices("series_labels"); len(is) {
+	case 0:
+	case 1:
+		withSeries = true
+		idx = append(idx, leaves(fr.Manifest.Fields[is[0]])...)
+	default:
+		return nil, fmt.Errorf("%s: %d columns %q", path, len(is), "series_labels")
 	}
 	rr, err := fr.GetRecordReader(context.Background(), idx, nil)
 	if err != nil {
@@ -177,6 +250,12 @@ func ReadStats(path string, sum InputFile, keys map[string]bool) (rows []StatRow
 		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
 			return nil, fmt.Errorf("%s: columns do not have the documented types", path)
 		}
+		var series func(i int) (ingest.Series, error)
+		if withSeries {
+			if series, err = seriesReader(rec.Column(7)); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			k := key.Value(i)
 			if keys != nil && !keys[k] {
@@ -190,14 +269,91 @@ func ReadStats(path string, sum InputFile, keys map[string]bool) (rows []StatRow
 			if arrival.IsValid(i) {
 				arr = arrival.Value(i)
 			}
-			out = append(out, StatRow{Level: compare.LevelID{Mode: mode.Value(i), Value: lv.Value(i), Arrival: arr},
-				Run: run.Value(i), Repeat: int(rep.Value(i)), Key: k, Value: v})
+			level := compare.LevelID{Mode: mode.Value(i), Value: lv.Value(i), Arrival: arr}
+			if series != nil {
+				if level.Series, err = series(i); err != nil {
+					return nil, fmt.Errorf("%s: run %q: %w", path, run.Value(i), err)
+				}
+			}
+			out = append(out, StatRow{Level: level, Run: run.Value(i), Repeat: int(rep.Value(i)), Key: k, Value: v})
 		}
 	}
 	if err := rr.Err(); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// leaves returns the Parquet leaf columns of a field, in order: the
+// column indices the record reader takes.
+func leaves(f pqarrow.SchemaField) []int {
+	// Not IsLeaf: a group's ColIndex is left 0, not -1.
+	if len(f.Children) == 0 {
+		return []int{f.ColIndex}
+	}
+	var out []int
+	for _, c := range f.Children {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// seriesReader returns the series of each row of a series_labels column:
+// the zero series for a null, else the labels, checked as
+// ingest.NewSeries checks them.
+func seriesReader(col arrow.Array) (func(int) (ingest.Series, error), error) {
+	m, ok := col.(*array.Map)
+	if !ok {
+		return nil, errors.New("column \"series_labels\" is not a map")
+	}
+	names, ok1 := m.Keys().(*array.String)
+	values, ok2 := m.Items().(*array.String)
+	if !ok1 || !ok2 {
+		return nil, errors.New("column \"series_labels\" is not a map of strings to strings")
+	}
+	// Rows of one level share a series: decode it once.
+	var last ingest.Series
+	var lastPairs [][2]string
+	same := func(start, end int64) bool {
+		if lastPairs == nil || int(end-start) != len(lastPairs) {
+			return false
+		}
+		for j := start; j < end; j++ {
+			p := lastPairs[j-start]
+			if !values.IsValid(int(j)) || names.Value(int(j)) != p[0] || values.Value(int(j)) != p[1] {
+				return false
+			}
+		}
+		return true
+	}
+	return func(i int) (ingest.Series, error) {
+		if m.IsNull(i) {
+			return ingest.Series{}, nil
+		}
+		start, end := m.ValueOffsets(i)
+		if same(start, end) {
+			return last, nil
+		}
+		labels := make(map[string]string, end-start)
+		pairs := make([][2]string, 0, end-start)
+		for j := start; j < end; j++ {
+			n := names.Value(int(j))
+			if !values.IsValid(int(j)) {
+				return ingest.Series{}, fmt.Errorf("series label %q without a value", n)
+			}
+			if _, dup := labels[n]; dup {
+				return ingest.Series{}, fmt.Errorf("series label %q twice", n)
+			}
+			labels[n] = values.Value(int(j))
+			pairs = append(pairs, [2]string{n, labels[n]})
+		}
+		s, err := ingest.NewSeries(labels)
+		if err != nil {
+			return ingest.Series{}, fmt.Errorf("series: %w", err)
+		}
+		last, lastPairs = s, pairs
+		return s, nil
+	}, nil
 }
 
 // readVerified reads a file that must have the recorded size and SHA-256,

@@ -1,9 +1,10 @@
 // Package history follows every headline statistic of an archive's
-// entries over time: per level, each entry's median ± MAD across its
-// runs; where the environment changed (and whether entries stay
-// comparable across the change); and change points, detected only within
-// one environment fingerprint and only when the change holds over two
-// consecutive entries, with the same test and thresholds as compare.
+// entries over time: per series (configuration) and level, each entry's
+// median ± MAD across its runs; where the environment changed (and
+// whether entries stay comparable across the change); and change points,
+// detected only within one series and one environment fingerprint and
+// only when the change holds over two consecutive entries, with the same
+// test and thresholds as compare.
 //
 // Build is pure computation on Input values; Load reads them from an
 // archive. Nothing depends on map order or the clock: the same archive
@@ -17,6 +18,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/stats"
 )
 
@@ -37,7 +39,8 @@ type Input struct {
 	Why        string
 	Unreadable string
 	// Values holds each level's per-run values of each headline
-	// statistic (NaN where a run has none).
+	// statistic (NaN where a run has none); a level's series is part of
+	// its key, so runs of two series are never pooled.
 	Values map[compare.LevelID]map[string][]float64
 }
 
@@ -109,12 +112,16 @@ type Point struct {
 	Excluded bool        `json:"excluded"`
 }
 
-// Series is one statistic at one level over time.
+// Series is one statistic at one level of one series (the level's
+// configuration labels, Level.Series) over time: what a change point is
+// looked for in.
 type Series struct {
-	Level  compare.LevelID `json:"level"`
-	Label  string          `json:"label"`
-	Metric compare.Metric  `json:"metric"`
-	Points []Point         `json:"points"`
+	// Level is the level with its series.
+	Level compare.LevelID `json:"level"`
+	// Label is the load level as read, without the series.
+	Label  string         `json:"label"`
+	Metric compare.Metric `json:"metric"`
+	Points []Point        `json:"points"`
 }
 
 // Kinds of detected changes.
@@ -132,7 +139,8 @@ const (
 // Change is a change point, an undecided change or one awaiting
 // confirmation.
 type Change struct {
-	Kind   string          `json:"kind"`
+	Kind string `json:"kind"`
+	// Level is the level with its series.
 	Level  compare.LevelID `json:"level"`
 	Label  string          `json:"label"`
 	Metric compare.Metric  `json:"metric"`
@@ -353,7 +361,7 @@ func (h *History) detect(byID map[string]Input, opts Options) {
 	o := opts.Compare
 	h.Tests = compare.Tests{Count: len(ps), Alpha: o.Alpha, Correction: o.Correction,
 		ExpectedFalseFlags: float64(len(ps)) * o.Alpha, EffectiveAlpha: o.Alpha,
-		Family: fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, in each of the %d series (level × headline statistic)", len(h.Series))}
+		Family: fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, in each of the %d series (%s)", len(h.Series), seriesKinds(h))}
 	adjusted := ps
 	if o.Correction == compare.CorrectionHolm && len(ps) > 0 {
 		adjusted = stats.Holm(ps)
@@ -407,6 +415,42 @@ func (h *History) detect(byID map[string]Input, opts Options) {
 	}
 	h.Changes = found
 	sortChanges(h.Changes)
+}
+
+// seriesKinds says what a history series is: a level and a headline
+// statistic, and a configuration too when any level has series labels.
+func seriesKinds(h *History) string {
+	if h.Labelled() {
+		return "configuration × level × headline statistic"
+	}
+	return "level × headline statistic"
+}
+
+// Labelled reports whether any level has series labels: the history then
+// follows several configurations, kept apart.
+func (h *History) Labelled() bool {
+	for _, s := range h.Series {
+		if !s.Level.Series.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// Configurations returns the distinct series (configuration labels) of
+// the history's levels, ordered as levels are (ingest.Series.Compare); the
+// unlabelled series, when some level has it, comes first.
+func (h *History) Configurations() []ingest.Series {
+	var out []ingest.Series
+	seen := map[ingest.Series]bool{}
+	for _, s := range h.Series {
+		if !seen[s.Level.Series] {
+			seen[s.Level.Series] = true
+			out = append(out, s.Level.Series)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
+	return out
 }
 
 // sortChanges orders changes by kind: change points, then undecided ones,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 func profile(gpu, driver string) compare.Profile {
@@ -266,5 +267,50 @@ func TestHolmRejectsTestsBelowTheFirstStep(t *testing.T) {
 			t.Errorf("%s %s: entry %s need %d p %v adjusted %v; want entry 2, need 0, p %v, adjusted %v",
 				c.Label, c.Metric.Key, c.Entry, c.NeedRuns, c.P, c.PAdjusted, wantP, wantAdj)
 		}
+	}
+}
+
+// TestSeriesAreKeptApart: two configurations at one level, 10 entries of
+// 3 runs each. Only max_num_seqs=256 steps up by 30 % at entry 6: it alone
+// gets the change point, with exactly the p of TestStepIsOneChangePoint
+// (its 6 runs against its own 15, fully apart: 2/C(21, 6)), so the runs
+// of max_num_seqs=128 were never pooled with them.
+func TestSeriesAreKeptApart(t *testing.T) {
+	m128, err := ingest.NewSeries(map[string]string{"max_num_seqs": "128"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m256, _ := ingest.NewSeries(map[string]string{"max_num_seqs": "256"})
+	at128 := compare.LevelID{Series: m128, Mode: compare.ModeConcurrency, Value: 4}
+	at256 := compare.LevelID{Series: m256, Mode: compare.ModeConcurrency, Value: 4}
+	flat := entries(10, 3, noisy, same)
+	in := entries(10, 3, step(5, 1.3), same)
+	for i := range in {
+		in[i].Values = map[compare.LevelID]map[string][]float64{at128: flat[i].Values[level4], at256: in[i].Values[level4]}
+		in[i].Runs = 6
+	}
+	h := Build(in, DefaultOptions())
+	cps := changesOf(h, KindChange)
+	if len(cps) != 1 || len(h.Changes) != 1 {
+		t.Fatalf("%d change points (%d changes), want 1: %+v", len(cps), len(h.Changes), h.Changes)
+	}
+	c := cps[0]
+	if c.Level != at256 || c.Label != "concurrency 4" || c.Metric.Key != "ttft.p95" || c.Entry != fmt.Sprintf("%016x", 6) ||
+		c.ConfirmedBy != fmt.Sprintf("%016x", 7) || math.Abs(float64(c.P)-2.0/54264) > 1e-15 {
+		t.Errorf("change %+v", c)
+	}
+	if len(h.Series) != 2*len(compare.Headline) || h.Series[0].Level != at128 || h.Series[len(compare.Headline)].Level != at256 {
+		t.Errorf("%d series, first %+v", len(h.Series), h.Series[0].Level)
+	}
+	if !h.Labelled() || !reflect.DeepEqual(h.Configurations(), []ingest.Series{m128, m256}) {
+		t.Errorf("configurations %v", h.Configurations())
+	}
+	want := fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, in each of the %d series (configuration × level × headline statistic)", 2*len(compare.Headline))
+	if h.Tests.Family != want {
+		t.Errorf("family %q", h.Tests.Family)
+	}
+	if one := Build(entries(10, 3, noisy, same), DefaultOptions()); one.Labelled() || !reflect.DeepEqual(one.Configurations(), []ingest.Series{{}}) ||
+		one.Tests.Family != fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, in each of the %d series (level × headline statistic)", len(compare.Headline)) {
+		t.Errorf("an unlabelled history: %v, %q", one.Configurations(), one.Tests.Family)
 	}
 }

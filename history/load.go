@@ -82,7 +82,7 @@ func readValues(e archive.Listed, keys map[string]bool) (map[compare.LevelID]map
 		}
 		m, _ := compare.MetricByKey(r.Key)
 		if err := analyze.CheckStatistic(m.Unit, r.Value); err != nil {
-			return nil, fmt.Errorf("%s: %s of run %q at %s: %v", archive.StatsFile, r.Key, r.Run, r.Level.Label(), err)
+			return nil, fmt.Errorf("%s: %s of run %q at %s: %v", archive.StatsFile, r.Key, r.Run, r.Level.Describe(), err)
 		}
 		byKey := values[r.Level]
 		if byKey == nil {

@@ -1,7 +1,8 @@
 // Package render writes a History as history.md, history.html (with a
-// trend chart per level and headline statistic) and history.json. It
-// only formats: every number comes from the History, formatted as the
-// report formats numbers, on the report's page.
+// trend chart per level and headline statistic, one line per series when
+// the sweeps have series labels) and history.json. It only formats: every
+// number comes from the History, formatted as the report formats numbers,
+// on the report's page.
 package render
 
 import (
@@ -10,11 +11,14 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/history"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 	"github.com/benchnote/benchnote/report/chart"
 )
@@ -52,6 +56,7 @@ func Build(h *history.History, name string) (map[string][]byte, error) {
 const figureToken = "BENCHNOTE-TREND-"
 
 func markdown(h *history.History, name string, figures bool) string {
+	cf := configsOf(h)
 	var b strings.Builder
 	excluded := 0
 	for _, e := range h.Entries {
@@ -64,6 +69,17 @@ func markdown(h *history.History, name string, figures bool) string {
 		fmt.Fprintf(&b, " from %s to %s", h.Entries[0].Time, h.Entries[n-1].Time)
 	}
 	fmt.Fprintf(&b, ", in %d environment segment(s).\n\n", len(h.Segments))
+	if cf.labelled {
+		var names []string
+		for _, c := range cf.list {
+			names = append(names, report.Code(cf.name(c)))
+		}
+		fmt.Fprintf(&b, "%d series (configurations), each followed and tested on its own — the runs of two series are never pooled: %s", len(cf.list), strings.Join(names, ", "))
+		if !cf.common.IsZero() && len(cf.differing) > 0 {
+			fmt.Fprintf(&b, "; labels common to all: %s", report.Code(cf.common.String()))
+		}
+		b.WriteString(".\n\n")
+	}
 
 	kinds := []struct{ kind, title, intro string }{
 		{history.KindChange, "Change points", "Confirmed over two consecutive entries of one environment fingerprint: the runs of the entry that introduced the change and of the next one differ from the runs of up to %d entries before (p < α), and both entries lie beyond the threshold in the same direction."},
@@ -86,15 +102,23 @@ func markdown(h *history.History, name string, figures bool) string {
 			if c.Through != "" && c.Through != c.ConfirmedBy {
 				confirmed += " (seen through " + c.Through + ")"
 			}
-			rows = append(rows, []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), report.EscapeMarkdown(c.Label), c.Metric.Name,
+			row := []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), report.EscapeMarkdown(c.Label), c.Metric.Name,
 				fmt.Sprintf("%s %s (%s)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, entries(len(c.Baseline))),
-				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed})
+				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed}
+			if cf.labelled {
+				row = slices.Insert(row, 3, report.EscapeMarkdown(cf.name(c.Level.Series)))
+			}
+			rows = append(rows, row)
 		}
 		if len(rows) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "## %s (%d)\n\n%s\n\n", k.title, len(rows), fmt.Sprintf(k.intro, h.Options.Window))
-		b.WriteString(report.Table([]string{"introduced by", "time", "label", "level", "statistic", "baseline median", "new median", "change", "direction", "p", "confirmed by"}, rows))
+		header := []string{"introduced by", "time", "label", "level", "statistic", "baseline median", "new median", "change", "direction", "p", "confirmed by"}
+		if cf.labelled {
+			header = slices.Insert(header, 3, "series")
+		}
+		b.WriteString(report.Table(header, rows))
 		b.WriteString("\n")
 	}
 	if len(h.Changes) == 0 {
@@ -118,11 +142,15 @@ func markdown(h *history.History, name string, figures bool) string {
 	b.WriteString("\n")
 
 	if figures {
-		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.\n\n")
+		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.")
+		if cf.labelled {
+			fmt.Fprintf(&b, " One line per series, each in its own colour, dash and marker; at most %d series to a chart: with more, they are drawn %d at a time, in the order above, on consecutive charts.", chart.MaxTrendLines, chart.MaxTrendLines)
+		}
+		b.WriteString("\n\n")
 		level := ""
-		for i, s := range h.Series {
-			if s.Label != level {
-				level = s.Label
+		for i, c := range chartsOf(h, cf) {
+			if c.label != level {
+				level = c.label
 				fmt.Fprintf(&b, "### %s\n\n", report.EscapeMarkdown(level))
 			}
 			fmt.Fprintf(&b, "%s%d\n\n", figureToken, i)
@@ -147,7 +175,11 @@ func markdown(h *history.History, name string, figures bool) string {
 	t := h.Tests
 	o := h.Options.Compare
 	b.WriteString("## How changes are detected\n\n")
-	fmt.Fprintf(&b, "- For each level and headline statistic, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries with the exact two-sided Mann–Whitney U test (runs are the unit), as compare does.\n", h.Options.Window)
+	each := "level and headline statistic"
+	if cf.labelled {
+		each = "series, level and headline statistic"
+	}
+	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries with the exact two-sided Mann–Whitney U test (runs are the unit), as compare does.\n", each, h.Options.Window)
 	fmt.Fprintf(&b, "- %d test(s) at α = %s. ", t.Count, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
 	if t.Correction == compare.CorrectionHolm {
 		fmt.Fprintf(&b, "Holm correction over all of them: the smallest p must beat %s.\n", fmtP(t.EffectiveAlpha))
@@ -167,9 +199,11 @@ func html(h *history.History, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pairs := make([]string, 0, 2*len(h.Series))
-	for i, s := range h.Series {
-		fig, err := trendFigure(h, s, i)
+	cf := configsOf(h)
+	charts := chartsOf(h, cf)
+	pairs := make([]string, 0, 2*len(charts))
+	for i, c := range charts {
+		fig, err := trendFigure(h, cf, c, i)
 		if err != nil {
 			return nil, err
 		}
@@ -180,25 +214,162 @@ func html(h *history.History, name string) ([]byte, error) {
 		"Rendered by benchnote "+report.Version+" from the archive's entries; history.json holds every number on this page.")))
 }
 
-func trendFigure(h *history.History, s history.Series, i int) (string, error) {
-	tr := chart.Trend{Title: s.Metric.Name + " at " + s.Label, YLabel: fmt.Sprintf("%s (%s)", s.Metric.Name, s.Metric.Unit)}
+// configs are the history's series (configurations) and their names.
+type configs struct {
+	// labelled is set when any level has series labels.
+	labelled bool
+	// list holds the series in order; index numbers them.
+	list  []ingest.Series
+	index map[ingest.Series]int
+	// differing are the label names whose values differ between series,
+	// common the labels all share: a series is named by the first.
+	differing []string
+	common    ingest.Series
+}
+
+func configsOf(h *history.History) configs {
+	cf := configs{labelled: h.Labelled(), list: h.Configurations(), index: map[ingest.Series]int{}}
+	for i, c := range cf.list {
+		cf.index[c] = i
+	}
+	cf.differing, cf.common = ingest.Differing(cf.list)
+	return cf
+}
+
+// name is how tables and legends name a series: by the labels that
+// differ between series (all of its labels when none do).
+func (cf configs) name(s ingest.Series) string {
+	switch {
+	case s.IsZero():
+		return "no labels"
+	case len(cf.differing) == 0:
+		return s.String()
+	}
+	if n := s.Only(cf.differing); n != "" {
+		return n
+	}
+	return "without " + strings.Join(cf.differing, ", ")
+}
+
+// trendChart is one chart of history.html: one headline statistic at one
+// load level, with the series (indices into History.Series) drawn on it.
+type trendChart struct {
+	load   compare.LevelID // without its series
+	label  string
+	metric compare.Metric
+	series []int
+	// measured are the configurations the chart may draw that have the
+	// load level, whether or not they have the statistic there.
+	measured []ingest.Series
+	// first and last number the configurations the chart may draw
+	// (1-based), when there are more than a chart draws.
+	first, last int
+}
+
+// chartsOf lays out the charts: per load level, per headline statistic,
+// the series in their order, chart.MaxTrendLines to a chart. Without
+// labels it is one chart per History.Series, in its order.
+func chartsOf(h *history.History, cf configs) []trendChart {
+	type key struct {
+		load   compare.LevelID
+		metric string
+		group  int
+	}
+	rank := map[string]int{}
+	for i, m := range compare.Headline {
+		rank[m.Key] = i
+	}
+	var keys []key
+	byKey := map[key]*trendChart{}
+	type group struct {
+		load  compare.LevelID
+		group int
+	}
+	measured := map[group][]ingest.Series{}
+	for _, s := range h.Series {
+		load := s.Level
+		load.Series = ingest.Series{}
+		g := group{load, cf.index[s.Level.Series] / chart.MaxTrendLines}
+		if ms := measured[g]; len(ms) == 0 || ms[len(ms)-1] != s.Level.Series {
+			measured[g] = append(ms, s.Level.Series)
+		}
+	}
+	for i, s := range h.Series {
+		load := s.Level
+		load.Series = ingest.Series{}
+		ci := cf.index[s.Level.Series]
+		k := key{load, s.Metric.Key, ci / chart.MaxTrendLines}
+		c := byKey[k]
+		if c == nil {
+			c = &trendChart{load: load, label: s.Label, metric: s.Metric, measured: measured[group{load, k.group}]}
+			if len(cf.list) > chart.MaxTrendLines {
+				c.first, c.last = k.group*chart.MaxTrendLines+1, min(len(cf.list), (k.group+1)*chart.MaxTrendLines)
+			}
+			byKey[k] = c
+			keys = append(keys, k)
+		}
+		c.series = append(c.series, i)
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		switch {
+		case a.load != b.load:
+			return a.load.Less(b.load)
+		case a.metric != b.metric:
+			return rank[a.metric] < rank[b.metric]
+		}
+		return a.group < b.group
+	})
+	out := make([]trendChart, 0, len(keys))
+	for _, k := range keys {
+		c := byKey[k]
+		sort.SliceStable(c.series, func(i, j int) bool {
+			return cf.index[h.Series[c.series[i]].Level.Series] < cf.index[h.Series[c.series[j]].Level.Series]
+		})
+		out = append(out, *c)
+	}
+	return out
+}
+
+// maxLegendName is the longest series name a legend shows, in runes.
+const maxLegendName = 48
+
+func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, error) {
+	tr := chart.Trend{Title: c.metric.Name + " at " + c.label, YLabel: fmt.Sprintf("%s (%s)", c.metric.Name, c.metric.Unit)}
 	lastIncluded := map[int]float64{}
 	firstTime := map[int]float64{}
-	for _, p := range s.Points {
-		if !p.Median.Valid() {
-			continue
-		}
-		mad := 0.0
-		if p.MAD.Valid() {
-			mad = float64(p.MAD)
-		}
-		m := float64(p.Median)
-		tr.Points = append(tr.Points, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
-		if !p.Excluded {
-			if _, ok := firstTime[p.Segment]; !ok {
-				firstTime[p.Segment] = p.Time
+	entriesDrawn := map[string]bool{}
+	var drawn []string
+	hasLine := map[ingest.Series]bool{}
+	for _, si := range c.series {
+		s := h.Series[si]
+		var pts []chart.TrendPoint
+		for _, p := range s.Points {
+			if !p.Median.Valid() {
+				continue
 			}
-			lastIncluded[p.Segment] = p.Time
+			mad := 0.0
+			if p.MAD.Valid() {
+				mad = float64(p.MAD)
+			}
+			m := float64(p.Median)
+			pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
+			entriesDrawn[p.Entry] = true
+			if !p.Excluded {
+				if t, ok := firstTime[p.Segment]; !ok || p.Time < t {
+					firstTime[p.Segment] = p.Time
+				}
+				lastIncluded[p.Segment] = max(lastIncluded[p.Segment], p.Time)
+			}
+		}
+		name := cf.name(s.Level.Series)
+		switch {
+		case !cf.labelled:
+			tr.Points = pts
+		case len(pts) > 0:
+			tr.Lines = append(tr.Lines, chart.TrendLine{Name: clip(name, maxLegendName), Points: pts})
+			drawn = append(drawn, name)
+			hasLine[s.Level.Series] = true
 		}
 	}
 	for _, seg := range h.Segments {
@@ -217,28 +388,63 @@ func trendFigure(h *history.History, s history.Series, i int) (string, error) {
 		tr.Markers = append(tr.Markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
 	}
 	var changes []string
-	for _, c := range h.Changes {
-		if c.Kind == history.KindChange && c.Level == s.Level && c.Metric.Key == s.Metric.Key {
+	for _, ch := range h.Changes {
+		load := ch.Level
+		load.Series = ingest.Series{}
+		if ch.Kind != history.KindChange || load != c.load || ch.Metric.Key != c.metric.Key {
+			continue
+		}
+		for _, si := range c.series {
+			s := h.Series[si]
+			if s.Level != ch.Level {
+				continue
+			}
 			for _, p := range s.Points {
-				if p.Entry == c.Entry {
+				if p.Entry == ch.Entry {
 					tr.Markers = append(tr.Markers, chart.Marker{X: p.Time, Kind: chart.MarkerChange})
 				}
 			}
-			changes = append(changes, fmt.Sprintf("%s %s at entry %s", c.Direction, changeText(c), c.Entry))
+			text := fmt.Sprintf("%s %s at entry %s", ch.Direction, changeText(ch), ch.Entry)
+			if cf.labelled {
+				text += " (" + cf.name(ch.Level.Series) + ")"
+			}
+			changes = append(changes, text)
 		}
 	}
+	what := fmt.Sprintf("%s at %s", c.metric.Name, c.label)
 	svg, err := tr.SVG()
 	if errors.Is(err, chart.ErrNoData) {
 		return "<p>No entry has a value for this statistic.</p>", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("history.html: %s at %s: %w", s.Metric.Name, s.Label, err)
+		return "", fmt.Errorf("history.html: %s: %w", what, err)
 	}
-	alt := fmt.Sprintf("Trend of %s at %s over %d entries", s.Metric.Name, s.Label, len(tr.Points))
+	alt := fmt.Sprintf("Trend of %s over %d entries", what, len(tr.Points))
+	caption := what + ": each entry's median across runs with its ± MAD band, in time order (UTC)."
+	if cf.labelled {
+		alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(entriesDrawn), strings.Join(drawn, "; "))
+		caption = what + ": one line per series, each entry's median across runs with its ± MAD band, in time order (UTC)."
+		if !cf.common.IsZero() && len(cf.differing) > 0 {
+			caption += " Labels common to all series: " + cf.common.String() + "."
+		}
+		if c.first > 0 {
+			caption += fmt.Sprintf(" Series %d–%d of %d; the others are on the charts beside this one.", c.first, c.last, len(cf.list))
+		}
+		// A series measured at this level without a value of the
+		// statistic is named, so that no line is missing unsaid.
+		var empty []string
+		for _, m := range c.measured {
+			if !hasLine[m] {
+				empty = append(empty, cf.name(m))
+			}
+		}
+		if len(empty) > 0 {
+			caption += " No value for " + strings.Join(empty, "; ") + "."
+		}
+	}
 	if len(changes) > 0 {
 		alt += "; change points: " + strings.Join(changes, "; ")
 	}
-	caption := fmt.Sprintf("%s at %s: each entry's median across runs with its ± MAD band, in time order (UTC).", s.Metric.Name, s.Label)
 	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
 }
 

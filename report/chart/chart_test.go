@@ -80,6 +80,35 @@ func examplePareto() Pareto {
 	}
 }
 
+// exampleTrendLines is three series on one trend chart: one steps up
+// after an incomparable boundary, one has an excluded entry, one starts
+// late.
+func exampleTrendLines() Trend {
+	day := 86400.0
+	t0 := 1793610000.0 // 2026-11-02
+	var lines []TrendLine
+	for s, name := range []string{"max_num_seqs=128", "max_num_seqs=256", "max_num_seqs=512"} {
+		l := TrendLine{Name: name}
+		for i := 0; i < 8; i++ {
+			if s == 2 && i < 4 {
+				continue
+			}
+			m := 100.0 + 30*float64(s)
+			if s == 1 && i >= 5 {
+				m *= 1.3
+			}
+			seg := 0
+			if i >= 3 {
+				seg = 1
+			}
+			l.Points = append(l.Points, TrendPoint{X: t0 + float64(i)*day, Median: m, Lo: m - 4, Hi: m + 4, Segment: seg, Excluded: s == 0 && i == 6})
+		}
+		lines = append(lines, l)
+	}
+	return Trend{Title: "TTFT p95 at concurrency 4", YLabel: "TTFT p95 (ms)", Lines: lines,
+		Markers: []Marker{{X: t0 + 2.5*day, Kind: MarkerIncomparable}, {X: t0 + 5*day, Kind: MarkerChange}}}
+}
+
 func TestGoldenSVG(t *testing.T) {
 	charts := []struct {
 		name string
@@ -89,6 +118,7 @@ func TestGoldenSVG(t *testing.T) {
 		{"strip", exampleStrip().SVG},
 		{"trend", exampleTrend().SVG},
 		{"pareto", examplePareto().SVG},
+		{"trend-lines", exampleTrendLines().SVG},
 	}
 	for _, c := range charts {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,6 +153,16 @@ func TestChartsRefuseBadData(t *testing.T) {
 	tr.Points[2].Hi = nan
 	back := exampleTrend()
 	back.Points[4].X = back.Points[1].X
+	both := exampleTrendLines()
+	both.Points = exampleTrend().Points
+	many := exampleTrendLines()
+	for len(many.Lines) <= MaxTrendLines {
+		many.Lines = append(many.Lines, many.Lines[0])
+	}
+	badLine := exampleTrendLines()
+	badLine.Lines[1].Points[3].Median = nan
+	emptyLine := exampleTrendLines()
+	emptyLine.Lines[2].Points = nil
 	tests := []struct {
 		name string
 		svg  func() ([]byte, error)
@@ -140,6 +180,10 @@ func TestChartsRefuseBadData(t *testing.T) {
 		{"pareto NaN", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: nan, Y: 1}}}.SVG, "chart: pareto point 0: (NaN ± 0, 1 ± 0): want finite"},
 		{"pareto negative spread", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: 1, Y: 1, YErr: -1}}}.SVG, "chart: pareto point 0: (1 ± 0, 1 ± -1): want finite"},
 		{"pareto group", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: 1, Y: 1, Group: 1}}}.SVG, "chart: pareto point 0: group 1 of 1"},
+		{"trend of points and lines", both.SVG, "chart: a trend of both Points and Lines"},
+		{"trend of 9 lines", many.SVG, "chart: a trend of 9 lines: at most 8 keep a colour of their own"},
+		{"trend line NaN", badLine.SVG, `chart: trend "max_num_seqs=256": point 3: (1.7938692e+09, NaN, [126, 134]) is not finite`},
+		{"trend line without points", emptyLine.SVG, `chart: trend line 2 ("max_num_seqs=512") has no point`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,10 +1,11 @@
 package chart
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
-
 	"math"
+	"sort"
 	"strconv"
 	"time"
 
@@ -55,26 +56,67 @@ type Marker struct {
 	Kind MarkerKind
 }
 
-// Trend draws a time series of medians with their MAD band.
+// Trend draws a time series of medians with their MAD band, or several:
+// one line per series (configuration), each in its own colour, marker and
+// dash.
 type Trend struct {
 	Title, YLabel string
-	Points        []TrendPoint
-	Markers       []Marker
+	// Points is the one, unnamed line.
+	Points []TrendPoint
+	// Lines, when set instead of Points, are drawn in SeriesStyle order,
+	// each named in the legend; at most MaxTrendLines, so that every line
+	// keeps a colour of its own.
+	Lines   []TrendLine
+	Markers []Marker
 }
+
+// TrendLine is one named line of a Trend.
+type TrendLine struct {
+	Name   string
+	Points []TrendPoint
+}
+
+// MaxTrendLines is the most lines a Trend draws: one per colour of the
+// Palette.
+var MaxTrendLines = len(Palette)
 
 // SVG renders the chart. The time axis is labelled in UTC dates (with the
 // time of day when the points span less than two days).
 func (t Trend) SVG() ([]byte, error) {
-	if len(t.Points) == 0 {
-		return nil, ErrNoData
+	lines := t.Lines
+	named := len(lines) > 0
+	switch {
+	case named && len(t.Points) > 0:
+		return nil, errors.New("chart: a trend of both Points and Lines")
+	case len(lines) > MaxTrendLines:
+		return nil, fmt.Errorf("chart: a trend of %d lines: at most %d keep a colour of their own", len(lines), MaxTrendLines)
+	case !named:
+		lines = []TrendLine{{Points: t.Points}}
 	}
-	for i, p := range t.Points {
-		if !finite(p.X) || !finite(p.Median) || !finite(p.Lo) || !finite(p.Hi) {
-			return nil, fmt.Errorf("chart: trend point %d: (%v, %v, [%v, %v]) is not finite", i, p.X, p.Median, p.Lo, p.Hi)
+	n := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for li, l := range lines {
+		what := "trend point"
+		if named {
+			what = fmt.Sprintf("trend %q: point", l.Name)
 		}
-		if i > 0 && p.X < t.Points[i-1].X {
-			return nil, fmt.Errorf("chart: trend point %d: time %v before the previous point's %v", i, p.X, t.Points[i-1].X)
+		for i, p := range l.Points {
+			if !finite(p.X) || !finite(p.Median) || !finite(p.Lo) || !finite(p.Hi) {
+				return nil, fmt.Errorf("chart: %s %d: (%v, %v, [%v, %v]) is not finite", what, i, p.X, p.Median, p.Lo, p.Hi)
+			}
+			if i > 0 && p.X < l.Points[i-1].X {
+				return nil, fmt.Errorf("chart: %s %d: time %v before the previous point's %v", what, i, p.X, l.Points[i-1].X)
+			}
 		}
+		if k := len(l.Points); k > 0 {
+			n += k
+			lo, hi = min(lo, l.Points[0].X), max(hi, l.Points[k-1].X)
+		} else if named {
+			return nil, fmt.Errorf("chart: trend line %d (%q) has no point", li, l.Name)
+		}
+	}
+	if n == 0 {
+		return nil, ErrNoData
 	}
 	for i, m := range t.Markers {
 		if !finite(m.X) || m.Kind < 0 || int(m.Kind) >= len(markerStyles) {
@@ -83,58 +125,97 @@ func (t Trend) SVG() ([]byte, error) {
 	}
 	p := NewPlot(t.Title, "time (UTC)", t.YLabel)
 	legend := NewLegend()
-	ls, gs := SeriesStyle(0)
-	ls.Dashes = nil
-	gs.Radius = vg.Points(2.2)
-	// Split into segments of included points.
-	var segments [][]TrendPoint
-	var excluded plotter.XYs
-	for i, pt := range t.Points {
-		if pt.Excluded {
-			excluded = append(excluded, plotter.XY{X: pt.X, Y: pt.Median})
-			continue
-		}
-		if len(segments) == 0 || i == 0 || segments[len(segments)-1][0].Segment != pt.Segment {
-			segments = append(segments, nil)
-		}
-		segments[len(segments)-1] = append(segments[len(segments)-1], pt)
+	type drawn struct {
+		bands []plot.Plotter
+		lines [][]plot.Plotter
 	}
-	bandAdded, lineAdded := false, false
-	for _, seg := range segments {
-		var ring plotter.XYs
-		for _, pt := range seg {
-			ring = append(ring, plotter.XY{X: pt.X, Y: pt.Hi})
+	var excluded plotter.XYs
+	var all []drawn
+	for li, l := range lines {
+		ls, gs := SeriesStyle(li)
+		bandAlpha := uint8(0x33)
+		if named {
+			gs.Radius = vg.Points(2.6)
+			bandAlpha = 0x22
+		} else {
+			ls.Dashes = nil
+			gs.Radius = vg.Points(2.2)
 		}
-		for k := len(seg) - 1; k >= 0; k-- {
-			ring = append(ring, plotter.XY{X: seg[k].X, Y: seg[k].Lo})
+		// Split into segments of included points.
+		var segments [][]TrendPoint
+		for i, pt := range l.Points {
+			if pt.Excluded {
+				excluded = append(excluded, plotter.XY{X: pt.X, Y: pt.Median})
+				continue
+			}
+			if len(segments) == 0 || i == 0 || segments[len(segments)-1][0].Segment != pt.Segment {
+				segments = append(segments, nil)
+			}
+			segments[len(segments)-1] = append(segments[len(segments)-1], pt)
 		}
-		band, err := plotter.NewPolygon(ring)
-		if err != nil {
-			return nil, fmt.Errorf("chart: band: %w", err)
+		var d drawn
+		for _, seg := range segments {
+			var ring plotter.XYs
+			for _, pt := range seg {
+				ring = append(ring, plotter.XY{X: pt.X, Y: pt.Hi})
+			}
+			for k := len(seg) - 1; k >= 0; k-- {
+				ring = append(ring, plotter.XY{X: seg[k].X, Y: seg[k].Lo})
+			}
+			band, err := plotter.NewPolygon(ring)
+			if err != nil {
+				return nil, fmt.Errorf("chart: band: %w", err)
+			}
+			band.Color = Faint(ls.Color, bandAlpha)
+			band.LineStyle.Width = 0
+			var med plotter.XYs
+			for _, pt := range seg {
+				med = append(med, plotter.XY{X: pt.X, Y: pt.Median})
+			}
+			line, marks, err := plotter.NewLinePoints(med)
+			if err != nil {
+				return nil, fmt.Errorf("chart: median: %w", err)
+			}
+			line.LineStyle, marks.GlyphStyle = ls, gs
+			d.bands = append(d.bands, band)
+			d.lines = append(d.lines, []plot.Plotter{line, marks})
+			if named {
+				continue
+			}
+			// One line: each band under its own stretch of the line.
+			p.Add(band)
+			if len(d.bands) == 1 {
+				legend.Add("median ± MAD across runs", band)
+			}
+			p.Add(line, marks)
+			if len(d.lines) == 1 {
+				legend.Add("median across runs", line, marks)
+			}
 		}
-		band.Color = Faint(ls.Color, 0x33)
-		band.LineStyle.Width = 0
-		p.Add(band)
-		if !bandAdded {
-			legend.Add("median ± MAD across runs", band)
-			bandAdded = true
+		if named {
+			// The legend names the line by its colour, dash and marker.
+			line, marks := &plotter.Line{LineStyle: ls}, &plotter.Scatter{GlyphStyle: gs}
+			legend.Add(l.Name, line, marks)
 		}
-		var med plotter.XYs
-		for _, pt := range seg {
-			med = append(med, plotter.XY{X: pt.X, Y: pt.Median})
+		all = append(all, d)
+	}
+	if named {
+		// Every band under every line, so that no band veils a line.
+		for _, d := range all {
+			p.Add(d.bands...)
 		}
-		line, marks, err := plotter.NewLinePoints(med)
-		if err != nil {
-			return nil, fmt.Errorf("chart: median: %w", err)
+		for _, d := range all {
+			for _, l := range d.lines {
+				p.Add(l...)
+			}
 		}
-		line.LineStyle, marks.GlyphStyle = ls, gs
-		p.Add(line, marks)
-		if !lineAdded {
-			legend.Add("median across runs", line, marks)
-			lineAdded = true
-		}
+		key := &plotter.Polygon{Color: Faint(color.Gray{Y: 0x60}, 0x44)}
+		legend.Add("± MAD across runs (band)", key)
 	}
 	if len(excluded) > 0 {
+		if named {
+			sort.SliceStable(excluded, func(i, j int) bool { return excluded[i].X < excluded[j].X })
+		}
 		sc, err := plotter.NewScatter(excluded)
 		if err != nil {
 			return nil, fmt.Errorf("chart: excluded: %w", err)
@@ -156,7 +237,6 @@ func (t Trend) SVG() ([]byte, error) {
 			legend.Add(markerStyles[k].name, &VLine{Style: markerStyles[k].style})
 		}
 	}
-	lo, hi := t.Points[0].X, t.Points[len(t.Points)-1].X
 	for _, m := range t.Markers {
 		lo, hi = min(lo, m.X), max(hi, m.X)
 	}

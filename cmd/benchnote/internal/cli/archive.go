@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchnote/benchnote/archive"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -78,8 +79,12 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 					if err != nil {
 						return c.fail(err)
 					}
+					levels := plural(len(e.Levels), "level", "levels")
+					if n := entrySeries(e); n > 1 {
+						levels += fmt.Sprintf(" of %d series", n)
+					}
 					fmt.Fprintf(c.stdout, "added entry %s to %s: %s, %s, time %s (%s)\n", e.ID, *to,
-						plural(len(e.Levels), "level", "levels"), plural(len(e.Inputs), "input file", "input files"), e.Time, e.TimeSource)
+						levels, plural(len(e.Inputs), "input file", "input files"), e.Time, e.TimeSource)
 					if len(e.Ignored) > 0 {
 						fmt.Fprintf(c.stdout, "not archived (not inputs of the analysis): %s, listed in entry.json\n", plural(len(e.Ignored), "file", "files"))
 					}
@@ -122,6 +127,15 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 			}
 		},
 	}
+}
+
+// entrySeries counts the distinct series of an entry's levels.
+func entrySeries(e archive.Entry) int {
+	seen := map[ingest.Series]bool{}
+	for _, l := range e.Levels {
+		seen[l.Level.Series] = true
+	}
+	return len(seen)
 }
 
 // archiveList prints one line per entry, oldest first.

@@ -21,10 +21,12 @@ func historyCommand() *command {
 		requiredFlags: "-o OUT",
 		help: `Reads every entry of ARCHIVE (see benchnote archive) and writes
 OUT/history.md, history.html and history.json: each headline statistic per
-level over time (median ± MAD across runs), environment changes and
-incomparable boundaries, excluded entries, and change points — found only
-within one environment fingerprint, confirmed over two consecutive entries,
-with the same test and thresholds as compare. Details: docs/archive.md.
+level over time (median ± MAD across runs; per series, one line each, when
+the sweeps have series labels), environment changes and incomparable
+boundaries, excluded entries, and change points — found only within one
+series and one environment fingerprint, confirmed over two consecutive
+entries, with the same test and thresholds as compare. Details:
+docs/archive.md.
 
 exit codes: 0 written, 2 an error or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
