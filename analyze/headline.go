@@ -207,7 +207,7 @@ func zeroOutputFindings(s *Summary) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d of %d measured requests (%s) succeeded without any output token (n = 0), more than the error-rate threshold of %.4g%%; %d of %d run(s) are above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output",
-			lv.Load().Describe(), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, len(over), len(runs))
+			describeLevel(lv.LevelKey), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, len(over), len(runs))
 		fs = append(fs, Finding{Severity: "warning", Rule: "zero-output-requests",
 			Source: "serving-workloads §2.2: TPOT undefined for n ≤ 1", Message: msg, Runs: over})
 	}

@@ -114,8 +114,8 @@ func (r *render) inline(args []string) (string, error) {
 	case "levels":
 		v := viewOf(c.s)
 		var ls []string
-		for _, l := range c.s.Levels {
-			ls = append(ls, v.cell(l.Load()))
+		for _, l := range loads(c.s) {
+			ls = append(ls, v.cell(l))
 		}
 		return strings.Join(ls, ", "), noArgs()
 	case "load":
