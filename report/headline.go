@@ -323,8 +323,22 @@ func seriesAnswers(s *analyze.Summary, sv seriesView, rows, nameRunes int) strin
 	}
 	fmt.Fprintf(&b, "**Per series**, named by the labels that differ between them%s: the highest load meeting the SLOs%s and its figures, median ± %s MAD across runs; goodput with the runs whose own goodput reaches %s; output tokens/s as in the table below",
 		sv.commonPhrase(), closest, s.Method.MAD, target)
+	// The GPU count goes in the caption when every ranked series has the
+	// same, in the cells otherwise: a column of its own would not fit in
+	// a pull-request comment.
+	gpuCounts := map[int]bool{}
+	for _, r := range ranks {
+		if r.Rank > 0 {
+			gpuCounts[r.GPUs] = true
+		}
+	}
 	if perGPU {
 		b.WriteString(", and divided by the series' GPU count (from its environment)")
+		if len(gpuCounts) == 1 {
+			for n := range gpuCounts {
+				fmt.Fprintf(&b, ", %d %s for every ranked series", n, plural(n, "GPU", "GPUs"))
+			}
+		}
 	}
 	b.WriteString(".\n\n")
 	n := newNotes(s)
@@ -339,7 +353,7 @@ func seriesAnswers(s *analyze.Summary, sv seriesView, rows, nameRunes int) strin
 		if a.Unavailable != "" {
 			row = append(row, "no answer: "+mdEscape(a.Unavailable), na, na)
 			if perGPU {
-				row = append(row, na, na)
+				row = append(row, na)
 			}
 			body = append(body, append(row, na))
 			continue
@@ -372,20 +386,21 @@ func seriesAnswers(s *analyze.Summary, sv seriesView, rows, nameRunes int) strin
 		row = append(row, load, goodput, out)
 		if perGPU {
 			r := ranks[a.Series]
-			gpus, fig := na, na
-			if r.GPUs > 0 {
-				gpus = fmt.Sprint(r.GPUs)
-			}
+			fig := na
 			if r.Level != nil && a.Level != nil && *r.Level == *a.Level {
-				fig = n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fmtAcross(r.Output, len(l.Runs)))
+				fig = fmtAcross(r.Output, len(l.Runs))
+				if len(gpuCounts) > 1 {
+					fig += fmt.Sprintf(" (%d %s)", r.GPUs, plural(r.GPUs, "GPU", "GPUs"))
+				}
+				fig = n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fig)
 			}
-			row = append(row, gpus, fig)
+			row = append(row, fig)
 		}
 		body = append(body, append(row, n.stat(l, "throughput.requests_per_s")))
 	}
 	header := []string{"series", "highest load meeting the SLOs", "goodput (runs ≥ " + target + ")", outHead}
 	if perGPU {
-		header = append(header, "GPUs", "output tokens/s per GPU")
+		header = append(header, "output tokens/s per GPU")
 	}
 	if len(body) > 0 {
 		b.WriteString(table(append(header, "requests/s"), body))

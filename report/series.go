@@ -140,3 +140,33 @@ func perSeriesRuns(s *analyze.Summary, runs []analyze.RunSummary, one func([]ana
 	}
 	return b.String()
 }
+
+// onlySeries is a shallow copy of s holding only the levels, runs,
+// reported runs and answers of one series, for a table of that series
+// alone. Nothing is recomputed: the series' own figures are all there is.
+func onlySeries(s *analyze.Summary, ser ingest.Series) *analyze.Summary {
+	c := *s
+	c.Levels, c.Runs, c.Reported, c.Answers = nil, nil, nil, nil
+	c.Configurations = nil
+	for _, l := range s.Levels {
+		if l.Series == ser {
+			c.Levels = append(c.Levels, l)
+		}
+	}
+	for _, r := range s.Runs {
+		if r.Series == ser {
+			c.Runs = append(c.Runs, r)
+		}
+	}
+	for _, r := range s.Reported {
+		if r.Series == ser {
+			c.Reported = append(c.Reported, r)
+		}
+	}
+	for _, a := range s.Answers {
+		if a.Series == ser {
+			c.Answers = append(c.Answers, a)
+		}
+	}
+	return &c
+}
