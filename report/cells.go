@@ -18,6 +18,17 @@ type cellContext struct {
 	plots map[string]Plot
 	// limits bound a notebook given by the user; nil for the default one.
 	limits *notebookLimits
+	// series names the sweep's series, worked out on first use.
+	series *seriesView
+}
+
+// seriesView returns the sweep's series, worked out once for all cells.
+func (c *cellContext) seriesView() seriesView {
+	if c.series == nil {
+		sv := seriesOf(c.s)
+		c.series = &sv
+	}
+	return *c.series
 }
 
 // plotToken marks where the HTML renderer inlines a figure. It starts with
@@ -50,7 +61,7 @@ func (r *render) block(args []string) (string, error) {
 				return "", err
 			}
 			md = fn(onlySeries(c.s, ser))
-			if sv := seriesOf(c.s); sv.several() && md != "" {
+			if sv := c.seriesView(); sv.several() && md != "" {
 				md = sv.heading(ser) + md
 			}
 		}
@@ -309,7 +320,7 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 // the sweep has several ("concurrency 16 of max_num_seqs=128").
 func (c *cellContext) where(lv analyze.Level) string {
 	name := viewOf(c.s).name(lv.Load())
-	if sv := seriesOf(c.s); sv.several() {
+	if sv := c.seriesView(); sv.several() {
 		name += " of " + mdEscape(sv.name(lv.Series))
 	}
 	return name
@@ -328,7 +339,7 @@ const (
 // seriesName names the sweep ("sweep") or, when it has several series,
 // the series ("series max_num_seqs=128"), for a message.
 func (c *cellContext) seriesName(ser ingest.Series) string {
-	sv := seriesOf(c.s)
+	sv := c.seriesView()
 	if !sv.several() {
 		return "sweep"
 	}
@@ -362,7 +373,7 @@ func selectors(sv seriesView, list []ingest.Series) string {
 // in a sweep of several series, a selector matching none or several is an
 // error naming the series to choose from.
 func (c *cellContext) pickSeries(sel string) (ingest.Series, error) {
-	sv := seriesOf(c.s)
+	sv := c.seriesView()
 	if sel == "" {
 		if !sv.several() {
 			if len(sv.list) == 0 {

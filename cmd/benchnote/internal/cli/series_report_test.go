@@ -141,3 +141,37 @@ func TestPRFileOfFortySeries(t *testing.T) {
 		t.Errorf("pr.md names no best configuration or does not say which levels it left out:\n%s", grepLines(pr, "Left out"))
 	}
 }
+
+// TestNotebookOfTwoSeries renders a notebook with series selectors over
+// the two-series sweep: a figure of each series, a table of one; a cell
+// without a selector is an error naming both series, and no report is
+// written.
+func TestNotebookOfTwoSeries(t *testing.T) {
+	sweep := maxNumSeqsSweep(t)
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "writeup.md")
+	text := "# max_num_seqs\n\nAt concurrency 16 the p95 TTFT was {{ttft.p95 series=max_num_seqs=128 c=16}} with 128 sequences and {{value ttft.p95 series=max_num_seqs=256 c=16}} with 256.\n\n{{table goodput series=max_num_seqs=256}}\n"
+	if err := os.WriteFile(nb, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := reportFiles(t, sweep, "--notebook", nb)
+	md := string(files["report.md"])
+	for _, want := range []string{
+		"At concurrency 16 the p95 TTFT was 5960 ± 140 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 16 of max\\_num\\_seqs=128) ⚠ suspect: many requests returned no output with 128 sequences and 170.3 ± 6.5 ms (median ± raw MAD of per-run p95 TTFT; per-request; nearest-rank percentile; 3 runs at concurrency 16 of max\\_num\\_seqs=256) ⚠ suspect: many requests returned no output with 256.",
+		"**Series max\\_num\\_seqs=256**\n\n**Goodput**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "**Series max\\_num\\_seqs=128**") {
+		t.Error("the goodput table of one series shows the other")
+	}
+
+	bad := filepath.Join(dir, "bad.md")
+	os.WriteFile(bad, []byte("p95 TTFT: {{value ttft.p95 c=16}}\n"), 0o644)
+	code, _, errOut := runCLI(t, "report", sweep, "-o", filepath.Join(dir, "out"), "--notebook", bad)
+	if want := "bad.md:1:11: the sweep has 2 series: choose one with series=LABEL=VALUE, one of series=max_num_seqs=128, series=max_num_seqs=256"; code != ExitErrors || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, ExitErrors, want)
+	}
+}
