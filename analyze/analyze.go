@@ -603,7 +603,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("%s has %d usable run(s); median ± MAD needs at least %d to say anything about spread", lv.Load().Describe(), len(lv.Runs), MinRuns), lv.Runs)
+				fmt.Sprintf("%s has %d usable run(s); median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), len(lv.Runs), MinRuns), lv.Runs)
 		}
 	}
 	switch w := sw.Config.Warmup; w.Mode {
@@ -799,10 +799,10 @@ func errorRateFindings(s *Summary) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
-			lv.Load().Describe(), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
+			describeLevel(lv.LevelKey), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
 		if !levelOver {
 			msg = fmt.Sprintf("%s: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
-				lv.Load().Describe(), len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+				describeLevel(lv.LevelKey), len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
 		}
 		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
 			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})

@@ -11,9 +11,10 @@ import (
 // This file computes what a report's first screen rests on: per level the
 // error and zero-output shares, the checks its data failed (which make
 // some of its statistics suspect), the output rate a headline shows and
-// where server quantiles lie in their buckets; and per load mode the
-// highest level meeting the SLOs. It runs once the levels, runs and lint
-// findings are known (finishSummary).
+// where server quantiles lie in their buckets; and per series and load
+// mode the highest level meeting the SLOs. It runs once the levels, runs
+// and lint findings are known (finishSummary); configurations.go ranks
+// the series after it.
 
 // latencyKeys are the key prefixes of the client latency statistics.
 var latencyKeys = []string{"ttft.", "tpot.", "e2e.", "user_tps.", "itl."}
@@ -66,6 +67,7 @@ func finishSummary(sw *ingest.Sweep, s *Summary) {
 	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(s.Findings, func(i, j int) bool { return rank[s.Findings[i].Severity] < rank[s.Findings[j].Severity] })
 	s.Answers = answers(s)
+	s.Configurations = configurations(sw, s)
 }
 
 // percentNum is 100 × n / d, or NaN when d is 0.
@@ -205,29 +207,37 @@ func zeroOutputFindings(s *Summary) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d of %d measured requests (%s) succeeded without any output token (n = 0), more than the error-rate threshold of %.4g%%; %d of %d run(s) are above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output",
-			lv.Load().Describe(), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, len(over), len(runs))
+			describeLevel(lv.LevelKey), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, len(over), len(runs))
 		fs = append(fs, Finding{Severity: "warning", Rule: "zero-output-requests",
 			Source: "serving-workloads §2.2: TPOT undefined for n ≤ 1", Message: msg, Runs: over})
 	}
 	return fs
 }
 
-// answers finds, per load mode, the highest level meeting the SLOs.
+// answerID is what one answer is for: a load mode of a series.
+type answerID struct {
+	series ingest.Series
+	mode   string
+}
+
+// answers finds, per series and load mode, the highest level meeting the
+// SLOs, in level order (series, then mode).
 func answers(s *Summary) []Answer {
-	var modes []string
-	byMode := map[string][]*Level{}
+	var modes []answerID
+	byMode := map[answerID][]*Level{}
 	for i := range s.Levels {
 		lv := &s.Levels[i]
-		if _, ok := byMode[lv.Mode]; !ok {
-			modes = append(modes, lv.Mode)
+		id := answerID{lv.Series, lv.Mode}
+		if _, ok := byMode[id]; !ok {
+			modes = append(modes, id)
 		}
-		byMode[lv.Mode] = append(byMode[lv.Mode], lv)
+		byMode[id] = append(byMode[id], lv)
 	}
 	out := []Answer{}
 	slo := s.Method.SLO
 	target := 100 * slo.Attainment
 	for _, mode := range modes {
-		a := Answer{Mode: mode}
+		a := Answer{Series: mode.series, Mode: mode.mode}
 		if !slo.Set() {
 			a.Unavailable = "no SLO target is set"
 			out = append(out, a)

@@ -141,12 +141,15 @@ type Summary struct {
 	// Reported holds the runs imported with their tools' aggregates only:
 	// figures as reported, never recomputed and never part of a level.
 	Reported []ReportedRun `json:"reported,omitempty"`
-	// Answers is the headline: per load mode in the sweep (concurrency,
-	// then rate), the highest level meeting the SLOs.
+	// Answers is the headline: per series and, within one, per load mode
+	// (concurrency, then rate), the highest level meeting the SLOs.
 	Answers []Answer `json:"answers"`
 	// Pareto is what the report's Pareto chart draws: per level of each
 	// series, output tokens/s per GPU against output tokens/s per user.
 	Pareto Pareto `json:"pareto"`
+	// Configurations ranks the series of a sweep with several by output
+	// tokens/s per GPU at their answers; nil (left out) for one series.
+	Configurations *Configurations `json:"configurations,omitempty"`
 }
 
 // Method records every choice that shapes the numbers.
@@ -222,11 +225,14 @@ func (s SLO) Set() bool {
 	return s.TTFTms.Valid() && s.TTFTms > 0 || s.TPOTms.Valid() && s.TPOTms > 0 || s.E2Ems.Valid() && s.E2Ems > 0
 }
 
-// Answer is the headline for one load mode: the highest level whose median
-// goodput across runs meets the attainment target, with the figures a
-// reader needs next to it. Its figures are copies of the level's
-// statistics, so they carry their own labels.
+// Answer is the headline for one load mode of one series: the highest
+// level whose median goodput across runs meets the attainment target, with
+// the figures a reader needs next to it. Its figures are copies of the
+// level's statistics, so they carry their own labels.
 type Answer struct {
+	// Series is the configuration answered for; left out for a sweep's
+	// only, unlabelled series.
+	Series ingest.Series `json:"series,omitzero"`
 	// Mode is "concurrency" or "rate".
 	Mode string `json:"mode"`
 	// Level is the highest level meeting the SLOs; nil when none does
@@ -244,8 +250,8 @@ type Answer struct {
 	// RunsMeeting counts the level's runs whose own goodput meets the
 	// attainment target, of Goodput.Runs.
 	RunsMeeting int `json:"runs_meeting"`
-	// LowerNotMeeting lists the levels below Level (same mode) that do
-	// not meet the SLOs: goodput is not monotonic in load.
+	// LowerNotMeeting lists the levels below Level (same series and
+	// mode) that do not meet the SLOs: goodput is not monotonic in load.
 	LowerNotMeeting []LevelKey `json:"lower_not_meeting,omitempty"`
 	// Unavailable says why there is no answer (no target set, no level
 	// with a goodput figure); empty otherwise.

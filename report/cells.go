@@ -18,6 +18,17 @@ type cellContext struct {
 	plots map[string]Plot
 	// limits bound a notebook given by the user; nil for the default one.
 	limits *notebookLimits
+	// series names the sweep's series, worked out on first use.
+	series *seriesNaming
+}
+
+// seriesView returns the sweep's series naming, worked out once for all cells.
+func (c *cellContext) seriesView() seriesNaming {
+	if c.series == nil {
+		sv := seriesOf(c.s)
+		c.series = &sv
+	}
+	return *c.series
 }
 
 // plotToken marks where the HTML renderer inlines a figure. It starts with
@@ -30,14 +41,30 @@ func (r *render) block(args []string) (string, error) {
 	c, tgt := r.ctx, r.tgt
 	switch args[0] {
 	case "table":
+		sel := ""
+		if len(args) == 3 && isSeriesArg(args[2]) {
+			sel, args = args[2], args[:2]
+		}
 		if len(args) != 2 {
-			return "", fmt.Errorf("table takes one name, one of: %s", strings.Join(tableNames(), ", "))
+			return "", fmt.Errorf("table takes one name, one of: %s, and optionally series=LABEL=VALUE", strings.Join(tableNames(), ", "))
 		}
 		fn, ok := tables[args[1]]
 		if !ok {
 			return "", fmt.Errorf("unknown table %q%s (known: %s)", args[1], didYouMean(args[1], tableNames(), nil), strings.Join(tableNames(), ", "))
 		}
-		md := fn(c.s)
+		var md string
+		if sel == "" {
+			md = fn(c.s)
+		} else {
+			ser, err := c.pickSeries(sel)
+			if err != nil {
+				return "", err
+			}
+			md = fn(onlySeries(c.s, ser))
+			if sv := c.seriesView(); sv.several() && md != "" {
+				md = sv.heading(ser) + md
+			}
+		}
 		if _, ok := blocks[args[1]]; ok && tgt == targetHTML {
 			md = blockOpen(args[1]) + md + blockClose(args[1])
 		}
@@ -117,8 +144,8 @@ func (r *render) inline(args []string) (string, error) {
 	case "levels":
 		v := viewOf(c.s)
 		var ls []string
-		for _, l := range c.s.Levels {
-			ls = append(ls, v.cell(l.Load()))
+		for _, l := range loads(c.s) {
+			ls = append(ls, v.cell(l))
 		}
 		return strings.Join(ls, ", "), noArgs()
 	case "load":
@@ -129,6 +156,11 @@ func (r *render) inline(args []string) (string, error) {
 		return r.pooled(args[1:])
 	case "count":
 		return c.count(args[1:])
+	}
+	if strings.Contains(args[0], ".") {
+		// No cell name has a dot; every statistic key does:
+		// {{ttft.p95 c=16}} is {{value ttft.p95 c=16}}.
+		return r.value(args)
 	}
 	return "", fmt.Errorf("unknown cell %q%s (known: %s)", args[0], didYouMean(args[0], cellNames(), cellSynonyms), knownCells())
 }
@@ -173,26 +205,44 @@ func isLevelArg(a string) bool {
 	return strings.HasPrefix(a, "c=") || strings.HasPrefix(a, "rate=") || strings.HasPrefix(a, "level=")
 }
 
-// level picks a level: c=N, rate=R or rate=inf, or min and max among the
-// concurrency levels (c=min), the rate levels (rate=max) or all levels
-// (level=min, level=max, and the default: level=max). min and max prefer
-// the levels with at least one usable run.
+// level picks a level of a series: c=N, rate=R or rate=inf, or min and
+// max among the concurrency levels (c=min), the rate levels (rate=max) or
+// all levels (level=min, level=max, and the default: level=max). min and
+// max prefer the levels with at least one usable run. The series is chosen
+// with series=LABEL=VALUE[,LABEL=VALUE] (see pickSeries).
 func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 	var rest []string
 	sel := "level=max"
+	seriesSel := ""
 	for _, a := range args {
-		if isLevelArg(a) {
+		switch {
+		case isLevelArg(a):
 			sel = a
-			continue
+		case isSeriesArg(a):
+			seriesSel = a
+		default:
+			rest = append(rest, a)
 		}
-		rest = append(rest, a)
 	}
 	if len(c.s.Levels) == 0 {
 		return analyze.Level{}, nil, errors.New("the sweep has no load level")
 	}
+	series, err := c.pickSeries(seriesSel)
+	if err != nil {
+		return analyze.Level{}, nil, err
+	}
+	var levels []analyze.Level
+	for _, l := range c.s.Levels {
+		if l.Series == series {
+			levels = append(levels, l)
+		}
+	}
+	if len(levels) == 0 {
+		return analyze.Level{}, nil, fmt.Errorf("%s: the series has no load level", seriesSel)
+	}
 	v := viewOf(c.s)
 	kind, val, _ := strings.Cut(sel, "=")
-	candidates := c.s.Levels
+	candidates := levels
 	switch kind {
 	case "c", "rate":
 		mode := ingest.ModeConcurrency
@@ -200,7 +250,7 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 			mode = ingest.ModeRate
 		}
 		candidates = nil
-		for _, l := range c.s.Levels {
+		for _, l := range levels {
 			if l.Load().Mode == mode {
 				candidates = append(candidates, l)
 			}
@@ -208,7 +258,7 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 	}
 	if val == "min" || val == "max" {
 		if len(candidates) == 0 {
-			return analyze.Level{}, nil, fmt.Errorf("%s: the sweep has no %s level (its levels: %s); use level=%s", sel, map[string]string{"c": "concurrency", "rate": "rate"}[kind], c.levelNames(v), val)
+			return analyze.Level{}, nil, fmt.Errorf("%s: the %s no %s level (its levels: %s); use level=%s", sel, c.seriesNoun(series), map[string]string{"c": "concurrency", "rate": "rate"}[kind], levelNames(v, levels), val)
 		}
 		var usable []analyze.Level
 		for _, l := range candidates {
@@ -261,12 +311,136 @@ func (c *cellContext) level(args []string) (analyze.Level, []string, error) {
 	}
 	if kind == "c" && v.concurrencyOnly() {
 		var have []string
-		for _, l := range c.s.Levels {
+		for _, l := range levels {
 			have = append(have, strconv.Itoa(l.Concurrency))
 		}
-		return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the sweep (have %s)%s", want.Concurrency, strings.Join(have, ", "), hint)
+		return analyze.Level{}, nil, fmt.Errorf("no concurrency level %d in the %s (have %s)%s", want.Concurrency, c.seriesName(series), strings.Join(have, ", "), hint)
 	}
-	return analyze.Level{}, nil, fmt.Errorf("no level %s in the sweep (have %s)%s", want.Label(), c.levelNames(v), hint)
+	return analyze.Level{}, nil, fmt.Errorf("no level %s in the %s (have %s)%s", want.Label(), c.seriesName(series), levelNames(v, levels), hint)
+}
+
+// where names a level in a figure's label: its load, and its series when
+// the sweep has several ("concurrency 16 of max_num_seqs=128").
+func (c *cellContext) where(lv analyze.Level) string {
+	name := viewOf(c.s).name(lv.Load())
+	if sv := c.seriesView(); sv.several() {
+		name += " of " + mdEscape(sv.name(lv.Series))
+	}
+	return name
+}
+
+// isSeriesArg reports whether a cell argument selects a series.
+func isSeriesArg(a string) bool { return strings.HasPrefix(a, "series=") }
+
+// maxListedSeries is how many series an error lists, each name cut to
+// maxListedSeriesRunes: a sweep may have hundreds of series of 32 labels.
+const (
+	maxListedSeries      = 10
+	maxListedSeriesRunes = 200
+)
+
+// seriesName names the sweep ("sweep") or, when it has several series,
+// the series ("series max_num_seqs=128"), for a message.
+func (c *cellContext) seriesName(ser ingest.Series) string {
+	sv := c.seriesView()
+	if !sv.several() {
+		return "sweep"
+	}
+	return "series " + cutRunes(sv.name(ser), maxListedSeriesRunes)
+}
+
+// seriesNoun is seriesName with its verb: "sweep has", "series tp=2 has".
+func (c *cellContext) seriesNoun(ser ingest.Series) string { return c.seriesName(ser) + " has" }
+
+// selectors lists series as the selectors that choose them
+// ("series=tp=1", ...), at most maxListedSeries of them.
+func selectors(sv seriesNaming, list []ingest.Series) string {
+	var out []string
+	for i, ser := range list {
+		if i == maxListedSeries {
+			out = append(out, fmt.Sprintf("and %d more", len(list)-maxListedSeries))
+			break
+		}
+		sel := "series=" + strings.ReplaceAll(ser.Only(sv.differing), ", ", ",")
+		if ser.IsZero() {
+			sel = "(the series without labels, which no selector chooses: give its runs labels)"
+		}
+		out = append(out, cutRunes(sel, maxListedSeriesRunes))
+	}
+	return strings.Join(out, ", ")
+}
+
+// pickSeries returns the series a selector chooses: sel is
+// "series=LABEL=VALUE[,LABEL=VALUE]" (a series matches when it has every
+// label with that value), or "" for the sweep's only series. No selector
+// in a sweep of several series, a selector matching none or several is an
+// error naming the series to choose from.
+func (c *cellContext) pickSeries(sel string) (ingest.Series, error) {
+	sv := c.seriesView()
+	if sel == "" {
+		if !sv.several() {
+			if len(sv.list) == 0 {
+				return ingest.Series{}, nil
+			}
+			return sv.list[0], nil
+		}
+		return ingest.Series{}, fmt.Errorf("the sweep has %d series: choose one with series=LABEL=VALUE, one of %s", len(sv.list), selectors(sv, sv.list))
+	}
+	want := map[string]string{}
+	var order []string
+	for _, pair := range strings.Split(strings.TrimPrefix(sel, "series="), ",") {
+		name, value, ok := strings.Cut(pair, "=")
+		if !ok || name == "" || value == "" {
+			return ingest.Series{}, fmt.Errorf("%s: expected series=LABEL=VALUE, several joined by commas (series=tp=2,engine=vllm)", cutRunes(sel, maxListedSeriesRunes))
+		}
+		if _, dup := want[name]; dup {
+			return ingest.Series{}, fmt.Errorf("%s: label %q given twice", cutRunes(sel, maxListedSeriesRunes), name)
+		}
+		want[name] = value
+		order = append(order, name)
+	}
+	var found []ingest.Series
+	for _, ser := range sv.list {
+		match := true
+		for _, name := range order {
+			if v, ok := ser.Get(name); !ok || v != want[name] {
+				match = false
+				break
+			}
+		}
+		if match {
+			found = append(found, ser)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		return ingest.Series{}, fmt.Errorf("%s matches %d series: add a label that tells them apart, one of %s", cutRunes(sel, maxListedSeriesRunes), len(found), selectors(sv, found))
+	}
+	labels := map[string]bool{}
+	for _, ser := range sv.list {
+		for _, n := range ser.Names() {
+			labels[n] = true
+		}
+	}
+	var names []string
+	for n := range labels {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range order {
+		if !labels[name] {
+			if len(names) == 0 {
+				return ingest.Series{}, fmt.Errorf("%s: the sweep's series has no labels: leave series= out", cutRunes(sel, maxListedSeriesRunes))
+			}
+			return ingest.Series{}, fmt.Errorf("%s: no series has the label %q%s (labels: %s)", cutRunes(sel, maxListedSeriesRunes), name, didYouMean(name, names, nil), strings.Join(names, ", "))
+		}
+	}
+	if !sv.several() {
+		return ingest.Series{}, fmt.Errorf("%s matches no series: the sweep has one, %s", cutRunes(sel, maxListedSeriesRunes), cutRunes(sv.list[0].String(), maxListedSeriesRunes))
+	}
+	return ingest.Series{}, fmt.Errorf("%s matches no series (have %s)", cutRunes(sel, maxListedSeriesRunes), selectors(sv, sv.list))
 }
 
 // nearestLevel returns the level of want's mode closest to it in value
@@ -294,10 +468,10 @@ func nearestLevel(levels []analyze.Level, want ingest.LoadLevel) (ingest.LoadLev
 	return best, !math.IsInf(bestDist, 1)
 }
 
-// levelNames lists the sweep's levels by name.
-func (c *cellContext) levelNames(v levelView) string {
+// levelNames lists levels by name.
+func levelNames(v levelView, levels []analyze.Level) string {
 	var have []string
-	for _, l := range c.s.Levels {
+	for _, l := range levels {
 		have = append(have, v.name(l.Load()))
 	}
 	return strings.Join(have, ", ")
@@ -322,7 +496,7 @@ func (r *render) value(args []string) (string, error) {
 		return "", fmt.Errorf("unknown metric %q%s (known: %s)", rest[0], didYouMean(rest[0], keys, nil), strings.Join(keys, ", "))
 	}
 	if ar.Runs == 0 || !ar.Median.Valid() {
-		return fmt.Sprintf("n/a (%s %s not available at %s)", ar.Statistic, ar.Metric, viewOf(c.s).name(lv.Load())), nil
+		return fmt.Sprintf("n/a (%s %s not available at %s)", ar.Statistic, ar.Metric, c.where(lv)), nil
 	}
 	what := ar.Metric
 	if isPercentile(ar.Statistic) || ar.Statistic == "mean" {
@@ -333,7 +507,7 @@ func (r *render) value(args []string) (string, error) {
 		labels = append(labels, m)
 	}
 	label := fmt.Sprintf("median ± %s MAD of per-run %s; %s; %d %s at %s",
-		c.s.Method.MAD, what, strings.Join(labels, "; "), ar.Runs, plural(ar.Runs, "run", "runs"), viewOf(c.s).name(lv.Load()))
+		c.s.Method.MAD, what, strings.Join(labels, "; "), ar.Runs, plural(ar.Runs, "run", "runs"), c.where(lv))
 	figure := fmtSpread(ar.Median, ar.MAD) + " " + ar.Unit
 	var s string
 	if short {
@@ -404,7 +578,7 @@ func (r *render) pooled(args []string) (string, error) {
 	}
 	v := d.Value(stat)
 	if !v.Valid() {
-		return fmt.Sprintf("n/a (pooled %s %s not available at %s)", stat, d.Metric, viewOf(c.s).name(lv.Load())), nil
+		return fmt.Sprintf("n/a (pooled %s %s not available at %s)", stat, d.Metric, c.where(lv)), nil
 	}
 	how := c.s.Method.Percentile + " percentile"
 	if stat == "mean" {
@@ -414,7 +588,7 @@ func (r *render) pooled(args []string) (string, error) {
 	}
 	figure := fmtNum(v) + " " + d.Unit
 	label := fmt.Sprintf("%s %s, %s over %s values from %d %s at %s",
-		stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), viewOf(c.s).name(lv.Load()))
+		stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), c.where(lv))
 	if short {
 		return r.label(figure, "pooled "+label), nil
 	}
@@ -424,9 +598,13 @@ func (r *render) pooled(args []string) (string, error) {
 func (c *cellContext) count(args []string) (string, error) {
 	var counts analyze.Counts
 	rest := args
-	hasLevel := false
+	hasLevel, hasSeries := false, false
 	for _, a := range args {
 		hasLevel = hasLevel || isLevelArg(a)
+		hasSeries = hasSeries || isSeriesArg(a)
+	}
+	if hasSeries && !hasLevel {
+		return "", errors.New("count with series= needs a level too (c=N, rate=R, level=max): a series' counts are given per level; without both, count gives the whole sweep's")
 	}
 	if hasLevel {
 		lv, r, err := c.level(args)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // The first screen of a report: the environment in one line, the answer
@@ -230,19 +231,34 @@ func countPhrase(errs, warns int) string {
 
 // headlineCell is the answer: environment and runs, the answer per load
 // mode (with the number of data-quality problems when there are some),
-// and the SLOs it rests on.
-func headlineCell(s *analyze.Summary) string {
+// and the SLOs it rests on. With several series, the answers are a table
+// of one row per series and the best configuration is named.
+func headlineCell(s *analyze.Summary) string { return headlineCellOf(s, -1, 0) }
+
+// headlineCellOf is headlineCell with, for several series, only the first
+// rows of the series table (all when rows < 0) and series names cut to
+// nameRunes (not when 0): pr.md bounds its first screen so.
+func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 	v := viewOf(s)
+	sv := seriesOf(s)
 	var b strings.Builder
 	b.WriteString(environmentLine(s))
+	inSeries := ""
+	if sv.several() {
+		inSeries = fmt.Sprintf(" in %d series", len(sv.list))
+	}
 	if len(s.Runs) == 0 && len(s.Reported) > 0 {
 		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
 			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
 	} else {
-		fmt.Fprintf(&b, " **Runs:** %d at %s.\n\n", len(s.Runs), v.levelsPhrase(s))
+		fmt.Fprintf(&b, " **Runs:** %d at %s%s.\n\n", len(s.Runs), v.levelsPhrase(s), inSeries)
 	}
-	for _, a := range s.Answers {
-		b.WriteString(answerLine(s, a) + "\n\n")
+	if sv.several() {
+		b.WriteString(seriesAnswers(s, sv, rows, nameRunes))
+	} else {
+		for _, a := range s.Answers {
+			b.WriteString(answerLine(s, a) + "\n\n")
+		}
 	}
 	if errs, warns := qualityCounts(s); errs+warns > 0 && len(s.Answers) > 0 {
 		// Say it next to the answer: with many levels the box is below the
@@ -254,6 +270,205 @@ func headlineCell(s *analyze.Summary) string {
 	}
 	b.WriteString(sloStatement(s.Method.SLO) + "\n")
 	return b.String()
+}
+
+// seriesAnswers is the answer of a sweep of several series: a table of
+// one row per series (per series and load mode when a series has both),
+// the levels below an answer that do not meet the SLOs, and the best
+// configuration. rows and nameRunes are as for headlineCellOf.
+func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) string {
+	answers := s.Answers
+	same := len(answers) > 0
+	for _, a := range answers {
+		same = same && a.Unavailable != "" && a.Unavailable == answers[0].Unavailable
+	}
+	if same {
+		return fmt.Sprintf("**No answer for any series:** %s.\n\n", mdEscape(answers[0].Unavailable))
+	}
+	v := viewOf(s)
+	name := func(ser ingest.Series) string {
+		n := sv.name(ser)
+		if nameRunes > 0 {
+			n = cutRunes(n, nameRunes)
+		}
+		return mdEscape(n)
+	}
+	c := s.Configurations
+	perGPU := c != nil && c.Per == analyze.PerGPU
+	ranks := map[ingest.Series]analyze.SeriesRank{}
+	if c != nil {
+		for _, r := range c.Series {
+			ranks[r.Series] = r
+		}
+	}
+	sources := map[string]bool{}
+	for _, a := range answers {
+		if a.Output.Key != "" {
+			sources[a.Output.Key] = true
+		}
+	}
+	outHead := "output tokens/s"
+	if len(sources) == 1 {
+		for k := range sources {
+			outHead += " (" + map[string]string{analyze.KeyServerOutputRate: "server", analyze.KeyClientOutputRate: "client"}[k] + ")"
+		}
+	}
+	target := fmtNum(analyze.Num(100*s.Method.SLO.Attainment)) + " %"
+	var b strings.Builder
+	closest := ""
+	for _, a := range answers {
+		if a.Unavailable == "" && a.Level == nil {
+			closest = " (or, when none does, the level closest to them, in italics)"
+		}
+	}
+	fmt.Fprintf(&b, "**Per series**, named by the labels that differ between them%s: the highest load meeting the SLOs%s and its figures, median ± %s MAD across runs; goodput with the runs whose own goodput reaches %s; output tokens/s as in the table below",
+		sv.commonPhrase(), closest, s.Method.MAD, target)
+	// The GPU count goes in the caption when every ranked series has the
+	// same, in the cells otherwise: a column of its own would not fit in
+	// a pull-request comment.
+	gpuCounts := map[int]bool{}
+	for _, r := range ranks {
+		if r.Rank > 0 {
+			gpuCounts[r.GPUs] = true
+		}
+	}
+	if perGPU {
+		b.WriteString(", and divided by the series' GPU count (from its environment)")
+		if len(gpuCounts) == 1 {
+			for n := range gpuCounts {
+				fmt.Fprintf(&b, ", %d %s for every ranked series", n, plural(n, "GPU", "GPUs"))
+			}
+		}
+	}
+	b.WriteString(".\n\n")
+	n := newNotes(s)
+	n.series = &sv
+	var body [][]string
+	lower := false
+	if rows < 0 || rows > len(answers) {
+		rows = len(answers)
+	}
+	for _, a := range answers[:rows] {
+		row := []string{name(a.Series)}
+		if a.Unavailable != "" {
+			row = append(row, "no answer: "+mdEscape(a.Unavailable), na, na)
+			if perGPU {
+				row = append(row, na)
+			}
+			body = append(body, append(row, na))
+			continue
+		}
+		key := a.Best
+		load := ""
+		if a.Level != nil {
+			key = a.Level
+			load = v.name(key.Load())
+			if len(a.LowerNotMeeting) > 0 {
+				var names []string
+				for _, k := range a.LowerNotMeeting {
+					names = append(names, v.number(k.Load()))
+				}
+				load += " (not at " + strings.Join(names, ", ") + ")"
+				lower = true
+			}
+		} else {
+			load = "none (closest: *" + v.name(key.Load()) + "*)"
+		}
+		l, _ := levelOf(s, *key)
+		goodput := n.stat(l, "goodput.percent")
+		if goodput != na {
+			goodput += fmt.Sprintf(" (%d of %d)", a.RunsMeeting, a.Goodput.Runs)
+		}
+		out := n.stat(l, l.OutputRateKey)
+		if len(sources) > 1 && out != na {
+			out += map[string]string{analyze.KeyServerOutputRate: " (server)", analyze.KeyClientOutputRate: " (client)"}[l.OutputRateKey]
+		}
+		row = append(row, load, goodput, out)
+		if perGPU {
+			r := ranks[a.Series]
+			fig := na
+			if r.Level != nil && a.Level != nil && *r.Level == *a.Level {
+				fig = fmtAcross(r.Output, len(l.Runs))
+				if len(gpuCounts) > 1 {
+					fig += fmt.Sprintf(" (%d %s)", r.GPUs, plural(r.GPUs, "GPU", "GPUs"))
+				}
+				fig = n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fig)
+			}
+			row = append(row, fig)
+		}
+		body = append(body, append(row, n.stat(l, "throughput.requests_per_s")))
+	}
+	header := []string{"series", "highest load meeting the SLOs", "goodput (runs ≥ " + target + ")", outHead}
+	if perGPU {
+		header = append(header, "output tokens/s per GPU")
+	}
+	if len(body) > 0 {
+		b.WriteString(table(append(header, "requests/s"), body))
+		b.WriteString(n.footer())
+		b.WriteString("\n")
+	}
+	if lower {
+		b.WriteString("\"Not at\" names lower levels of the series that do not meet the SLOs: goodput does not fall steadily with load.\n\n")
+	}
+	if c != nil {
+		b.WriteString(bestLine(s, sv, c, name) + "\n\n")
+	}
+	return b.String()
+}
+
+// bestLine names the best configuration under the SLOs, with the
+// runner-up and whether the runs tell the two apart.
+func bestLine(s *analyze.Summary, sv seriesNaming, c *analyze.Configurations, name func(ingest.Series) string) string {
+	if c.Unavailable != "" {
+		return fmt.Sprintf("**No best configuration under the SLOs:** %s.", mdEscape(c.Unavailable))
+	}
+	v := viewOf(s)
+	var best, next *analyze.SeriesRank
+	for i := range c.Series {
+		switch c.Series[i].Rank {
+		case 1:
+			best = &c.Series[i]
+		case 2:
+			next = &c.Series[i]
+		}
+	}
+	unit := "output tokens/s per GPU"
+	if c.Per != analyze.PerGPU {
+		unit = "output tokens/s per server"
+	}
+	figure := func(r *analyze.SeriesRank) string {
+		l, _ := levelOf(s, *r.Level)
+		text := headlineFigure(l, r.Output, "")
+		if text == na {
+			return na
+		}
+		if r.Output.FewRuns {
+			text += " " + fewRunsMark
+		}
+		return text
+	}
+	line := fmt.Sprintf("**Best configuration under the SLOs: %s**, with %s %s at %s", name(best.Series), figure(best), unit, v.name(best.Level.Load()))
+	if next == nil {
+		line += "; no other series has a level meeting the SLOs with an output rate."
+	} else {
+		line += fmt.Sprintf(", against %s for %s at %s, the runner-up.", figure(next), name(next.Series), v.name(next.Level.Load()))
+	}
+	if next != nil && best.Output.Key != next.Output.Key {
+		line += " The two figures come from different sources (" + outputSource(strings.TrimSuffix(best.Output.Key, analyze.PerGPUSuffix)) + " and " + outputSource(strings.TrimSuffix(next.Output.Key, analyze.PerGPUSuffix)) + ")."
+	}
+	if c.WithinSpread {
+		line += " **Within the spread:** the two median ± MAD ranges overlap, so these runs do not tell the two configurations apart."
+	}
+	if c.Per != analyze.PerGPU {
+		var unknown []string
+		for _, r := range c.Series {
+			if r.Rank > 0 && r.GPUs == 0 {
+				unknown = append(unknown, name(r.Series)+": "+mdEscape(r.GPUsUnknown))
+			}
+		}
+		line += " Figures are per server, not per GPU, as the GPU count is unknown for " + strings.Join(unknown, "; ") + "."
+	}
+	return line
 }
 
 // headlineTable is the compact table of the first screen: p50 and p95 of
@@ -269,14 +484,24 @@ func headlineTableOf(s *analyze.Summary, levels []analyze.Level) string {
 	for _, l := range levels {
 		sources[l.OutputRateKey] = true
 	}
+	fmt.Fprintf(&b, "**Per %s**, median ± %s MAD across runs: %s p50 and p95 over each run's measured requests (ms); output tokens/s from the server's token counter over the window (the client's Σ n / (T_last − T_first) where that is missing or suspect); successful requests/s in the window; goodput, %% of measured requests meeting every SLO. Errors: failed / measured requests, all runs.\n\n",
+		v.perLevel(), s.Method.MAD, s.Method.Percentile)
+	b.WriteString(perSeries(s, levels, func(levels []analyze.Level) string {
+		return headlineRows(s, levels, sources)
+	}))
+	return b.String()
+}
+
+// headlineRows is one table of the headline table: the levels given.
+func headlineRows(s *analyze.Summary, levels []analyze.Level, sources map[string]bool) string {
+	v := viewOf(s)
+	var b strings.Builder
 	outHead := "output tokens/s"
 	if len(sources) == 1 {
 		for k := range sources {
 			outHead += " (" + map[string]string{analyze.KeyServerOutputRate: "server", analyze.KeyClientOutputRate: "client"}[k] + ")"
 		}
 	}
-	fmt.Fprintf(&b, "**Per %s**, median ± %s MAD across runs: %s p50 and p95 over each run's measured requests (ms); output tokens/s from the server's token counter over the window (the client's Σ n / (T_last − T_first) where that is missing or suspect); successful requests/s in the window; goodput, %% of measured requests meeting every SLO. Errors: failed / measured requests, all runs.\n\n",
-		v.perLevel(), s.Method.MAD, s.Method.Percentile)
 	n := newNotes(s)
 	thr := s.Method.ErrorRateThreshold
 	var rows [][]string

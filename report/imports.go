@@ -153,9 +153,36 @@ func reportedTable(s *analyze.Summary) string {
 	}
 	var b strings.Builder
 	b.WriteString("**Figures reported by the tools, not recomputed.** These files hold aggregates only, so benchnote cannot recompute anything from them: the figures are the tools' own, under the tools' definitions (see above). They are kept out of every level statistic and every comparison.\n\n")
+	sv := seriesOf(s)
+	if !sv.several() {
+		b.WriteString(reportedRows(s, s.Reported))
+		return b.String()
+	}
+	first := true
+	for _, ser := range sv.list {
+		var mine []analyze.ReportedRun
+		for _, r := range s.Reported {
+			if r.Series == ser {
+				mine = append(mine, r)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString("\n")
+		}
+		first = false
+		b.WriteString(sv.heading(ser) + reportedRows(s, mine))
+	}
+	return b.String()
+}
+
+// reportedRows is the table of some reported runs' figures.
+func reportedRows(s *analyze.Summary, reported []analyze.ReportedRun) string {
 	var rows [][]string
 	v := viewOf(s)
-	for _, r := range s.Reported {
+	for _, r := range reported {
 		tool := mdEscape(r.Import.Tool)
 		level := "not recorded"
 		if l := r.Load(); l.Valid() {
@@ -171,6 +198,5 @@ func reportedTable(s *analyze.Summary) string {
 			rows = append(rows, []string{code(r.Dir), level, tool, "problem", na, "", mdEscape(p)})
 		}
 	}
-	b.WriteString(table([]string{"run", "level", "tool", "figure", "as reported", "unit", "how the tool computed it"}, rows))
-	return b.String()
+	return table([]string{"run", "level", "tool", "figure", "as reported", "unit", "how the tool computed it"}, rows)
 }

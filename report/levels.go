@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,11 +136,11 @@ func (v levelView) list(levels []ingest.LoadLevel) string {
 // 16 req/s".
 func (v levelView) levelsPhrase(s *analyze.Summary) string {
 	var parts []string
-	for _, l := range s.Levels {
+	for _, l := range loads(s) {
 		if v.concurrencyOnly() {
 			parts = append(parts, strconv.Itoa(l.Concurrency))
 		} else {
-			parts = append(parts, v.name(l.Load()))
+			parts = append(parts, v.name(l))
 		}
 	}
 	switch {
@@ -149,6 +150,21 @@ func (v levelView) levelsPhrase(s *analyze.Summary) string {
 		return "request rates " + strings.Join(parts, ", ")
 	}
 	return "concurrency levels " + strings.Join(parts, ", ")
+}
+
+// loads returns the sweep's load levels, each once however many series
+// have it, in load order.
+func loads(s *analyze.Summary) []ingest.LoadLevel {
+	var out []ingest.LoadLevel
+	seen := map[ingest.LoadLevel]bool{}
+	for _, l := range s.Levels {
+		if load := l.Load(); !seen[load] {
+			seen[load] = true
+			out = append(out, load)
+		}
+	}
+	slices.SortStableFunc(out, ingest.LoadLevel.Compare)
+	return out
 }
 
 // axisX is where a level sits on a chart's level axis: its concurrency or

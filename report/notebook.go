@@ -416,7 +416,7 @@ func fenceMarker(line string) string {
 var blockCells = map[string]string{
 	"headline":    "the answer: environment, the highest load meeting the SLOs, which SLOs and where they came from",
 	"quality":     "the data-quality box: every error and warning finding",
-	"table":       "a table: table NAME",
+	"table":       "a table: table NAME [series=LABEL=VALUE[,LABEL=VALUE]]",
 	"plot":        "a chart: plot NAME",
 	"exclusions":  "everything excluded, grouped by reason, and the accounting of every input row",
 	"findings":    "the lint findings",
@@ -430,9 +430,9 @@ var blockCells = map[string]string{
 
 // inlineCells are the cells that stand inside a sentence.
 var inlineCells = map[string]string{
-	"value":  "value KEY [c=N|rate=R|level=min|level=max] [short|full]: median ± MAD across runs, labelled",
-	"pooled": "pooled METRIC.STAT [c=N|rate=R|level=min|level=max] [short|full]: a pooled percentile, labelled",
-	"count":  "count FIELD [c=N|rate=R|level=min|level=max]: a request count",
+	"value":  "value KEY [series=LABEL=VALUE[,LABEL=VALUE]] [c=N|rate=R|level=min|level=max] [short|full]: median ± MAD across runs, labelled ({{KEY ...}} for short)",
+	"pooled": "pooled METRIC.STAT [series=LABEL=VALUE[,LABEL=VALUE]] [c=N|rate=R|level=min|level=max] [short|full]: a pooled percentile, labelled",
+	"count":  "count FIELD [series=LABEL=VALUE[,LABEL=VALUE]] [c=N|rate=R|level=min|level=max]: a request count",
 	"title":  "the sweep title",
 	"levels": "the load levels (concurrency levels as numbers, rates as 16 req/s)",
 	"load":   "what the levels are: concurrency, request rate, or load when a sweep mixes both",

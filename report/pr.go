@@ -31,12 +31,38 @@ const (
 	prLineRunes    = 2_000
 )
 
-// prMarkdown renders pr.md.
-func prMarkdown(s *analyze.Summary) []byte {
+// prSeriesNameRunes bounds a series' name in pr.md's table of series.
+const prSeriesNameRunes = 200
+
+// prHead is pr.md's title and first screen, with the first rows of the
+// table of series when the sweep has several. Every paragraph is cut to
+// prLineRunes, every line of a list too; the rows of a table are bounded
+// by their cells.
+func prHead(s *analyze.Summary, seriesRows int) string {
 	var head strings.Builder
 	fmt.Fprintf(&head, "### %s\n\n", mdEscape(cutRunes(s.Title, prTitleRunes)))
-	for _, part := range strings.Split(strings.TrimSuffix(headlineCell(s), "\n"), "\n\n") {
-		head.WriteString(cutRunes(part, prLineRunes) + "\n\n")
+	for _, part := range strings.Split(strings.TrimSuffix(headlineCellOf(s, seriesRows, prSeriesNameRunes), "\n"), "\n\n") {
+		switch {
+		case strings.HasPrefix(part, "| "):
+		case strings.HasPrefix(part, "- "):
+			lines := strings.Split(part, "\n")
+			for i, l := range lines {
+				lines[i] = cutRunes(l, prLineRunes)
+			}
+			part = strings.Join(lines, "\n")
+		default:
+			part = cutRunes(part, prLineRunes)
+		}
+		head.WriteString(part + "\n\n")
+	}
+	return head.String()
+}
+
+// prMarkdown renders pr.md.
+func prMarkdown(s *analyze.Summary) []byte {
+	series := 0
+	if seriesOf(s).several() {
+		series = len(s.Answers)
 	}
 
 	// The data-quality box, one finding a line, as many as fit.
@@ -53,9 +79,9 @@ func prMarkdown(s *analyze.Summary) []byte {
 	}
 
 	levels := s.Levels
-	build := func(nQuality, nLevels int) string {
+	build := func(nSeries, nQuality, nLevels int) string {
 		var b strings.Builder
-		b.WriteString(head.String())
+		b.WriteString(prHead(s, nSeries))
 		if len(quality) == 0 {
 			b.WriteString("> **Data quality: nothing to report** (no error or warning finding).\n\n")
 		} else {
@@ -69,25 +95,32 @@ func prMarkdown(s *analyze.Summary) []byte {
 			b.WriteString(headlineTableOf(s, levels[:nLevels]))
 			b.WriteString("\n")
 		}
-		b.WriteString(prLeftOut(s, len(quality)-nQuality, len(levels)-nLevels))
+		b.WriteString(prLeftOut(s, series-nSeries, len(quality)-nQuality, len(levels)-nLevels))
 		return controls.EscapeText(dropFlags.Replace(b.String()))
 	}
-	// Findings may take half of the room the head and the footer leave,
-	// the table (levels in order) what remains; findings that did not
-	// fit then take what the table did not use.
+	// The rows of the table of series (the answer) may take half of the
+	// room the rest of the head and the footer leave; findings half of
+	// what then remains, the per-level table (levels in order) what
+	// remains after them; findings, then series that did not fit take
+	// what the table did not use.
 	largest := func(lo, n int, fits func(k int) bool) int {
 		return lo + sort.Search(n-lo+1, func(i int) bool { return !fits(lo + i) }) - 1
 	}
-	half := (PRLimit + len(build(0, 0))) / 2
-	nQuality := max(0, largest(0, len(quality), func(k int) bool { return len(build(k, 0)) <= half }))
-	nLevels := max(0, largest(0, len(levels), func(k int) bool { return len(build(nQuality, k)) <= PRLimit }))
-	nQuality = max(nQuality, largest(nQuality, len(quality), func(k int) bool { return len(build(k, nLevels)) <= PRLimit }))
-	return []byte(build(nQuality, nLevels))
+	nSeries := max(0, largest(0, series, func(k int) bool { return len(build(k, 0, 0)) <= (PRLimit+len(build(0, 0, 0)))/2 }))
+	half := (PRLimit + len(build(nSeries, 0, 0))) / 2
+	nQuality := max(0, largest(0, len(quality), func(k int) bool { return len(build(nSeries, k, 0)) <= half }))
+	nLevels := max(0, largest(0, len(levels), func(k int) bool { return len(build(nSeries, nQuality, k)) <= PRLimit }))
+	nQuality = max(nQuality, largest(nQuality, len(quality), func(k int) bool { return len(build(nSeries, k, nLevels)) <= PRLimit }))
+	nSeries = max(nSeries, largest(nSeries, series, func(k int) bool { return len(build(k, nQuality, nLevels)) <= PRLimit }))
+	return []byte(build(nSeries, nQuality, nLevels))
 }
 
 // prLeftOut says what pr.md leaves out and where to find it.
-func prLeftOut(s *analyze.Summary, findings, levels int) string {
+func prLeftOut(s *analyze.Summary, series, findings, levels int) string {
 	var left []string
+	if series > 0 {
+		left = append(left, fmt.Sprintf("the last %d of %d rows of the table of series, which did not fit", series, len(s.Answers)))
+	}
 	if findings > 0 {
 		left = append(left, fmt.Sprintf("%d error and warning %s that did not fit", findings, plural(findings, "finding", "findings")))
 	}

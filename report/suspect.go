@@ -29,6 +29,8 @@ type notes struct {
 	s     *analyze.Summary
 	order []noteKey
 	ids   map[noteKey]string
+	// series names each note's series too (a table of several series).
+	series *seriesNaming
 }
 
 func newNotes(s *analyze.Summary) *notes { return &notes{s: s, ids: map[noteKey]string{}} }
@@ -102,7 +104,11 @@ func (n *notes) footer() string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "- ⚠%s %s: %s.\n", n.ids[k], v.name(k.level.Load()), suspicionText(n.s, su))
+		where := v.name(k.level.Load())
+		if n.series != nil {
+			where = mdEscape(n.series.name(k.level.Series)) + ", " + where
+		}
+		fmt.Fprintf(&b, "- ⚠%s %s: %s.\n", n.ids[k], where, suspicionText(n.s, su))
 	}
 	return b.String()
 }

@@ -55,15 +55,16 @@ func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string
 		var b strings.Builder
 		fmt.Fprintf(&b, "**%s (%s)**: %s. Each run's p50/p95/p99 are %s percentiles over its measured requests (per-request sample); the mean is request-weighted. %s\n\n",
 			title, unit, def, s.Method.Percentile, acrossCaption(s))
-		n := newNotes(s)
-		var rows [][]string
-		for _, l := range s.Levels {
-			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
-				n.stat(l, prefix+".p50"), n.stat(l, prefix+".p95"), n.stat(l, prefix+".p99"), n.stat(l, prefix+".mean")})
-		}
-		b.WriteString(table([]string{viewOf(s).column(), "runs", "samples (requests)",
-			"p50 (" + unit + ")", "p95 (" + unit + ")", "p99 (" + unit + ")", "mean, request-weighted (" + unit + ")"}, rows))
-		b.WriteString(n.footer())
+		b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+			n := newNotes(s)
+			var rows [][]string
+			for _, l := range levels {
+				rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
+					n.stat(l, prefix+".p50"), n.stat(l, prefix+".p95"), n.stat(l, prefix+".p99"), n.stat(l, prefix+".mean")})
+			}
+			return table([]string{viewOf(s).column(), "runs", "samples (requests)",
+				"p50 (" + unit + ")", "p95 (" + unit + ")", "p99 (" + unit + ")", "mean, request-weighted (" + unit + ")"}, rows) + n.footer()
+		}))
 		return b.String()
 	}
 }
@@ -80,14 +81,15 @@ func requestsFor(prefix string, l analyze.Level) int {
 func itlTable(s *analyze.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Inter-token latency (ms)**. The gap-weighted mean is Σ(E2E − TTFT) / Σ(n − 1) over each run's requests with n ≥ 2, weighting every gap equally (unlike mean TPOT, which weights every request equally). Per-gap percentiles come from the chunk arrival times and only when every chunk carried exactly one token; otherwise they are n/a. %s\n\n", acrossCaption(s))
-	n := newNotes(s)
-	var rows [][]string
-	for _, l := range s.Levels {
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "itl.gap_weighted_mean"),
-			n.stat(l, "itl.p50"), n.stat(l, "itl.p95"), n.stat(l, "itl.p99")})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows))
-	b.WriteString(n.footer())
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		n := newNotes(s)
+		var rows [][]string
+		for _, l := range levels {
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "itl.gap_weighted_mean"),
+				n.stat(l, "itl.p50"), n.stat(l, "itl.p95"), n.stat(l, "itl.p99")})
+		}
+		return table([]string{viewOf(s).column(), "runs", "mean, gap-weighted (ms)", "per-gap p50 (ms)", "per-gap p95 (ms)", "per-gap p99 (ms)"}, rows) + n.footer()
+	}))
 	var unknown []string
 	for _, r := range s.Runs {
 		if r.Failed || r.GapDistributionKnown {
@@ -109,52 +111,60 @@ func itlTable(s *analyze.Summary) string {
 func pooledTable(s *analyze.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Pooled percentiles (ms)**: %s percentiles over all measured requests of all runs at a level taken together (labelled \"pooled\"); they are not averages of per-run percentiles.\n\n", s.Method.Percentile)
-	var rows [][]string
-	for _, l := range s.Levels {
-		for _, d := range []analyze.Distribution{l.PooledTTFT, l.PooledTPOT, l.PooledE2E, l.PooledITL} {
-			if d.N == 0 {
-				continue
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		var rows [][]string
+		for _, l := range levels {
+			for _, d := range []analyze.Distribution{l.PooledTTFT, l.PooledTPOT, l.PooledE2E, l.PooledITL} {
+				if d.N == 0 {
+					continue
+				}
+				rows = append(rows, []string{viewOf(s).cell(l.Load()), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
+					fmtNum(d.P50), fmtNum(d.P95), fmtNum(d.P99), fmtNum(d.Max)})
 			}
-			rows = append(rows, []string{viewOf(s).cell(l.Load()), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
-				fmtNum(d.P50), fmtNum(d.P95), fmtNum(d.P99), fmtNum(d.Max)})
 		}
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "metric", "sample", "n", "p50 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}, rows))
+		return table([]string{viewOf(s).column(), "metric", "sample", "n", "p50 (ms)", "p95 (ms)", "p99 (ms)", "max (ms)"}, rows)
+	}))
 	return b.String()
 }
 
 func throughputTable(s *analyze.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Throughput**. Server rates are counter deltas (end scrape − start scrape) divided by each run's declared window; output and prompt tokens are separate rates and are never added. Requests/s counts successful requests completing inside the window. Client output tokens/s is Σ completion_tokens / (T_last − T_first) over the measured requests, a different denominator. %s\n\n", acrossCaption(s))
-	n := newNotes(s)
-	var rows [][]string
-	for _, l := range s.Levels {
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l),
-			n.stat(l, "throughput.output_tokens_per_s"), n.stat(l, "throughput.prompt_tokens_per_s"),
-			n.stat(l, "throughput.requests_per_s"), n.stat(l, "throughput.client_output_tokens_per_s")})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
-		"requests/s (client, in window)", "output tokens/s (client, T_last − T_first)"}, rows))
-	b.WriteString(n.footer())
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		n := newNotes(s)
+		var rows [][]string
+		for _, l := range levels {
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l),
+				n.stat(l, "throughput.output_tokens_per_s"), n.stat(l, "throughput.prompt_tokens_per_s"),
+				n.stat(l, "throughput.requests_per_s"), n.stat(l, "throughput.client_output_tokens_per_s")})
+		}
+		return table([]string{viewOf(s).column(), "runs", "output tokens/s (server counter / window)", "prompt tokens/s (server counter / window)",
+			"requests/s (client, in window)", "output tokens/s (client, T_last − T_first)"}, rows) + n.footer()
+	}))
 	b.WriteString("\nWindows and counter checks per run:\n\n")
-	var wrows [][]string
+	var usable []analyze.RunSummary
 	for _, r := range s.Runs {
-		if r.Failed {
-			continue
+		if !r.Failed {
+			usable = append(usable, r)
 		}
-		t := r.Throughput
-		window := na
-		if t.WindowSeconds.Valid() {
-			window = fmt.Sprintf("%s → %s (%s s, %s)", t.WindowStart, t.WindowEnd, fmtNum(t.WindowSeconds), t.WindowSource)
-		}
-		check := na
-		if t.CounterMismatch.Valid() {
-			check = fmt.Sprintf("Δ generation_tokens %s vs Σ completion_tokens %s (%s%%)", fmtNum(t.GenerationTokensDelta), fmtInt(t.ClientCompletionTokens), fmtNum(analyze.Num(100*float64(t.CounterMismatch))))
-		}
-		note := t.ServerUnavailable
-		wrows = append(wrows, []string{code(r.Dir), window, check, mdEscape(note)})
 	}
-	b.WriteString(table([]string{"run", "window (start → end, length, source)", "counter cross-check", "server throughput unavailable because"}, wrows))
+	b.WriteString(perSeriesRuns(s, usable, func(runs []analyze.RunSummary) string {
+		var wrows [][]string
+		for _, r := range runs {
+			t := r.Throughput
+			window := na
+			if t.WindowSeconds.Valid() {
+				window = fmt.Sprintf("%s → %s (%s s, %s)", t.WindowStart, t.WindowEnd, fmtNum(t.WindowSeconds), t.WindowSource)
+			}
+			check := na
+			if t.CounterMismatch.Valid() {
+				check = fmt.Sprintf("Δ generation_tokens %s vs Σ completion_tokens %s (%s%%)", fmtNum(t.GenerationTokensDelta), fmtInt(t.ClientCompletionTokens), fmtNum(analyze.Num(100*float64(t.CounterMismatch))))
+			}
+			note := t.ServerUnavailable
+			wrows = append(wrows, []string{code(r.Dir), window, check, mdEscape(note)})
+		}
+		return table([]string{"run", "window (start → end, length, source)", "counter cross-check", "server throughput unavailable because"}, wrows)
+	}))
 	return b.String()
 }
 
@@ -166,32 +176,40 @@ func serverTable(s *analyze.Summary) string {
 	}
 	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles across the level's runs, rounded to the MAD's second significant figure.", s.Method.MAD)
 	b.WriteString(" A quantile that falls in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half its estimate is not resolved by the buckets: its cell gives only the bound the buckets support, \"≤ 300 (bucket 0–300)\" or \"> 10000 (+Inf bucket)\", with the bucket's bounds in ms over the level's runs.\n\n")
-	n := newNotes(s)
-	var rows [][]string
-	for _, l := range s.Levels {
-		for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
-			ar, ok := l.Stat("server." + role + ".p50")
-			if !ok || ar.Runs == 0 {
-				continue
-			}
-			obs := 0.0
-			for _, rc := range l.ServerObservations {
-				if rc.Role == role {
-					obs = rc.Count
+	serverRows := func(levels []analyze.Level, n *notes) [][]string {
+		var rows [][]string
+		for _, l := range levels {
+			for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
+				ar, ok := l.Stat("server." + role + ".p50")
+				if !ok || ar.Runs == 0 {
+					continue
 				}
+				obs := 0.0
+				for _, rc := range l.ServerObservations {
+					if rc.Role == role {
+						obs = rc.Count
+					}
+				}
+				row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
+				for _, q := range []string{"p50", "p95", "p99"} {
+					row = append(row, n.mark(l, "server."+role+"."+q, serverCell(l, "server."+role+"."+q)))
+				}
+				rows = append(rows, row)
 			}
-			row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
-			for _, q := range []string{"p50", "p95", "p99"} {
-				row = append(row, n.mark(l, "server."+role+"."+q, serverCell(l, "server."+role+"."+q)))
-			}
-			rows = append(rows, row)
 		}
+		return rows
 	}
-	if len(rows) == 0 {
+	if len(serverRows(s.Levels, newNotes(s))) == 0 {
 		b.WriteString("No server histogram was available.\n")
 	} else {
-		b.WriteString(table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows))
-		b.WriteString(n.footer())
+		b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+			n := newNotes(s)
+			rows := serverRows(levels, n)
+			if len(rows) == 0 {
+				return "No server histogram was available.\n"
+			}
+			return table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows) + n.footer()
+		}))
 	}
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
@@ -269,22 +287,23 @@ func goodputTable(s *analyze.Summary) string {
 	var b strings.Builder
 	slo := sloText(s.Method.SLO)
 	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing measured requests completing inside the window / window (req/s); warm-up requests are not counted, and since requests/s counts every successful request in the window, request goodput never exceeds it. This is a per-request pass rate, not a statement about a percentile. %s\n\n", slo, acrossCaption(s))
-	n := newNotes(s)
-	var rows [][]string
-	for _, l := range s.Levels {
-		var fs []string
-		for _, f := range l.Goodput.FailedBy {
-			fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		n := newNotes(s)
+		var rows [][]string
+		for _, l := range levels {
+			var fs []string
+			for _, f := range l.Goodput.FailedBy {
+				fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
+			}
+			passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(l.Goodput.Passed)), fmtInt(int64(l.Goodput.Measured)))
+			if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
+				passedCell = na
+			}
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "goodput.percent"), n.stat(l, "goodput.requests_per_s"),
+				passedCell, strings.Join(fs, "; ")})
 		}
-		passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(l.Goodput.Passed)), fmtInt(int64(l.Goodput.Measured)))
-		if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
-			passedCell = na
-		}
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), n.stat(l, "goodput.percent"), n.stat(l, "goodput.requests_per_s"),
-			passedCell, strings.Join(fs, "; ")})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s, warm-up excluded)", "passed / measured (all runs)", "failures by first failed target"}, rows))
-	b.WriteString(n.footer())
+		return table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s, warm-up excluded)", "passed / measured (all runs)", "failures by first failed target"}, rows) + n.footer()
+	}))
 	return b.String()
 }
 
@@ -308,16 +327,18 @@ func sloText(slo analyze.SLO) string {
 func workloadTable(s *analyze.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across the level's runs (the runs column), rounded to the MAD's second significant figure.\n\n", s.Method.Percentile, s.Method.MAD)
-	n := newNotes(s)
-	var rows [][]string
-	for _, l := range s.Levels {
-		w := l.Workload
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(w.PromptTokens.N)),
-			fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
-			fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
-			pct(w.EarlyStopPercent), n.stat(l, "workload.inter_arrival.p50"), n.stat(l, "workload.achieved_concurrency")})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows))
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		n := newNotes(s)
+		var rows [][]string
+		for _, l := range levels {
+			w := l.Workload
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(w.PromptTokens.N)),
+				fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
+				fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
+				pct(w.EarlyStopPercent), n.stat(l, "workload.inter_arrival.p50"), n.stat(l, "workload.achieved_concurrency")})
+		}
+		return table([]string{viewOf(s).column(), "runs", "requests (pooled)", "prompt p50 (tokens)", "prompt p95", "prompt max", "output p50 (tokens)", "output p95", "output max", "early stop (%)", "inter-arrival p50 (ms)", "achieved concurrency (requests)"}, rows)
+	}))
 	return b.String()
 }
 
@@ -331,18 +352,20 @@ func pct(v analyze.Num) string {
 func runsTable(s *analyze.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Every run.** Per-run values: %s p95 over the run's measured requests (per-request sample); output tokens/s from server counters over the run's window; goodput as a percentage of measured requests.\n\n", s.Method.Percentile)
-	var rows [][]string
-	for _, r := range s.Runs {
-		if r.Failed {
-			rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
-			continue
+	b.WriteString(perSeriesRuns(s, s.Runs, func(runs []analyze.RunSummary) string {
+		var rows [][]string
+		for _, r := range runs {
+			if r.Failed {
+				rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir), "FAILED: " + mdEscape(r.FailReason), "", "", "", "", "", "", ""})
+				continue
+			}
+			warm := warmupCell(r.Warmup)
+			rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir),
+				fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
+				fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
 		}
-		warm := warmupCell(r.Warmup)
-		rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir),
-			fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
-			fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows))
+		return table([]string{viewOf(s).column(), "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows)
+	}))
 	var notes []string
 	for _, r := range s.Runs {
 		if strings.TrimSpace(r.Notes) != "" {
@@ -564,20 +587,22 @@ func warmupTable(s *analyze.Summary) string {
 		intro = "**Warm-up per level: handling is off** (`warmup: none`); nothing was discarded"
 	}
 	fmt.Fprintf(&b, "%s. The table shows the median and the range of the cuts across the level's runs, the requests discarded in all, and how many runs had each outcome.\n\n", intro)
-	var rows [][]string
-	for _, l := range s.Levels {
-		w := l.Warmup
-		cutRange := na
-		if w.Runs > 0 {
-			cutRange = fmtInt(int64(w.CutMin)) + " – " + fmtInt(int64(w.CutMax))
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		var rows [][]string
+		for _, l := range levels {
+			w := l.Warmup
+			cutRange := na
+			if w.Runs > 0 {
+				cutRange = fmtInt(int64(w.CutMin)) + " – " + fmtInt(int64(w.CutMax))
+			}
+			var outcomes []string
+			for _, o := range w.Outcomes {
+				outcomes = append(outcomes, fmt.Sprintf("%s: %d", o.Reason, o.Count))
+			}
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), strconv.Itoa(w.Runs), fmtNum(w.CutMedian), cutRange,
+				fmtInt(int64(w.Discarded)), mdEscape(strings.Join(outcomes, "; "))})
 		}
-		var outcomes []string
-		for _, o := range w.Outcomes {
-			outcomes = append(outcomes, fmt.Sprintf("%s: %d", o.Reason, o.Count))
-		}
-		rows = append(rows, []string{viewOf(s).cell(l.Load()), strconv.Itoa(w.Runs), fmtNum(w.CutMedian), cutRange,
-			fmtInt(int64(w.Discarded)), mdEscape(strings.Join(outcomes, "; "))})
-	}
-	b.WriteString(table([]string{viewOf(s).column(), "runs", "cut, median (requests)", "cut, range (requests)", "requests discarded", "runs by outcome"}, rows))
+		return table([]string{viewOf(s).column(), "runs", "cut, median (requests)", "cut, range (requests)", "requests discarded", "runs by outcome"}, rows)
+	}))
 	return b.String()
 }
