@@ -42,7 +42,7 @@ func writeSeries(b *strings.Builder, r *compare.Result, lay layout) {
 		if ls := r.Comparability.Labels; len(ls) > 0 {
 			var names []string
 			for _, l := range ls {
-				names = append(names, l.Label)
+				names = append(names, report.Code(l.Label))
 			}
 			fmt.Fprintf(b, " The labels that differ (%s) are the change under test: the comparability check expects what they imply to differ.", strings.Join(names, ", "))
 		} else {

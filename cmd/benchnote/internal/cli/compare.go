@@ -65,8 +65,8 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
 			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
 			series := fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
-			baseSeries := fs.String("base-series", "", "with --new-series: compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]) ...")
-			newSeries := fs.String("new-series", "", "... against the one series of NEW matching `SEL`, levels matched by load alone")
+			baseSeries := fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")
+			newSeries := fs.String("new-series", "", "the one series of NEW matching `SEL`, compared with --base-series'")
 			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
