@@ -275,6 +275,15 @@ func TestSeriesPair(t *testing.T) {
 	if got := checkOf(r.Comparability, "gpu.count"); got != want || r.Comparability.Verdict != Comparable {
 		t.Errorf("tp=1 vs tp=2: gpu.count %+v, verdict %q; want %+v, comparable", got, r.Comparability.Verdict, want)
 	}
+	// A label saying tp differs, an environment saying the GPU count does
+	// not: said.
+	same := join(fakeSweep{levels: []int{4}, runs: 3, series: "tp=1"}, fakeSweep{levels: []int{4}, runs: 3, series: "tp=2"})
+	r = mustCompare(t, same, same, opts)
+	want = Check{Key: "gpu.count", Class: ClassHard, What: "number of GPUs", Base: "1", New: "1",
+		Status: StatusExpectedSame, Effect: EffectNone, Note: "the series label tp differs, the environment does not"}
+	if got := checkOf(r.Comparability, "gpu.count"); got != want {
+		t.Errorf("tp=1 vs tp=2 on one GPU count: gpu.count %+v, want %+v", got, want)
+	}
 	// The same summaries compared series by series: each series' GPU
 	// count is the same on both sides.
 	r = mustCompare(t, tp, tp, DefaultOptions())

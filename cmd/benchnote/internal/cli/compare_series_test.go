@@ -182,6 +182,36 @@ func TestCompareSeriesPair(t *testing.T) {
 	}
 }
 
+// TestCompareSeriesMatched compares the two-series sweep with itself:
+// each series against its namesake, levels named with their series, the
+// SLO headline per series and a pair of curves per series.
+func TestCompareSeriesMatched(t *testing.T) {
+	dir := t.TempDir()
+	two, _ := seriesSummary(t, dir, "two")
+	r := runCompareCLI(t, two, two)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	md := string(r.files[render.MarkdownFile])
+	for _, want := range []string{
+		"**Series** (matched by their labels): 2 compared, `max_num_seqs=128`, `max_num_seqs=256`.\n\n## Verdict",
+		"| series | base: highest level (median) | new: highest level (median) | base: every run / one run | new: every run / one run |\n| --- | --- | --- | --- | --- |\n" +
+			"| `max_num_seqs=128` | **concurrency 4** (goodput 98.7 ± 1.3 % (3)) | **concurrency 4** (goodput 98.7 ± 1.3 % (3)) | concurrency 4 / concurrency 4 | concurrency 4 / concurrency 4 |\n" +
+			"| `max_num_seqs=256` | **concurrency 4** (goodput 98.7 ± 1.3 % (3)) | **concurrency 4** (goodput 98.7 ± 1.3 % (3)) | concurrency 4 / concurrency 4 | concurrency 4 / concurrency 4 |\n",
+		"Same on both sides: gpu, gpu.count, model, precision, engine, method.percentile, slo, engine.version, driver, cuda, pytorch, python, max_num_seqs,",
+		"### concurrency 1 (max\\_num\\_seqs=128) (base 3 runs, new 3 runs)",
+		"### concurrency 4 (max\\_num\\_seqs=256) (base 3 runs, new 3 runs)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("compare.md lacks %q", want)
+		}
+	}
+	html := r.files[render.HTMLFile]
+	if n := bytes.Count(html, []byte("<figure")); n != 7 || !bytes.Contains(html, []byte("base max_num_seqs=256")) {
+		t.Errorf("compare.html has %d figures, want 7 (3 curves, 4 levels), with a curve named base max_num_seqs=256", n)
+	}
+}
+
 // TestCompareSeriesOnOneSide: the new sweep lacks max_num_seqs=256; the
 // series is listed with the levels and runs left out, on stdout too.
 func TestCompareSeriesOnOneSide(t *testing.T) {
