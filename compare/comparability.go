@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // Profile is what decides whether two sweeps can be compared: the
@@ -132,10 +134,13 @@ type Rule struct {
 	// classify describes a difference ("minor version differs"); nil
 	// for none.
 	classify func(base, new string) string
+	// envKeys are the environment keys the rule reads, for the series
+	// labels that name them (see RulesForLabel).
+	envKeys []string
 }
 
 func envRule(key, class, what string, expectable bool, envKeys ...string) Rule {
-	return Rule{Key: key, Class: class, What: what, Expectable: expectable,
+	return Rule{Key: key, Class: class, What: what, Expectable: expectable, envKeys: envKeys,
 		value: func(p Profile) (string, bool) { return p.env(envKeys...) }}
 }
 
@@ -155,11 +160,11 @@ var Rules = []Rule{
 	envRule("source.tool", ClassHard, "benchmark client that recorded the runs", false, "source_tool"),
 	{Key: "method.percentile", Class: ClassHard, What: "percentile method", value: func(p Profile) (string, bool) { return p.Percentile, p.Percentile != "" }},
 	{Key: "slo", Class: ClassHard, What: "goodput SLO targets", value: func(p Profile) (string, bool) { return sloText(p.SLO), true }},
-	{Key: "engine.version", Class: ClassSoft, What: "engine version", Expectable: true,
+	{Key: "engine.version", Class: ClassSoft, What: "engine version", Expectable: true, envKeys: []string{"engine_version"},
 		value: func(p Profile) (string, bool) { return p.env("engine_version") }, classify: versionNote},
-	{Key: "driver", Class: ClassSoft, What: "GPU driver", Expectable: true,
+	{Key: "driver", Class: ClassSoft, What: "GPU driver", Expectable: true, envKeys: []string{"driver"},
 		value: func(p Profile) (string, bool) { return p.env("driver") }, classify: versionNote},
-	{Key: "cuda", Class: ClassSoft, What: "CUDA version", Expectable: true,
+	{Key: "cuda", Class: ClassSoft, What: "CUDA version", Expectable: true, envKeys: []string{"cuda"},
 		value: func(p Profile) (string, bool) { return p.env("cuda") }, classify: versionNote},
 	envRule("pytorch", ClassSoft, "PyTorch version", true, "pytorch"),
 	envRule("python", ClassSoft, "Python version", true, "python"),
@@ -258,6 +263,82 @@ type Comparability struct {
 	Checks  []Check `json:"checks"`
 	// Expected lists the --expect keys, as given.
 	Expected []string `json:"expected"`
+	// Labels are, when two different series are compared, the labels
+	// that differ between them: the change under test. A difference in a
+	// rule they imply is expected, as with --expect.
+	Labels []LabelChange `json:"labels,omitempty"`
+}
+
+// LabelChange is a series label that differs between the two series
+// compared, and the rules its difference makes expected.
+type LabelChange struct {
+	Label string `json:"label"`
+	// Base and New are the label's values; empty where a series lacks it.
+	Base string `json:"base"`
+	New  string `json:"new"`
+	// Rules are the keys of the rules expected to differ (RulesForLabel).
+	Rules []string `json:"rules"`
+}
+
+// labelImplies lists, by label name, rules a difference in that label
+// implies beyond the rule it names: a tensor-parallel degree changes the
+// number of GPUs, another engine its version, another model (its
+// tokenizer) the token counts of the same prompts.
+var labelImplies = map[string][]string{
+	"tp": {"gpu.count"}, "tensor_parallel_size": {"gpu.count"},
+	"pp": {"gpu.count"}, "pipeline_parallel_size": {"gpu.count"},
+	"gpus": {"gpu.count"}, "num_gpus": {"gpu.count"},
+	"engine": {"engine.version"}, "backend": {"engine", "engine.version"},
+	"dtype": {"precision"}, "quantization": {"precision"},
+	"enable_prefix_caching": {"prefix_caching"},
+	"model":                 {"workload.prompt_tokens", "workload.output_tokens", "workload.early_stop"},
+}
+
+// workloadLabel reports whether a label names the workload: workload,
+// dataset, isl, osl or a length (random_input_len, output_len).
+func workloadLabel(name string) bool {
+	switch name {
+	case "workload", "dataset", "dataset_name", "isl", "osl":
+		return true
+	}
+	return strings.HasSuffix(name, "_len") || strings.HasSuffix(name, "_length")
+}
+
+// RulesForLabel returns the keys of the expectable rules a difference in
+// a series label implies, in table order: the rule of that name or
+// reading that environment key (max_num_seqs, tp, engine_version), those
+// listed in labelImplies, and the workload rules for a workload label. A
+// label implying none (a label of the user's own) returns nil.
+func RulesForLabel(name string) []string {
+	name = strings.ToLower(name)
+	var out []string
+	for _, r := range Rules {
+		if !r.Expectable {
+			continue
+		}
+		hit := r.Key == name || slices.Contains(r.envKeys, name) || slices.Contains(labelImplies[name], r.Key) ||
+			r.Class == ClassWorkload && workloadLabel(name)
+		if hit {
+			out = append(out, r.Key)
+		}
+	}
+	return out
+}
+
+// labelChanges lists the labels that differ between two series.
+func labelChanges(base, new ingest.Series) []LabelChange {
+	names, _ := ingest.Differing([]ingest.Series{base, new})
+	out := []LabelChange{}
+	for _, n := range names {
+		b, _ := base.Get(n)
+		v, _ := new.Get(n)
+		rules := RulesForLabel(n)
+		if rules == nil {
+			rules = []string{}
+		}
+		out = append(out, LabelChange{Label: n, Base: b, New: v, Rules: rules})
+	}
+	return out
 }
 
 // Caveats returns the checks that are caveats.
@@ -294,11 +375,23 @@ func CheckExpect(keys []string) error {
 // CheckComparability runs every rule on two profiles. expect lists the
 // keys declared as intended changes (see CheckExpect).
 func CheckComparability(base, new Profile, expect []string) Comparability {
+	return checkComparability(base, new, expect, nil)
+}
+
+// checkComparability is CheckComparability with the labels that differ
+// between two series compared: the rules they imply are expected.
+func checkComparability(base, new Profile, expect []string, labels []LabelChange) Comparability {
 	expected := map[string]bool{}
 	for _, k := range expect {
 		expected[k] = true
 	}
-	c := Comparability{Expected: append([]string{}, expect...)}
+	byLabel := map[string][]string{}
+	for _, lc := range labels {
+		for _, k := range lc.Rules {
+			byLabel[k] = append(byLabel[k], lc.Label)
+		}
+	}
+	c := Comparability{Expected: append([]string{}, expect...), Labels: labels}
 	for _, r := range Rules {
 		var ch Check
 		switch {
@@ -311,25 +404,136 @@ func CheckComparability(base, new Profile, expect []string) Comparability {
 		default:
 			ch = checkWorkload(r, base, new)
 		}
-		if ch.Effect != EffectNone && expected[r.Key] {
+		why := ""
+		if ls := byLabel[r.Key]; len(ls) > 0 {
+			why = "the series label " + strings.Join(ls, ", ") + " differs"
+			if len(ls) > 1 {
+				why = "the series labels " + strings.Join(ls, ", ") + " differ"
+			}
+		}
+		if ch.Effect != EffectNone && (expected[r.Key] || why != "") {
 			ch.Status, ch.Effect = StatusExpected, EffectNone
-		} else if ch.Effect == EffectNone && expected[r.Key] && ch.Status == StatusSame {
+			ch.Note = joinNote(why, ch.Note)
+		} else if ch.Effect == EffectNone && (expected[r.Key] || why != "") && ch.Status == StatusSame {
 			ch.Status = StatusExpectedSame
+			if why != "" {
+				ch.Note = joinNote(why+", the environment does not", ch.Note)
+			}
 		}
 		c.Checks = append(c.Checks, ch)
 	}
-	c.Verdict = Comparable
-	for _, ch := range c.Checks {
+	c.Verdict = verdictOf(c.Checks)
+	return c
+}
+
+// joinNote joins two notes with "; ", either possibly empty.
+func joinNote(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// verdictOf is the verdict of a list of checks: not comparable when one
+// is, else with caveats when one is a caveat.
+func verdictOf(checks []Check) string {
+	v := Comparable
+	for _, ch := range checks {
 		switch ch.Effect {
 		case EffectNotComparable:
-			c.Verdict = NotComparable
+			v = NotComparable
 		case EffectCaveat:
-			if c.Verdict == Comparable {
-				c.Verdict = ComparableCaveats
+			if v == Comparable {
+				v = ComparableCaveats
 			}
 		}
 	}
-	return c
+	return v
+}
+
+// shown reports whether a check is listed in the comparability table (a
+// difference of some kind), not among the same or not recorded.
+func (ch Check) shown() bool {
+	switch ch.Status {
+	case StatusSame, StatusWithinBounds, StatusNotRecorded, StatusNoLevelToTest:
+		return false
+	}
+	return true
+}
+
+// comparability checks the two sides of a comparison. A pair of series
+// compares their environments, the labels that differ expected; series
+// matched by their labels are checked series by series (an environment
+// differing between a sweep's series is no difference) and the worst
+// outcome of each rule kept, naming its series.
+func comparability(bFull, nFull, bv, nv *analyze.Summary, sel selection, expect []string) Comparability {
+	switch {
+	case sel.result != nil && sel.result.Paired:
+		p := sel.pairs[0]
+		return checkComparability(ProfileOf(bv), ProfileOf(nv), expect, labelChanges(p.Base, p.New))
+	case len(sel.pairs) == 0:
+		// Nothing in common: the series each side selected.
+		keep := func(cs []SeriesCount) func(ingest.Series) bool {
+			return func(s ingest.Series) bool {
+				return slices.ContainsFunc(cs, func(c SeriesCount) bool { return c.Series == s })
+			}
+		}
+		return CheckComparability(ProfileOf(view(bFull, keep(sel.result.OnlyBase), false)),
+			ProfileOf(view(nFull, keep(sel.result.OnlyNew), false)), expect)
+	case len(sel.pairs) == 1:
+		return CheckComparability(ProfileOf(bv), ProfileOf(nv), expect)
+	}
+	var cs []Comparability
+	for _, p := range sel.pairs {
+		keep := func(s ingest.Series) bool { return s == p.Base }
+		cs = append(cs, CheckComparability(ProfileOf(view(bFull, keep, false)), ProfileOf(view(nFull, keep, false)), expect))
+	}
+	out := Comparability{Expected: cs[0].Expected}
+	rank := func(ch Check) int {
+		r := 0
+		switch ch.Effect {
+		case EffectNotComparable:
+			r = 4
+		case EffectCaveat:
+			r = 2
+		}
+		if ch.shown() {
+			r++
+		}
+		return r
+	}
+	for i := range cs[0].Checks {
+		best := 0
+		for k := 1; k < len(cs); k++ {
+			if rank(cs[k].Checks[i]) > rank(cs[best].Checks[i]) {
+				best = k
+			}
+		}
+		ch := cs[best].Checks[i]
+		same := true
+		for k := range cs {
+			same = same && cs[k].Checks[i] == ch
+		}
+		if ch.shown() && !same {
+			others := 0
+			for k := range cs {
+				if k != best && cs[k].Checks[i].Status == ch.Status && cs[k].Checks[i].Effect == ch.Effect {
+					others++
+				}
+			}
+			where := "at series " + SeriesName(sel.pairs[best].Base)
+			if others > 0 {
+				where += fmt.Sprintf(" and %d more", others)
+			}
+			ch.Note = joinNote(where, ch.Note)
+		}
+		out.Checks = append(out.Checks, ch)
+	}
+	out.Verdict = verdictOf(out.Checks)
+	return out
 }
 
 func checkValue(r Rule, base, new Profile) Check {

@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/stats"
 )
 
@@ -30,10 +31,12 @@ type Input struct {
 
 // Side describes one input in the result.
 type Side struct {
-	Name   string `json:"name"`
-	Title  string `json:"title"`
-	Levels int    `json:"levels"`
-	Runs   int    `json:"runs"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Series is the number of series of the input, when it has several.
+	Series int `json:"series,omitempty"`
+	Levels int `json:"levels"`
+	Runs   int `json:"runs"`
 }
 
 // Row verdicts.
@@ -192,20 +195,51 @@ type Result struct {
 	// ErrorRate lists the levels whose error rate rose beyond the threshold.
 	ErrorRate []ErrorRateRise `json:"error_rate_rises"`
 	// SLO is the highest load meeting the SLO on each side, when both
-	// sweeps set SLO targets.
+	// sweeps set SLO targets and one pair of series was compared.
 	SLO *SLOHeadline `json:"slo"`
+	// SLOBySeries is the same for each series, when several were compared.
+	SLOBySeries []SLOHeadline `json:"slo_by_series,omitempty"`
+	// Series says which series were compared and which were left out; nil
+	// when each side is one unlabelled series and none was selected.
+	Series *SeriesResult `json:"series,omitempty"`
 }
 
 // Compare compares new against base. The options must be valid (see
-// Options.Validate).
-func Compare(base, new Input, opts Options) *Result {
+// Options.Validate); a series selection that does not fit the summaries
+// (a label no series has, a selector matching no series, or several for
+// a pair) is a *SeriesError.
+//
+// Series are matched by their labels: a series of one side only is listed
+// in Result.Series, not compared. With Options.Pair one series of each
+// side is compared, levels matched by load alone, and the labels that
+// differ between the two are expected to show in the environment.
+func Compare(base, new Input, opts Options) (*Result, error) {
+	sel, err := selectSeries(base, new, opts)
+	if err != nil {
+		return nil, err
+	}
 	bs, ns := base.Summary, new.Summary
 	res := &Result{
 		Base:    side(base),
 		New:     side(new),
 		Options: opts,
-		Comparability: CheckComparability(ProfileOf(bs), ProfileOf(ns),
-			opts.Expect),
+		Series:  sel.result,
+	}
+	// The levels compared: those of the compared series, which lose their
+	// series when a pair of different series is compared.
+	paired := sel.result != nil && sel.result.Paired
+	if sel.result != nil {
+		bKeep, nKeep := map[ingest.Series]bool{}, map[ingest.Series]bool{}
+		for _, p := range sel.pairs {
+			bKeep[p.Base], nKeep[p.New] = true, true
+		}
+		bs = view(bs, func(s ingest.Series) bool { return bKeep[s] }, paired)
+		ns = view(ns, func(s ingest.Series) bool { return nKeep[s] }, paired)
+	}
+	res.Comparability = comparability(base.Summary, new.Summary, bs, ns, sel, opts.Expect)
+	label := LevelID.Label
+	if sel.result.Several() {
+		label = LevelID.Describe
 	}
 	bRuns, nRuns := indexRuns(bs), indexRuns(ns)
 	newLevels := map[LevelID]analyze.Level{}
@@ -219,10 +253,10 @@ func Compare(base, new Input, opts Options) *Result {
 		baseLevels[id] = true
 		nl, ok := newLevels[id]
 		if !ok {
-			res.OnlyBase = append(res.OnlyBase, OneSided{Level: id, Label: id.Label(), Runs: len(bl.Runs)})
+			res.OnlyBase = append(res.OnlyBase, OneSided{Level: id, Label: label(id), Runs: len(bl.Runs)})
 			continue
 		}
-		lr := LevelResult{Level: id, Label: id.Label(), BaseRuns: len(bl.Runs), NewRuns: len(nl.Runs)}
+		lr := LevelResult{Level: id, Label: label(id), BaseRuns: len(bl.Runs), NewRuns: len(nl.Runs)}
 		for _, m := range Headline {
 			b, okB := across(bs, bRuns, bl, m.Key)
 			n, okN := across(ns, nRuns, nl, m.Key)
@@ -238,17 +272,29 @@ func Compare(base, new Input, opts Options) *Result {
 	}
 	for _, nl := range ns.Levels {
 		if id := LevelOf(nl); !baseLevels[id] {
-			res.OnlyNew = append(res.OnlyNew, OneSided{Level: id, Label: id.Label(), Runs: len(nl.Runs)})
+			res.OnlyNew = append(res.OnlyNew, OneSided{Level: id, Label: label(id), Runs: len(nl.Runs)})
 		}
 	}
 	sortLevels(res.Levels)
 	res.Tests = decide(res.Levels, opts)
 	res.ErrorRate = errorRateRises(res.Levels, opts)
 	if sloSet {
-		res.SLO = sloHeadline(bs, ns, opts)
+		switch {
+		case sel.result.Several():
+			for _, p := range sel.pairs {
+				h := sloHeadline(bs, ns, p, opts)
+				h.Series = p.Base
+				res.SLOBySeries = append(res.SLOBySeries, *h)
+			}
+		case paired:
+			// The pair's levels lost their series.
+			res.SLO = sloHeadline(bs, ns, Pair{}, opts)
+		case len(sel.pairs) == 1:
+			res.SLO = sloHeadline(bs, ns, sel.pairs[0], opts)
+		}
 	}
 	res.Outcome = outcome(res)
-	return res
+	return res, nil
 }
 
 func side(in Input) Side {
@@ -256,7 +302,11 @@ func side(in Input) Side {
 	for _, l := range in.Summary.Levels {
 		n += len(l.Runs)
 	}
-	return Side{Name: in.Name, Title: in.Summary.Title, Levels: len(in.Summary.Levels), Runs: n}
+	sd := Side{Name: in.Name, Title: in.Summary.Title, Levels: len(in.Summary.Levels), Runs: n}
+	if k := len(seriesOf(in.Summary)); k > 1 {
+		sd.Series = k
+	}
+	return sd
 }
 
 func sortLevels(ls []LevelResult) {

@@ -10,7 +10,11 @@ import (
 )
 
 func run(base, new fakeSweep, opts Options) *Result {
-	return Compare(Input{Name: "base", Summary: base.build()}, Input{Name: "new", Summary: new.build()}, opts)
+	r, err := Compare(Input{Name: "base", Summary: base.build()}, Input{Name: "new", Summary: new.build()}, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 func verdicts(r *Result) map[string]int {

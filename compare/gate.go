@@ -68,6 +68,11 @@ func (r *Result) Gate(g GateOptions) Gate {
 	}
 	if r.Outcome == OutcomeNothingCompared && !g.AllowIncomparable {
 		out.Code = ExitUndecided
+		if r.Series != nil && len(r.Series.Compared) == 0 {
+			out.Lines = append(out.Lines, fmt.Sprintf("nothing compared: no series is present on both sides (base %s, new %s; --base-series and --new-series compare two series) (--allow-incomparable passes anyway)",
+				SeriesList(seriesNames(r.Series.OnlyBase), 5), SeriesList(seriesNames(r.Series.OnlyNew), 5)))
+			return out
+		}
 		out.Lines = append(out.Lines, fmt.Sprintf("nothing compared: no level is present on both sides (base %s, new %s) (--allow-incomparable passes anyway)",
 			levelList(r.OnlyBase), levelList(r.OnlyNew)))
 		return out

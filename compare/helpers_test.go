@@ -3,8 +3,10 @@ package compare
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // fakeSweep describes a summary to build: levels, runs per level, and a
@@ -20,6 +22,34 @@ type fakeSweep struct {
 	value  func(c, r int, key string) float64
 	slo    analyze.SLO
 	prompt float64 // pooled prompt-length median (tokens)
+	// series labels every level and run ("tp=2,engine=vllm"); its runs'
+	// directories start with the labels ("tp=2/c4/run-1").
+	series string
+}
+
+// mustSeries parses "KEY=V[,KEY=V]" into a series ("" is the zero one).
+func mustSeries(s string) ingest.Series {
+	if s == "" {
+		return ingest.Series{}
+	}
+	sel, err := ParseSelector(s)
+	if err != nil {
+		panic(err)
+	}
+	return sel.labels
+}
+
+// join builds one summary of several series: the first sweep's method and
+// environment, every sweep's levels and runs, in series order.
+func join(sweeps ...fakeSweep) *analyze.Summary {
+	s := sweeps[0].build()
+	for _, f := range sweeps[1:] {
+		o := f.build()
+		s.Levels = append(s.Levels, o.Levels...)
+		s.Runs = append(s.Runs, o.Runs...)
+	}
+	sort.SliceStable(s.Levels, func(i, j int) bool { return LevelOf(s.Levels[i]).Less(LevelOf(s.Levels[j])) })
+	return s
 }
 
 var baseEnv = map[string]string{
@@ -69,12 +99,16 @@ func (f fakeSweep) build() *analyze.Summary {
 		if n, ok := f.runsAt[c]; ok {
 			runs = n
 		}
-		l := analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}}
+		key := analyze.LevelKey{Series: mustSeries(f.series), Mode: "concurrency", Concurrency: c}
+		l := analyze.Level{LevelKey: key}
 		for r := 1; r <= runs; r++ {
 			dir := fmt.Sprintf("c%d/run-%d", c, r)
+			if f.series != "" {
+				dir = f.series + "/" + dir
+			}
 			l.Runs = append(l.Runs, dir)
 			errs := int(math.Round(value(c, r, ErrorRateKey) * 10))
-			s.Runs = append(s.Runs, analyze.RunSummary{Dir: dir, LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}, Repeat: r,
+			s.Runs = append(s.Runs, analyze.RunSummary{Dir: dir, LevelKey: key, Repeat: r,
 				Counts: analyze.Counts{Measured: 1000, Errors: errs, MultiToken: 1000 - errs}})
 		}
 		for _, m := range Headline {

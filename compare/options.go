@@ -36,6 +36,12 @@ type Options struct {
 	// Attainment is the percentage goodput a level must reach (median
 	// across runs) to count as meeting the SLO.
 	Attainment float64 `json:"attainment_percent"`
+	// Series, when set, keeps on both sides only the series it matches
+	// (--series).
+	Series Selector `json:"series,omitzero"`
+	// Pair, when set, compares one series of each side, levels matched by
+	// load alone (--base-series, --new-series). Not with Series.
+	Pair *SeriesPair `json:"series_pair,omitempty"`
 }
 
 // DefaultOptions returns α = 0.05 without correction, a 5 % threshold,
@@ -114,6 +120,9 @@ func (o Options) Validate() error {
 		if !(th.v >= 0 && th.v*th.scale <= MaxThreshold) {
 			return fmt.Errorf("%s %v: expected a number from 0 to %g", th.name, th.v, MaxThreshold/th.scale)
 		}
+	}
+	if o.Pair != nil && !o.Series.IsZero() {
+		return fmt.Errorf("--series selects series on both sides; --base-series and --new-series pick one on each: give one or the other")
 	}
 	for _, t := range o.Overrides {
 		scale := 100.0

@@ -2,10 +2,13 @@ package compare
 
 import (
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // SLOHeadline is, for each side, the highest load meeting the SLO.
 type SLOHeadline struct {
+	// Series is the series the headline is for, when several were compared.
+	Series ingest.Series `json:"series,omitzero"`
 	// Attainment is the percentage goodput a level must reach.
 	Attainment float64       `json:"attainment_percent"`
 	SLO        string        `json:"slo"`
@@ -34,20 +37,25 @@ type SLOCapability struct {
 	Levels int `json:"levels"`
 }
 
-func sloHeadline(base, new *analyze.Summary, opts Options) *SLOHeadline {
+// sloHeadline is the headline of one pair of series: the levels of base
+// and new of series p.Base and p.New.
+func sloHeadline(base, new *analyze.Summary, p Pair, opts Options) *SLOHeadline {
 	return &SLOHeadline{
 		Attainment: opts.Attainment,
 		SLO:        sloText(new.Method.SLO),
-		Base:       capability(base, opts.Attainment),
-		New:        capability(new, opts.Attainment),
+		Base:       capability(base, p.Base, opts.Attainment),
+		New:        capability(new, p.New, opts.Attainment),
 	}
 }
 
-// capability scans a summary's levels in ascending load.
-func capability(s *analyze.Summary, attainment float64) SLOCapability {
+// capability scans the levels of one series of a summary in ascending load.
+func capability(s *analyze.Summary, series ingest.Series, attainment float64) SLOCapability {
 	var c SLOCapability
 	runs := indexRuns(s)
 	for _, l := range s.Levels {
+		if l.Series != series {
+			continue
+		}
 		a, ok := across(s, runs, l, GoodputKey)
 		if !ok || !a.Median.Valid() {
 			continue

@@ -7,9 +7,14 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 	"github.com/benchnote/benchnote/report/chart"
 )
+
+// MaxCurvePairs is the most series whose base and new curves share a
+// latency-vs-throughput chart in compare.html (two colours each).
+const MaxCurvePairs = 4
 
 // MaxLevelCharts is the most levels that get their own per-run chart in
 // compare.html; the page says when levels beyond it have none.
@@ -56,15 +61,50 @@ func overviewFigures(in Input) (string, error) {
 	if rateKey == compare.ClientRateKey {
 		rateName = "output tokens/s (client records)"
 	}
+	// One curve per side and series compared; the first MaxCurvePairs
+	// pairs of series when more were compared.
+	pairs := []compare.Pair{{}}
+	several := in.Result.Series.Several()
+	if s := in.Result.Series; s != nil {
+		pairs = s.Compared
+	}
+	left := ""
+	if len(pairs) > MaxCurvePairs {
+		left = fmt.Sprintf(" Only the first %d of the %d series compared are drawn; the tables carry every level.", MaxCurvePairs, len(pairs))
+		pairs = pairs[:MaxCurvePairs]
+	}
 	var b strings.Builder
 	for _, key := range []string{"ttft.p95", "tpot.p95", "e2e.p95"} {
 		m, _ := compare.MetricByKey(key)
 		var series []chart.Series
 		var alt []string
-		for _, side := range []struct {
+		type sideCurve struct {
 			name string
 			c    []compare.CurveLevel
-		}{{"base", compare.Curve(in.Base, rateKey, key)}, {"new", compare.Curve(in.New, rateKey, key)}} {
+		}
+		var sides []sideCurve
+		bc, nc := compare.Curve(in.Base, rateKey, key), compare.Curve(in.New, rateKey, key)
+		for _, p := range pairs {
+			if in.Result.Series == nil {
+				sides = append(sides, sideCurve{"base", bc}, sideCurve{"new", nc})
+				continue
+			}
+			of := func(c []compare.CurveLevel, s ingest.Series) []compare.CurveLevel {
+				var out []compare.CurveLevel
+				for _, cl := range c {
+					if cl.Level.Series == s {
+						out = append(out, cl)
+					}
+				}
+				return out
+			}
+			bn, nn := "base", "new"
+			if several {
+				bn, nn = "base "+p.Base.String(), "new "+p.New.String()
+			}
+			sides = append(sides, sideCurve{bn, of(bc, p.Base)}, sideCurve{nn, of(nc, p.New)})
+		}
+		for _, side := range sides {
 			s := chart.Series{Name: side.name}
 			var pts []string
 			for _, cl := range side.c {
@@ -90,6 +130,10 @@ func overviewFigures(in Input) (string, error) {
 			return "", fmt.Errorf("compare.html: %s curve: %w", key, err)
 		}
 		caption := fmt.Sprintf("Per-run %s against %s: medians across runs joined level by level (labels: level), faint dots one run each, base and new overlaid. Read the spread of the dots as the noise between runs.", m.Name, rateName)
+		if several {
+			caption += " One pair of curves per series."
+		}
+		caption += left
 		if ov.LogY() {
 			caption += " The latency axis is logarithmic."
 		}

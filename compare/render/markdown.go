@@ -76,12 +76,14 @@ func render(in Input, lay layout) string {
 	var b strings.Builder
 	var cut []string
 	fmt.Fprintf(&b, "# benchnote compare\n\n")
-	fmt.Fprintf(&b, "**Base:** %s: %s (%d levels, %d runs)  \n**New:** %s: %s (%d levels, %d runs)\n\n",
-		report.Code(r.Base.Name), report.EscapeMarkdown(clip(r.Base.Title, 120)), r.Base.Levels, r.Base.Runs,
-		report.Code(r.New.Name), report.EscapeMarkdown(clip(r.New.Title, 120)), r.New.Levels, r.New.Runs)
+	fmt.Fprintf(&b, "**Base:** %s: %s (%s)  \n**New:** %s: %s (%s)\n\n",
+		report.Code(r.Base.Name), report.EscapeMarkdown(clip(r.Base.Title, 120)), sideCounts(r.Base),
+		report.Code(r.New.Name), report.EscapeMarkdown(clip(r.New.Title, 120)), sideCounts(r.New))
+	writeSeries(&b, r, lay)
 
 	writeVerdict(&b, in)
 	writeSLO(&b, r)
+	writeSLOBySeries(&b, r.SLOBySeries)
 
 	lists := []struct {
 		title, intro string
@@ -258,6 +260,9 @@ func writeVerdict(b *strings.Builder, in Input) {
 		what = fmt.Sprintf("**Improvement**: %d flagged improvement(s), no regression.", count(compare.VerdictImprovement))
 	case compare.OutcomeNothingCompared:
 		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
+		if r.Series != nil && len(r.Series.Compared) == 0 {
+			what = "**Nothing compared**: no series is present on both sides (they are listed under \"Series on one side only\")."
+		}
 	default:
 		what = "**No change**: nothing was flagged beyond the thresholds."
 	}
@@ -345,6 +350,7 @@ func writeSLO(b *strings.Builder, r *compare.Result) {
 func writeComparability(b *strings.Builder, c compare.Comparability) {
 	fmt.Fprintf(b, "## Comparability: %s\n\n", c.Verdict)
 	b.WriteString("Hard differences make the sweeps not comparable; soft ones and workload drift are caveats. `--expect KEY` declares an intended change. Rules: docs/compare.md.\n\n")
+	writeLabels(b, c)
 	var rows [][]string
 	var same, unrecorded []string
 	for _, ch := range c.Checks {

@@ -31,6 +31,7 @@ func TestCommandLine(t *testing.T) {
 		validateUsage = "golden:usage/validate.txt"
 		helpUsage     = "golden:usage/help.txt"
 		versionUsage  = "golden:usage/version.txt"
+		compareUsage  = "golden:usage/compare.txt"
 	)
 	hint := func(cmd string) string { return "run 'benchnote " + cmd + " -h' for usage\n" }
 	tests := []struct {
@@ -67,6 +68,7 @@ func TestCommandLine(t *testing.T) {
 		{"help -h", []string{"help", "-h"}, ExitClean, helpUsage, ""},
 		{"version -h", []string{"version", "-h"}, ExitClean, versionUsage, ""},
 		{"help version", []string{"help", "version"}, ExitClean, versionUsage, ""},
+		{"compare -h", []string{"compare", "-h"}, ExitClean, compareUsage, ""},
 		{"help on an unknown command", []string{"help", "reprot"}, ExitErrors, "",
 			"benchnote help: unknown command \"reprot\" (did you mean \"report\"?)\nrun 'benchnote -h' for the list of commands\n"},
 		{"help with two commands", []string{"help", "report", "validate"}, ExitErrors, "",

@@ -39,6 +39,17 @@ OUT/compare.md (fits a pull-request comment), compare.html and
 compare.json; without -o it prints compare.md. Rules, statistics and the
 table of runs needed: docs/compare.md.
 
+series: levels are matched by series (their labels) and load. A series
+of one side only is listed, not compared. --series KEY=V[,KEY=V] keeps,
+on both sides, the series whose labels include all of those.
+--base-series SEL --new-series SEL compares one series of each side,
+levels matched by load alone, e.g. tp=1 against tp=2 of one sweep (BASE
+and NEW may be the same); the comparability check then expects the
+labels that differ (and what they imply, such as the environment's
+max_num_seqs or tensor-parallel size) to differ. "" selects a side's only
+series. A selector that names an unknown label or matches no series (or,
+for one side, several) is an input error naming the series there are.
+
 exit codes: 0 nothing flagged that fails, 1 a flagged regression or an
 error-rate rise (each on stderr, one line each), 2 not comparable, too
 few runs to decide or no level on both sides (unless --allow-incomparable),
@@ -53,6 +64,9 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
 			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
+			series := fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
+			baseSeries := fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")
+			newSeries := fs.String("new-series", "", "the one series of NEW matching `SEL`, compared with --base-series'")
 			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
 			return func(c *call, args []string) int {
 				if err := out.check(); err != nil {
@@ -73,6 +87,9 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 						continue
 					}
 					opts.Overrides = append(opts.Overrides, th)
+				}
+				if err := seriesOptions(fs, &opts, *series, *baseSeries, *newSeries); err != nil {
+					return c.usageError("%v", err)
 				}
 				if err := opts.Validate(); err != nil {
 					return c.usageError("%v", err)
@@ -107,7 +124,10 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 					}
 				}
 				p.stage("comparing", "compared")
-				res := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
+				res, err := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
+				if err != nil {
+					return c.fail(err)
+				}
 				gopts := compare.GateOptions{FailOn: *failOn, AllowIncomparable: *allow}
 				gate := res.Gate(gopts)
 				files, err := render.Build(render.Input{Result: res, Base: base, New: nw, Gate: gate, GateOptions: gopts})
@@ -126,6 +146,9 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 					c.stdout.Write(files[render.MarkdownFile])
 				case !out.quiet:
 					fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile)
+					for _, l := range render.SeriesLines(res) {
+						fmt.Fprintln(c.stdout, l)
+					}
 				}
 				for _, l := range gate.Lines {
 					fmt.Fprintln(c.stderr, l)
@@ -134,6 +157,49 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 			}
 		},
 	}
+}
+
+// seriesOptions sets the series selection of opts from --series, or from
+// --base-series and --new-series (given together, "" for a side's only
+// series), and checks that they are not mixed.
+func seriesOptions(fs *flag.FlagSet, opts *compare.Options, series, base, new string) error {
+	hasBase, hasNew := flagSet(fs, "base-series"), flagSet(fs, "new-series")
+	switch {
+	case hasBase != hasNew:
+		return errors.New("--base-series and --new-series go together: each picks the series of one side")
+	case hasBase && flagSet(fs, "series"):
+		return errors.New("--series selects series on both sides; --base-series and --new-series pick one on each: give one or the other")
+	case hasBase:
+		b, err := parseSelector("--base-series", base, true)
+		if err != nil {
+			return err
+		}
+		n, err := parseSelector("--new-series", new, true)
+		if err != nil {
+			return err
+		}
+		opts.Pair = &compare.SeriesPair{Base: b, New: n}
+	case flagSet(fs, "series"):
+		s, err := parseSelector("--series", series, false)
+		if err != nil {
+			return err
+		}
+		opts.Series = s
+	}
+	return nil
+}
+
+// parseSelector reads a selector flag; "" is the empty selector where
+// allowed.
+func parseSelector(flag, v string, emptyOK bool) (compare.Selector, error) {
+	if strings.TrimSpace(v) == "" && emptyOK {
+		return compare.Selector{}, nil
+	}
+	s, err := compare.ParseSelector(v)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", flag, err)
+	}
+	return s, nil
 }
 
 // loadSummary reads one side of a comparison: a summary.json file, a
