@@ -19,13 +19,13 @@ import (
 	"github.com/benchnote/benchnote/internal/sim"
 )
 
-// seriesSweepDir writes a native sweep of two series, max_num_seqs=128 and
+// comparePairSweepDir writes a native sweep of two series, max_num_seqs=128 and
 // max_num_seqs=256, each 3 runs at concurrency 1 and 4: two simulated
 // sweeps (the 256 one's engine steps and prefill faster by speedup) put
 // from the same seed (the same requests) put under mns128/ and mns256/ of
 // one root, each run.yaml given its series
 // and each series directory its own env.json (max_num_seqs 128 or 256).
-func seriesSweepDir(t *testing.T, speedup float64) string {
+func comparePairSweepDir(t *testing.T, speedup float64) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "sweep")
 	for i, s := range []struct {
@@ -91,11 +91,11 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
-// seriesSummary analyses seriesSweepDir(t, 0.7) and writes its summary as
+// seriesSummary analyses comparePairSweepDir(t, 0.7) and writes its summary as
 // DIR/name/summary.json, returning that path.
 func seriesSummary(t *testing.T, dir, name string) (string, *analyze.Summary) {
 	t.Helper()
-	sw, err := ingest.Load(seriesSweepDir(t, 0.7), ingest.Options{})
+	sw, err := ingest.Load(comparePairSweepDir(t, 0.7), ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestCompareSeriesPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sweep := seriesSweepDir(t, 0.7)
+	sweep := comparePairSweepDir(t, 0.7)
 	t.Chdir(filepath.Dir(sweep))
 	pair := []string{"--base-series", "max_num_seqs=128", "--new-series", "max_num_seqs=256"}
 	r := runCompareCLI(t, append([]string{"sweep", "sweep"}, pair...)...)
