@@ -155,17 +155,17 @@ func servingTraits(res *servingResult, s *source) traits {
 	if s.sweepSeries == "" {
 		return t
 	}
-	params := 0
 	for _, kv := range res.env {
 		if servingKnown[kv.Key] || slices.Contains(servingSettingMembers, kv.Key) {
 			continue
 		}
 		t.add(kv.Key, kv.Value, kv.Key)
-		params++
 	}
-	if params == 0 {
-		// A run=N.json that does not record its combination's parameters:
-		// the combination's directory stands for them.
+	if !res.has["run_number"] {
+		// The sweep writes run_number with the combination's parameters
+		// (a load or a count among them, which are no labels). A file
+		// without it does not record them: the combination's directory
+		// stands for them.
 		t.add("combination", s.sweepSeries, "the vllm bench sweep directory")
 	}
 	return t

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -135,6 +137,48 @@ func TestImportSeriesVLLMSweep(t *testing.T) {
 	}
 	if want := "series labels max_num_seqs: they tell apart the configurations of the runs imported together, which are never repeats of one another; what every run shares is no label"; imp.SeriesNote != want {
 		t.Errorf("note %q, want %q", imp.SeriesNote, want)
+	}
+}
+
+// A sweep that varies only the load has one series; run=N.json files
+// that do not record their combination's parameters (no run_number) are
+// told apart by its directory.
+func TestImportSeriesVLLMSweepWithoutParameters(t *testing.T) {
+	combo := "SERVE--max_num_seqs=64-BENCH--max_concurrency=2"
+	params := regexp.MustCompile(`,\s*"run_number": \d+,\s*"max_num_seqs": 64`)
+	for _, tt := range []struct {
+		name      string
+		keepRunNo bool
+		want      map[string][]string
+	}{
+		{"only the load varies", true, map[string][]string{"": {"concurrency 2", "concurrency 2", "concurrency 4", "concurrency 4"}}},
+		{"parameters not recorded", false, map[string][]string{
+			"combination=SERVE--max_num_seqs=64-BENCH--max_concurrency=2": {"concurrency 2", "concurrency 2"},
+			"combination=SERVE--max_num_seqs=64-BENCH--max_concurrency=4": {"concurrency 4", "concurrency 4"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sweep := t.TempDir()
+			for _, c := range []string{"2", "4"} {
+				dir := filepath.Join(sweep, strings.TrimSuffix(combo, "2")+c)
+				copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), dir)
+				rewrite(t, dir, `"max_concurrency": 2`, `"max_concurrency": `+c)
+				for _, f := range []string{"run=0.json", "run=1.json", "warmup.json"} {
+					data, err := os.ReadFile(filepath.Join(dir, f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					repl := ""
+					if tt.keepRunNo {
+						repl = `, "run_number": 0`
+					}
+					write(t, filepath.Join(dir, f), params.ReplaceAllString(string(data), repl))
+				}
+			}
+			got, _ := readBack(t, sweep)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("series %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
