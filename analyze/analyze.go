@@ -65,7 +65,7 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		finishSlot   = make(chan struct{}, 1) // one at a time: at most two levels' samples held
 	)
 	for _, r := range sw.Runs {
-		if load := runLoad(r); load.Valid() {
+		if load := runLoad(r); load.Valid() && r.DuplicateOf == "" {
 			id := levelID{r.Series, load}
 			lw := byLevel[id]
 			if lw == nil {
@@ -77,6 +77,13 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 	}
 	for r := range sw.Stream() {
+		if r.DuplicateOf != "" {
+			// The same run as an earlier repeat (ingest compared the
+			// files): counting it twice would shrink the spread.
+			led.add(ScopeRun, "duplicate of "+r.DuplicateOf+": identical requests file", 1, r.Dir)
+			r.Release()
+			continue
+		}
 		load := runLoad(r)
 		if !load.Valid() {
 			// No level to put it in: it failed (ingest said why).

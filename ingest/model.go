@@ -407,6 +407,11 @@ type Run struct {
 	// Failed is true when the run could not be used at all (for example an
 	// unreadable requests file); the reason is in Diagnostics.
 	Failed bool
+	// DuplicateOf is the Dir of an earlier run of the same series and
+	// level whose requests file holds the same bytes: the same run, not
+	// another repeat, which analyze leaves out (a warning in Diagnostics
+	// says so); "" for a run of its own.
+	DuplicateOf string
 
 	files       []string     // the run directory's file names, sorted
 	rc          runConfig    // run.yaml as parsed by Open

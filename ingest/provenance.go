@@ -306,6 +306,9 @@ func nodeText(n *yaml.Node) string {
 type RunConfig struct {
 	Load   LoadLevel
 	Repeat int
+	// Series is the run's configuration labels (run.yaml's series:); the
+	// zero Series writes none.
+	Series Series
 	// Window is the source tool's measurement window, when it has one.
 	Window *Window
 	// Clock is "monotonic" when t_request_sent is not wall-clock time.
@@ -315,8 +318,8 @@ type RunConfig struct {
 	Provenance *Provenance
 }
 
-// FormatRunConfig renders c as run.yaml: the level, repeat, window and
-// notes first, then the provenance keys, always in the same order and
+// FormatRunConfig renders c as run.yaml: the level, repeat, series, window
+// and notes first, then the provenance keys, always in the same order and
 // form, so the same run gives the same bytes.
 func FormatRunConfig(c RunConfig) ([]byte, error) {
 	var doc yaml.Node
@@ -358,6 +361,19 @@ func FormatRunConfig(c RunConfig) ([]byte, error) {
 	}
 	if c.Repeat > 0 {
 		add("repeat", integer(c.Repeat))
+	}
+	if !c.Series.IsZero() {
+		labels := &yaml.Node{Kind: yaml.MappingNode}
+		c.Series.each(func(name, value string) {
+			v := scalar(value)
+			if _, err := strconv.ParseFloat(value, 64); err == nil {
+				// A number is written plain (input_len: 1024); its text is
+				// the label, as parseSeriesNode reads it.
+				v = number(value)
+			}
+			labels.Content = append(labels.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, v)
+		})
+		add("series", labels)
 	}
 	if c.Window != nil {
 		add("window", mapOf("start", number(formatUnix(c.Window.Start.UnixNano())), "end", number(formatUnix(c.Window.End.UnixNano()))))

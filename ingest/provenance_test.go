@@ -30,6 +30,9 @@ func TestRunConfigRoundTrip(t *testing.T) {
 		{"rate with arrival", RunConfig{Load: RateLoad(16, ArrivalPoisson), Repeat: 2, Window: &w, Clock: "monotonic", MaxTokens: 256, Notes: "yes: no", Provenance: prov}},
 		{"rate inf", RunConfig{Load: RateLoad(math.Inf(1), ""), Repeat: 1, Provenance: prov}},
 		{"concurrency", RunConfig{Load: ConcurrencyLoad(8), Repeat: 3}},
+		{"series", RunConfig{Load: ConcurrencyLoad(8), Repeat: 1, Series: mustSeries(t, map[string]string{
+			"input_len": "1024", "ratio": "0.5", "model": "meta-llama/Llama-3.1-8B", "dataset": "null", "flag": "true", "empty_ish": "~",
+			"quoted": "a: b # c", "inf": ".inf", "exp": "1e3", "_benchmark_name": "x y"})}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data, err := FormatRunConfig(tt.cfg)
@@ -46,6 +49,9 @@ func TestRunConfigRoundTrip(t *testing.T) {
 			}
 			if tt.cfg.Window != nil && (!rc.HasWindow || !rc.WindowStart.Equal(w.Start) || !rc.WindowEnd.Equal(w.End)) {
 				t.Errorf("window %v – %v, want %v – %v", rc.WindowStart, rc.WindowEnd, w.Start, w.End)
+			}
+			if rc.Series != tt.cfg.Series {
+				t.Errorf("series %s, want %s\n%s", rc.Series, tt.cfg.Series, data)
 			}
 			if !reflect.DeepEqual(rc.Provenance, tt.cfg.Provenance) {
 				t.Errorf("provenance\n got %+v\nwant %+v\n%s", rc.Provenance, tt.cfg.Provenance, data)

@@ -163,6 +163,7 @@ func Open(root string, opts Options) (*Sweep, error) {
 		}
 		return runs[i].Dir < runs[j].Dir
 	})
+	markDuplicates(root, runs)
 	sw.Runs = runs
 	for _, dir := range tree.reportedDirs {
 		sw.Reported = append(sw.Reported, loadReported(root, dir, sw.Config.Series))

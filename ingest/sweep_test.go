@@ -359,7 +359,8 @@ func FuzzParseSweepConfigWarmup(f *testing.F) {
 func TestStreamOrderAndEarlyStop(t *testing.T) {
 	files := map[string]string{}
 	for _, dir := range []string{"c4/run-2", "c4/run-1", "c1/run-1", "rate2/run-1", "c16/run-1"} {
-		files[dir+"/requests.csv"] = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\na,1,2,3,4\n"
+		// Each its own request: identical files would be one run.
+		files[dir+"/requests.csv"] = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\n" + strings.ReplaceAll(dir, "/", "-") + ",1,2,3,4\n"
 	}
 	root := writeTree(t, files)
 	var reads []string

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -93,6 +94,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.Config.Load = sum.level
 		prov.Reported = sum.figures
 		run.Env = sum.env
+		run.traits = perfTraits(sum.config)
 	}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
@@ -320,6 +322,95 @@ type perfSummary struct {
 	tokenizer string
 	figures   []ingest.ReportedFigure
 	env       []ingest.KV
+	// config holds the settings of input_config that describe the
+	// workload and the model, by dotted path ("input.prompt.input_tokens.mean").
+	config map[string]string
+}
+
+// perfConfigKeys are the settings of a GenAI-Perf (flat) or AIPerf
+// (nested) input_config kept in perfSummary.config.
+var perfConfigKeys = map[string]bool{
+	"model": true, "backend": true, "prompt_source": true, "input_dataset": true, "input_file": true,
+	"synthetic_input_tokens_mean": true, "output_tokens_mean": true,
+	"endpoint.model_names": true, "input.file": true, "input.public_dataset": true,
+	"input.prompt.input_tokens.mean": true, "input.prompt.output_tokens.mean": true,
+}
+
+// readPerfConfig reads the value at path of an input_config into config
+// when it is one of perfConfigKeys (a list of texts joined by commas),
+// descending into objects up to three levels.
+func readPerfConfig(j *jsonIn, path string, config map[string]string) error {
+	switch j.peek() {
+	case '{':
+		if strings.Count(path, ".") >= 3 {
+			return j.skip()
+		}
+		return j.object(func(name string) error { return readPerfConfig(j, path+"."+name, config) })
+	case '[':
+		if !perfConfigKeys[path] {
+			return j.skip()
+		}
+		var vals []string
+		err := j.array(func(int) error {
+			if k := j.peek(); k == '{' || k == '[' {
+				return j.skip()
+			}
+			v, err := j.scalarText()
+			if v != "" && len(vals) < 8 {
+				vals = append(vals, v)
+			}
+			return err
+		})
+		config[path] = strings.Join(vals, ",")
+		return err
+	}
+	if !perfConfigKeys[path] {
+		return j.skip()
+	}
+	v, err := j.scalarText()
+	config[path] = v
+	return err
+}
+
+// perfTraits reads the model, the backend and the workload of a GenAI-Perf
+// or AIPerf input_config: a file or named dataset, or the synthetic
+// prompts' mean input length; and the requested mean output length.
+func perfTraits(config map[string]string) traits {
+	var t traits
+	t.add("model", config["model"], "input_config.model")
+	t.add("model", config["endpoint.model_names"], "input_config.endpoint.model_names")
+	t.add("backend", config["backend"], "input_config.backend")
+	dataset := false
+	for _, d := range []struct{ key, from string }{
+		{"input_file", "input_config.input_file"}, {"input.file", "input_config.input.file"},
+		{"input_dataset", "input_config.input_dataset"}, {"input.public_dataset", "input_config.input.public_dataset"},
+	} {
+		if v := config[d.key]; v != "" && !dataset {
+			t.add("dataset", filepath.Base(v), d.from)
+			dataset = true
+		}
+	}
+	if !dataset {
+		// Synthetic prompts: their length is the workload's.
+		for _, in := range []struct{ key, from string }{
+			{"synthetic_input_tokens_mean", "input_config.synthetic_input_tokens_mean"},
+			{"input.prompt.input_tokens.mean", "input_config.input.prompt.input_tokens.mean"},
+		} {
+			if v := config[in.key]; v != "" {
+				t.add("dataset", "synthetic", in.from)
+				t.add("input_len", v, in.from)
+			}
+		}
+	}
+	for _, out := range []struct{ key, from string }{
+		{"output_tokens_mean", "input_config.output_tokens_mean"},
+		{"input.prompt.output_tokens.mean", "input_config.input.prompt.output_tokens.mean"},
+	} {
+		if v := config[out.key]; v != "" && v != "-1" {
+			t.add("output_len", v, out.from)
+		}
+	}
+	return t
 }
 
 // perfMetrics maps the summary's metric names to benchnote statistic keys.
@@ -348,7 +439,7 @@ func readPerfSummaryFile(s *source) (*perfSummary, error) {
 }
 
 func readPerfSummary(j *jsonIn) (*perfSummary, error) {
-	sum := &perfSummary{tool: "GenAI-Perf"}
+	sum := &perfSummary{tool: "GenAI-Perf", config: map[string]string{}}
 	stats := map[string]map[string]float64{}
 	units := map[string]string{}
 	var concurrency, rate float64
@@ -412,24 +503,32 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 					return err
 				case "model", "endpoint", "backend", "service_kind":
 					if j.peek() == '[' {
-						return j.array(func(int) error {
+						var vals []string
+						err := j.array(func(int) error {
 							v, err := j.scalarText()
 							if err == nil && v != "" {
 								sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+								vals = append(vals, v)
 							}
 							return err
 						})
+						if name == "model" {
+							sum.config[name] = strings.Join(vals, ",")
+						}
+						return err
 					}
 					if j.peek() == '{' {
-						return j.skip()
+						// AIPerf's endpoint: model_names, type, url.
+						return readPerfConfig(j, name, sum.config)
 					}
 					v, err := j.scalarText()
 					if err == nil && v != "" {
 						sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+						sum.config[name] = v
 					}
 					return err
 				}
-				return j.skip()
+				return readPerfConfig(j, name, sum.config)
 			})
 		}
 		if j.peek() != '{' {
@@ -551,7 +650,7 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
 	prov.Definitions = perfSummaryDefinitions
-	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env}
+	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: perfTraits(sum.config)}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}

@@ -147,6 +147,11 @@ func FuzzImport(f *testing.F) {
 		`{"backend": "vllm", "request_rate": 1e400, "experiments": [{"requests": []}], "x": ` + strings.Repeat("9", 600) + `}`,
 		`{"backend": "vllm", "request_rate": 1, "input_lens": [1], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""]}` + "\n" + `{"x":1}`,
 		`{"version": "2023-08-31", "num_concurrent_requests": 5, "results_ttft_s_mean": NaN, "results_ttft_s_max": 1e308}`,
+		// Series labels from values no label takes as they are: control
+		// characters, invalid UTF-8, a value too long, a slash, a dot.
+		`{"backend": "sglang", "dataset_name": "random", "random_input_len": 1, "request_rate": 1}` + "\n" +
+			`{"backend": "a\u0001b/..", "dataset_name": "\ud800` + strings.Repeat("é", 200) + `", "request_rate": 1}` + "\n" +
+			`{"backend": ".", "dataset_name": "random", "random_input_len": 1e308, "request_rate": 1}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -228,6 +228,7 @@ func addGenAISummary(run *Run, sum *perfSummary, file string, experiments int) {
 	}
 	p.Reported = sum.figures
 	run.Env = append(run.Env, sum.env...)
+	run.traits = perfTraits(sum.config)
 	p.AsReported = append(p.AsReported, "GenAI-Perf's own figures, from "+file)
 	if sum.tokenizer != "" {
 		for i, d := range p.Definitions {

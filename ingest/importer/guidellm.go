@@ -26,7 +26,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -63,6 +65,9 @@ type guidellmBenchmark struct {
 	// strategyPath is where the strategy was read: args.strategy or
 	// config.strategy.
 	strategyPath string
+	// data is the benchmark's --data (request_loader.data ≤ 0.3,
+	// config.requests.data from 0.5), and dataFrom where it was read.
+	data, dataFrom string
 }
 
 // guidellmEnvKey names an environment key GuideLLM records: its ≤ 0.3
@@ -93,6 +98,63 @@ func readEnvScalar(j *jsonIn, key string, env *[]ingest.KV) error {
 	return err
 }
 
+// readGuideLLMData reads a --data value: a text, or a list of texts
+// joined by commas; anything else reads as "".
+func readGuideLLMData(j *jsonIn) (string, error) {
+	switch j.peek() {
+	case '"':
+		return j.scalarText()
+	case '[':
+		var parts []string
+		err := j.array(func(int) error {
+			if j.peek() != '"' {
+				return j.skip()
+			}
+			v, err := j.scalarText()
+			if len(parts) < 8 {
+				parts = append(parts, v)
+			}
+			return err
+		})
+		return strings.Join(parts, ","), err
+	}
+	return "", j.skip()
+}
+
+// guidellmSynthetic matches the settings of GuideLLM's synthetic data
+// ("prompt_tokens=256,output_tokens=128", or the same as JSON).
+var guidellmSynthetic = regexp.MustCompile(`"?\b(prompt_tokens|output_tokens|prefix_tokens)"?\s*[=:]\s*"?([0-9.]+)`)
+
+// guidellmTraits reads a benchmark's model and backend (from its
+// environment keys) and its data: synthetic data's prompt and output
+// tokens, else the dataset's name (a file's base name).
+func guidellmTraits(env []ingest.KV, data, from string) traits {
+	var t traits
+	for _, kv := range env {
+		switch kv.Key {
+		case "model", "backend":
+			t.add(kv.Key, kv.Value, kv.Key)
+		}
+	}
+	if m := guidellmSynthetic.FindAllStringSubmatch(data, -1); m != nil {
+		t.add("dataset", "synthetic", from)
+		label := map[string]string{"prompt_tokens": "input_len", "output_tokens": "output_len", "prefix_tokens": "prefix_len"}
+		for _, kv := range m {
+			t.add(label[kv[1]], kv[2], from)
+		}
+		return t
+	}
+	var names []string
+	for _, d := range strings.Split(data, ",") {
+		d = strings.Trim(strings.TrimSpace(d), "[]'\"")
+		if d != "" {
+			names = append(names, filepath.Base(d))
+		}
+	}
+	t.add("dataset", strings.Join(names, ","), from)
+	return t
+}
+
 func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
 	var (
@@ -104,6 +166,8 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		preferUsage   = true
 		total         int
 		env           []ingest.KV
+		data          string // args.data (config.data from 0.7)
+		dataFrom      string
 	)
 	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
@@ -130,6 +194,7 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 		case "args", "config":
 			hasArgs = hasArgs || name == "args"
 			hasConfig = hasConfig || name == "config"
+			outer := name
 			return j.object(func(name string) error {
 				switch name {
 				case "prefer_response_metrics":
@@ -138,6 +203,11 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 					return err
 				case "target", "model", "backend", "backend_type", "request_format":
 					return readEnvScalar(j, guidellmEnvKey(name), &env)
+				case "data":
+					dataFrom = "$." + outer + ".data"
+					var err error
+					data, err = readGuideLLMData(j)
+					return err
 				}
 				return j.skip()
 			})
@@ -188,6 +258,14 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 			return nil, err
 		}
 		run.Env = append(append([]ingest.KV(nil), env...), b.env...)
+		d, from := data, dataFrom
+		if d == "" {
+			d, from = b.data, b.dataFrom
+		}
+		run.traits = guidellmTraits(run.Env, d, from)
+		if len(benchmarks) > 1 {
+			run.Where = fmt.Sprintf("$.benchmarks[%d]", k)
+		}
 		runs = append(runs, run)
 	}
 	return runs, nil
@@ -199,6 +277,17 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 		start: math.NaN(), end: math.NaN()}
 	strategy := func(parent string) error {
 		return j.object(func(name string) error {
+			if name == "requests" && j.peek() == '{' {
+				return j.object(func(name string) error {
+					if name != "data" {
+						return j.skip()
+					}
+					b.dataFrom = "$.benchmarks[].config.requests.data"
+					var err error
+					b.data, err = readGuideLLMData(j)
+					return err
+				})
+			}
 			if name != "strategy" {
 				return j.skip()
 			}
@@ -217,6 +306,16 @@ func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBen
 		switch name {
 		case "args", "config":
 			return strategy(name)
+		case "request_loader":
+			return j.object(func(name string) error {
+				if name != "data" {
+					return j.skip()
+				}
+				b.dataFrom = "$.benchmarks[].request_loader.data"
+				var err error
+				b.data, err = readGuideLLMData(j)
+				return err
+			})
 		case "worker":
 			return j.object(func(name string) error {
 				switch name {

@@ -116,10 +116,6 @@ type Run struct {
 	// Env holds environment keys the file records (model, date, tool
 	// arguments), written to the run's env.json.
 	Env []ingest.KV
-	// Series separates runs that share a level but not a configuration
-	// (a vLLM sweep's server settings); "" for none. It becomes a path
-	// segment above the level directory.
-	Series string
 	// Excluded counts the requests of the file left out of the run, by
 	// reason: values ingest would not keep (see checkRow).
 	Excluded []Excluded
@@ -127,6 +123,20 @@ type Run struct {
 	Source string
 	// Dir is the run's directory in the sweep, set by Layout.
 	Dir string
+	// Where places the run in its source when the file holds several
+	// ("line 3", "$.benchmarks[1]"); "" for a file's only run.
+	Where string
+
+	// traits are what the file records of the run's configuration;
+	// assignSeries makes those that differ between runs its series
+	// (Config.Series), which names a directory above the level's.
+	traits traits
+	// sweepDir is the vllm bench sweep combination directory the run's
+	// file is in, "" for another file.
+	sweepDir string
+	// parquet caches the run's requests.parquet once encoded (by
+	// dropDuplicates, for Layout).
+	parquet []byte
 }
 
 // Import is everything read from the files given to one import.
@@ -136,6 +146,23 @@ type Import struct {
 	// order read; Skipped lists files read but not imported, with why.
 	Files   []FileFormat
 	Skipped []FileFormat
+	// SeriesNote says which series labels the runs were given and why;
+	// "" when they share one configuration (see assignSeries).
+	SeriesNote string
+	// Duplicates lists the runs left out as the same run as one kept: the
+	// same file given twice, or identical records.
+	Duplicates []Duplicate
+}
+
+// Duplicate is a run read but not imported: the same run as one kept.
+type Duplicate struct {
+	// Source and Where place the run left out (see Run).
+	Source, Where string
+	// Kept is the index in Import.Runs of the run kept in its place.
+	Kept int
+	// Reason says how they are the same: "the same file given twice",
+	// "identical per-request records" or "identical figures".
+	Reason string
 }
 
 // FileFormat is one input file and how it was handled.
@@ -290,6 +317,10 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 	for i := range imp.Runs {
 		finishRun(&imp.Runs[i])
 	}
+	imp.SeriesNote = assignSeries(imp)
+	if err := dropDuplicates(imp); err != nil {
+		return nil, err
+	}
 	return imp, nil
 }
 
@@ -441,8 +472,13 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 	}
 	for i := range runs {
 		runs[i].Source = s.path
+		if p := runs[i].Config.Provenance; p != nil {
+			// Tools define their metrics differently: runs of two are
+			// never repeats of one another.
+			runs[i].traits.add("tool", strings.ReplaceAll(strings.ToLower(p.Tool), " ", "-"), "the file's format")
+		}
 		if s.sweepSeries != "" {
-			runs[i].Series = s.sweepSeries
+			runs[i].sweepDir = filepath.Dir(s.path)
 		}
 		if s.sweepRepeat > ingest.MaxRepeat {
 			return nil, &SourceError{File: s.path, Msg: fmt.Sprintf("repeat %d (vllm bench sweep's run=N.json is repeat N+1) is above %s", s.sweepRepeat, thousands(ingest.MaxRepeat))}
@@ -537,39 +573,37 @@ func pairCompanions(srcs []*source) companions {
 }
 
 // Warnings lists what the caller should tell the user about an import.
-// benchnote reads every run at one load level as a repeat of that level,
-// whatever directory (series) it sits in, so it warns when the runs of one
-// level come from different tools, from different series (a vLLM sweep's
-// server settings) or record different environments (another model, or
-// another workload in one JSON Lines file); and when no file held
-// per-request records, since validate and report need at least one run;
-// and when requests of a file were left out. Each warning is one line,
-// its control characters escaped.
+// benchnote reads the runs of one series at one load level as repeats, so
+// it warns when such runs record different environments (a setting no
+// series label tells apart: runs of two tools are two series); it names each run
+// left out as the same run as another (the same file given twice,
+// identical records); it warns when no file held per-request records,
+// since validate and report need at least one run, and when requests of a
+// file were left out. Each warning is one line, its control characters
+// escaped.
 func (imp *Import) Warnings() []string {
 	type group struct {
-		tools, series []string
-		env           map[string][]string // key → distinct values, in run order
-		keys          []string
+		env  map[string][]string // key → distinct values, in run order
+		keys []string
 	}
-	groups := map[ingest.LoadLevel]*group{}
-	var order []ingest.LoadLevel
+	type key struct {
+		series ingest.Series
+		level  ingest.LoadLevel
+	}
+	groups := map[key]*group{}
+	var order []key
 	perRequest := 0
 	for _, r := range imp.Runs {
 		if r.Requests == nil {
 			continue
 		}
 		perRequest++
-		g := groups[r.Config.Load]
+		k := key{r.Config.Series, r.Config.Load}
+		g := groups[k]
 		if g == nil {
 			g = &group{env: map[string][]string{}}
-			groups[r.Config.Load] = g
-			order = append(order, r.Config.Load)
-		}
-		if t := r.Config.Provenance.Tool; !slices.Contains(g.tools, t) {
-			g.tools = append(g.tools, t)
-		}
-		if !slices.Contains(g.series, r.Series) {
-			g.series = append(g.series, r.Series)
+			groups[k] = g
+			order = append(order, k)
 		}
 		seen := map[string]bool{}
 		for _, kv := range r.Env {
@@ -585,36 +619,32 @@ func (imp *Import) Warnings() []string {
 			}
 		}
 	}
-	const advice = "they are read as repeats of one level; import the results of different systems, settings or workloads into different sweeps"
+	const advice = "they are read as repeats of one level; import the results of different systems, settings or workloads into different sweeps, or give each its series in run.yaml"
 	var out []string
-	for _, l := range order {
-		g := groups[l]
-		var why []string
-		if len(g.tools) > 1 {
-			why = append(why, fmt.Sprintf("come from different tools (%s)", strings.Join(g.tools, ", ")))
-		}
-		if len(g.series) > 1 {
-			names := make([]string, len(g.series))
-			for i, sr := range g.series {
-				names[i] = sr
-				if sr == "" {
-					names[i] = "(none)"
-				}
-			}
-			why = append(why, fmt.Sprintf("come from %d series (%s)", len(g.series), strings.Join(names, ", ")))
-		}
+	for _, k := range order {
+		g := groups[k]
 		var differ []string
-		for _, k := range g.keys {
-			if v := g.env[k]; len(v) > 1 {
-				differ = append(differ, fmt.Sprintf("%s (%s)", k, strings.Join(v, ", ")))
+		for _, key := range g.keys {
+			if v := g.env[key]; len(v) > 1 {
+				differ = append(differ, fmt.Sprintf("%s (%s)", key, strings.Join(v, ", ")))
 			}
 		}
 		if len(differ) > 0 {
-			why = append(why, "differ in "+strings.Join(differ, "; "))
+			at := k.level.Describe()
+			if !k.series.IsZero() {
+				at += " of series " + k.series.String()
+			}
+			out = append(out, fmt.Sprintf("runs at %s differ in %s: %s", at, strings.Join(differ, "; "), advice))
 		}
-		if len(why) > 0 {
-			out = append(out, fmt.Sprintf("runs at %s %s: %s", l.Describe(), strings.Join(why, " and "), advice))
+	}
+	for _, d := range imp.Duplicates {
+		kept := imp.Runs[d.Kept]
+		as := ""
+		if kept.Dir != "" {
+			as = ", written as " + kept.Dir
 		}
+		out = append(out, fmt.Sprintf("%s is the same run as %s%s (%s): imported once, not as a second repeat",
+			describeRun(d.Source, d.Where), describeRun(kept.Source, kept.Where), as, d.Reason))
 	}
 	for _, r := range imp.Runs {
 		if len(r.Excluded) == 0 || r.Requests == nil {

@@ -104,7 +104,7 @@ func importLLMPerf(r io.Reader, s *source, companions []*source, opts Options) (
 			return nil, err
 		}
 		prov.Version = "summary " + sum.version
-		run.Config.Load, run.Env = sum.level, sum.env
+		run.Config.Load, run.Env, run.traits = sum.level, sum.env, sum.traits
 		prov.Reported = sum.figures
 	} else {
 		prov.AsReported = append(prov.AsReported, "no <name>_summary.json with the responses: the level comes from --level and the tool's own figures are not shown")
@@ -132,6 +132,9 @@ type llmperfSummary struct {
 	level   ingest.LoadLevel
 	figures []ingest.ReportedFigure
 	env     []ingest.KV
+	// traits are the model, the framework (the serving provider, as the
+	// backend) and the requested mean lengths.
+	traits traits
 }
 
 var llmperfFigure = regexp.MustCompile(`^results_(ttft_s|end_to_end_latency_s|inter_token_latency_s|request_output_throughput_token_per_s|number_output_tokens|number_input_tokens)_(mean|quantiles_p\d+|min|max)$`)
@@ -194,6 +197,19 @@ func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
 	}
 	if sum.version != llmperfSummaryVersion {
 		return nil, &SourceError{File: j.file, Path: "$.version", Msg: fmt.Sprintf("LLMPerf summary version %q is not supported (benchnote reads version %s)", sum.version, llmperfSummaryVersion)}
+	}
+	for _, kv := range sum.env {
+		switch kv.Key {
+		case "model":
+			sum.traits.add("model", kv.Value, "model")
+		case "framework":
+			sum.traits.add("backend", kv.Value, "framework")
+		}
+	}
+	for _, m := range []struct{ member, label string }{{"mean_input_tokens", "input_len"}, {"mean_output_tokens", "output_len"}} {
+		if v, ok := nums[m.member]; ok && !math.IsNaN(v) {
+			sum.traits.add(m.label, numberText(v), m.member)
+		}
 	}
 	if c := nums["num_concurrent_requests"]; c >= 1 && c == math.Trunc(c) {
 		sum.level = ingest.ConcurrencyLoad(int(c))
@@ -259,7 +275,7 @@ func importLLMPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
 	prov.TokenCounts = "tokenizer:hf-internal-testing/llama-tokenizer"
 	prov.Definitions = llmperfDefinitions
-	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env}
+	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: sum.traits}
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}

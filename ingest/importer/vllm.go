@@ -401,6 +401,10 @@ func importServing(r io.Reader, s *source, opts Options, convert func(*servingRe
 		if err != nil {
 			return nil, err
 		}
+		run.traits = servingTraits(res, s)
+		if record > 0 {
+			run.Where = fmt.Sprintf("line %d", record)
+		}
 		runs = append(runs, run)
 	}
 	return runs, nil
@@ -638,7 +642,7 @@ func markSweepFiles(srcs []*source) {
 func addSweepWarmup(imp *Import, w *source, opts Options) error {
 	target := -1
 	for i, r := range imp.Runs {
-		if r.Series == w.sweepSeries && r.Config.Repeat == 1 && r.Requests != nil {
+		if r.sweepDir == filepath.Dir(w.path) && r.Config.Repeat == 1 && r.Requests != nil {
 			target = i
 		}
 	}

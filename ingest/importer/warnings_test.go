@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,31 @@ import (
 
 	"github.com/benchnote/benchnote/ingest"
 )
+
+// write writes a test file.
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewrite replaces old by new in every file under dir.
+func rewrite(t *testing.T, dir, old, new string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, p, strings.ReplaceAll(string(data), old, new))
+	}
+}
 
 // copyTree copies the files under src into dst.
 func copyTree(t *testing.T, src, dst string) {
@@ -32,43 +58,71 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// benchnote reads every run at one level as a repeat of that level, so
-// an import warns when the runs of a level differ in tool, series or
-// environment, and when nothing it read had per-request records.
+// benchnote reads the runs of one series at one level as repeats, so an
+// import warns when such runs differ in tool or in an environment key no
+// label tells apart, names each run it left out as the same run as
+// another, and warns when nothing it read had per-request records.
 func TestImportWarnings(t *testing.T) {
-	sweep := t.TempDir()
 	combo := "SERVE--max_num_seqs=64-BENCH--max_concurrency=2"
+	// Two combinations of one sweep: each records its parameters.
+	sweep := t.TempDir()
 	copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), filepath.Join(sweep, combo))
-	copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), filepath.Join(sweep, "SERVE--max_num_seqs=128-BENCH--max_concurrency=2"))
+	other := filepath.Join(sweep, "SERVE--max_num_seqs=128-BENCH--max_concurrency=2")
+	copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), other)
+	rewrite(t, other, `"max_num_seqs": 64`, `"max_num_seqs": 128`)
+	// A combination copied under another name: the same runs.
+	copied := t.TempDir()
+	copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), filepath.Join(copied, combo))
+	copyTree(t, filepath.Join(fixtures, "vllm", "sweep", combo), filepath.Join(copied, "copy"))
 
-	jsonl := filepath.Join(t.TempDir(), "append.jsonl")
-	line := func(inputLen string) string {
+	dir := t.TempDir()
+	line := func(inputLen, ttft string) string {
 		return `{"backend": "vllm", "model_id": "m", "dataset_name": "random", "random_input_len": ` + inputLen +
-			`, "request_rate": 4.0, "input_lens": [1, 1], "output_lens": [2, 2], "ttfts": [0.1, 0.2], "itls": [[0.01], [0.02]], "errors": ["", ""]}`
+			`, "request_rate": 4.0, "input_lens": [1, 1], "output_lens": [2, 2], "ttfts": [` + ttft + `, 0.2], "itls": [[0.01], [0.02]], "errors": ["", ""]}`
 	}
-	if err := os.WriteFile(jsonl, []byte(line("1024")+"\n"+line("4096")+"\n"+line("1024")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	workloads := filepath.Join(dir, "workloads.jsonl")
+	write(t, workloads, line("1024", "0.1")+"\n"+line("4096", "0.1")+"\n"+line("1024", "0.3")+"\n")
+	repeated := filepath.Join(dir, "repeated.jsonl")
+	write(t, repeated, line("1024", "0.1")+"\n"+line("1024", "0.1")+"\n")
+	metadata := filepath.Join(dir, "metadata.jsonl")
+	write(t, metadata, strings.Replace(line("1024", "0.1"), `"m",`, `"m", "host": "a",`, 1)+"\n"+
+		strings.Replace(line("1024", "0.3"), `"m",`, `"m", "host": "b",`, 1)+"\n")
+	recent := filepath.Join(fixtures, "vllm", "recent.json")
+	online := filepath.Join(fixtures, "..", "real", "sglang-bench_serving-h200-llama-3.3-70b-online.jsonl")
+
 	real := filepath.Join(fixtures, "..", "real")
-	const advice = ": they are read as repeats of one level; import the results of different systems, settings or workloads into different sweeps"
+	const advice = ": they are read as repeats of one level; import the results of different systems, settings or workloads into different sweeps, or give each its series in run.yaml"
+	const once = ": imported once, not as a second repeat"
 	tests := []struct {
 		name  string
 		files []string
 		want  []string
 	}{
-		{"one file", []string{filepath.Join(fixtures, "vllm", "recent.json")}, nil},
+		{"one file", []string{recent}, nil},
 		{"repeats of one vLLM sweep combination", []string{filepath.Join(fixtures, "vllm", "sweep")}, nil},
-		{"two vLLM sweep combinations at one level", []string{sweep}, []string{
-			"runs at concurrency 2 come from 2 series (SERVE--max_num_seqs=128-BENCH--max_concurrency=2, SERVE--max_num_seqs=64-BENCH--max_concurrency=2)" + advice}},
-		{"JSON Lines runs of two workloads at one rate", []string{jsonl}, []string{
-			"runs at 4 req/s, poisson arrivals differ in random_input_len (1024, 4096)" + advice}},
-		{"two tools at one level", []string{filepath.Join(fixtures, "aiperf"), filepath.Join(fixtures, "guidellm", "v0.4-benchmarks.json")}, []string{
-			"runs at concurrency 2 come from different tools (AIPerf, GuideLLM)" + advice}},
-		{"two LLMPerf providers at concurrency 5", []string{
+		{"two vLLM sweep combinations at one level: two series", []string{sweep}, nil},
+		{"a vLLM sweep combination copied", []string{copied}, []string{
+			filepath.Join(copied, "copy", "run=0.json") + " is the same run as " + filepath.Join(copied, combo, "run=0.json") + " (identical per-request records)" + once,
+			filepath.Join(copied, "copy", "run=1.json") + " is the same run as " + filepath.Join(copied, combo, "run=1.json") + " (identical per-request records)" + once}},
+		{"JSON Lines runs of two workloads at one rate: two series", []string{workloads}, nil},
+		{"a JSON Lines run repeated", []string{repeated}, []string{
+			repeated + " line 2 is the same run as " + repeated + " line 1 (identical per-request records)" + once}},
+		{"runs differing in a key that is no label", []string{metadata}, []string{
+			"runs at 4 req/s, poisson arrivals differ in host (a, b)" + advice}},
+		{"the same file given twice", []string{recent, recent}, []string{
+			recent + " is the same run as " + recent + " (the same file given twice)" + once}},
+		{"the same JSON Lines file given twice", []string{online, online}, func() []string {
+			var out []string
+			for i := 1; i <= 7; i++ {
+				out = append(out, fmt.Sprintf("%s line %d is the same run as %s line %d (the same file given twice)%s", online, i, online, i, once))
+			}
+			return append(out, "no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)")
+		}()},
+		{"two tools at one level: two series", []string{filepath.Join(fixtures, "aiperf"), filepath.Join(fixtures, "guidellm", "v0.4-benchmarks.json")}, nil},
+		{"two LLMPerf providers at concurrency 5: two series", []string{
 			filepath.Join(real, "llmperf-leaderboard-anyscale_70b_individual_responses.json"), filepath.Join(real, "llmperf-leaderboard-anyscale_70b_summary.json"),
-			filepath.Join(real, "llmperf-leaderboard-bedrock_70b_individual_responses.json"), filepath.Join(real, "llmperf-leaderboard-bedrock_70b_summary.json")}, []string{
-			"runs at concurrency 5 differ in name (meta-llama-Llama-2-70b-chat-hf_550_150_summary, meta-llama2-70b-chat-v1_550_150_summary); model (meta-llama/Llama-2-70b-chat-hf, meta.llama2-70b-chat-v1); framework (anyscale, bedrock)" + advice}},
-		{"aggregates only", []string{filepath.Join(real, "sglang-bench_serving-h200-llama-3.3-70b-online.jsonl")}, []string{
+			filepath.Join(real, "llmperf-leaderboard-bedrock_70b_individual_responses.json"), filepath.Join(real, "llmperf-leaderboard-bedrock_70b_summary.json")}, nil},
+		{"aggregates only", []string{online}, []string{
 			"no file held per-request records: the sweep holds only the tools' own figures (reported.yaml), which validate and report show as reported, with nothing recomputed (import per-request results for benchnote's own figures)"}},
 	}
 	for _, tt := range tests {

@@ -29,9 +29,10 @@ import (
 func Layout(imp *Import) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	type key struct {
-		series string
+		series ingest.Series
 		level  ingest.LoadLevel
 	}
+	dirOf := seriesDirs(imp.Runs)
 	used := map[key]map[int]bool{}
 	usedReported := map[key]int{}
 	// Repeats the files record (a sweep's run=N.json) first, then the
@@ -40,12 +41,16 @@ func Layout(imp *Import) (map[string][]byte, error) {
 		if r.Requests == nil || r.Config.Repeat == 0 {
 			continue
 		}
-		k := key{r.Series, r.Config.Load}
+		k := key{r.Config.Series, r.Config.Load}
 		if used[k] == nil {
 			used[k] = map[int]bool{}
 		}
 		if used[k][r.Config.Repeat] {
-			return nil, fmt.Errorf("%s: repeat %d at %s is given twice", r.Source, r.Config.Repeat, r.Config.Load.Label())
+			at := r.Config.Load.Label()
+			if !r.Config.Series.IsZero() {
+				at += " of series " + r.Config.Series.String()
+			}
+			return nil, fmt.Errorf("%s: repeat %d at %s is given twice", r.Source, r.Config.Repeat, at)
 		}
 		used[k][r.Config.Repeat] = true
 	}
@@ -54,14 +59,14 @@ func Layout(imp *Import) (map[string][]byte, error) {
 		if r.Requests != nil && !r.Config.Load.Valid() {
 			return nil, &SourceError{File: r.Source, Msg: "the file does not record its load level: pass --level c=N, --level rate=R or --level rate=inf"}
 		}
-		k := key{r.Series, r.Config.Load}
+		k := key{r.Config.Series, r.Config.Load}
 		levelDir := "level-unknown"
 		if r.Config.Load.Valid() {
 			levelDir = r.Config.Load.DirName()
 		}
 		dir := levelDir
-		if r.Series != "" {
-			dir = path.Join(safeSegment(r.Series), levelDir)
+		if sd := dirOf[r.Config.Series]; sd != "" {
+			dir = path.Join(sd, levelDir)
 		}
 		if r.Requests == nil {
 			usedReported[k]++
@@ -89,11 +94,11 @@ func Layout(imp *Import) (map[string][]byte, error) {
 		}
 		runDir := path.Join(dir, "run-"+strconv.Itoa(r.Config.Repeat))
 		r.Dir = runDir
-		var pq bytes.Buffer
-		if err := ingest.WriteRequestsParquet(&pq, r.Requests); err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Source, err)
+		pq, err := r.encoded()
+		if err != nil {
+			return nil, err
 		}
-		files[path.Join(runDir, ingest.RequestsParquet)] = pq.Bytes()
+		files[path.Join(runDir, ingest.RequestsParquet)] = pq
 		data, err := ingest.FormatRunConfig(r.Config)
 		if err != nil {
 			return nil, err
@@ -116,6 +121,27 @@ func Layout(imp *Import) (map[string][]byte, error) {
 	}
 	files[ingest.ImportRecordFile] = record
 	return files, nil
+}
+
+// seriesDirs names the directory of each series of runs (seriesDir); a
+// name two series would share is hashed for each.
+func seriesDirs(runs []Run) map[ingest.Series]string {
+	out := map[ingest.Series]string{}
+	owner := map[string]ingest.Series{}
+	for _, r := range runs {
+		s := r.Config.Series
+		if _, ok := out[s]; ok {
+			continue
+		}
+		d := seriesDir(s, false)
+		out[s] = d
+		if o, ok := owner[d]; ok && d != "" {
+			out[s], out[o] = seriesDir(s, true), seriesDir(o, true)
+			continue
+		}
+		owner[d] = s
+	}
+	return out
 }
 
 // safeSegment makes a series name usable as one path segment.
@@ -168,7 +194,21 @@ type record struct {
 	Comment string       `yaml:"written_by"`
 	Sources []FileFormat `yaml:"sources"`
 	Skipped []FileFormat `yaml:"skipped,omitempty"`
-	Files   []fileHash   `yaml:"files"`
+	// Series says which series labels the runs were given, and why.
+	Series string `yaml:"series,omitempty"`
+	// Duplicates lists the runs read but not written: the same run as one
+	// written.
+	Duplicates []recordDuplicate `yaml:"duplicates,omitempty"`
+	Files      []fileHash        `yaml:"files"`
+}
+
+// recordDuplicate is a run left out of the import as the same run as the
+// one written in SameAs.
+type recordDuplicate struct {
+	Source string `yaml:"source"`
+	Where  string `yaml:"where,omitempty"`
+	SameAs string `yaml:"same_as"`
+	Reason string `yaml:"reason"`
 }
 
 type fileHash struct {
@@ -177,7 +217,10 @@ type fileHash struct {
 }
 
 func importRecord(imp *Import, files map[string][]byte) ([]byte, error) {
-	rec := record{Comment: "benchnote import", Sources: imp.Files, Skipped: imp.Skipped}
+	rec := record{Comment: "benchnote import", Sources: imp.Files, Skipped: imp.Skipped, Series: imp.SeriesNote}
+	for _, d := range imp.Duplicates {
+		rec.Duplicates = append(rec.Duplicates, recordDuplicate{Source: d.Source, Where: d.Where, SameAs: imp.Runs[d.Kept].Dir, Reason: d.Reason})
+	}
 	var names []string
 	for n := range files {
 		names = append(names, n)

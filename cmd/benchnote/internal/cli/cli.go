@@ -451,8 +451,11 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 			env = []string{"none"}
 		}
 		status := "ok"
-		if r.Failed {
+		switch {
+		case r.Failed:
 			status = "FAILED"
+		case r.DuplicateOf != "":
+			status = "duplicate of " + r.DuplicateOf
 		}
 		cells := []string{r.Dir, format, rows, excluded, strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status}
 		for i, c := range cells {

@@ -84,7 +84,8 @@ exit codes: 0 imported, 2 an input could not be imported, or bad usage.`,
 	}
 }
 
-// printImport lists the runs written, one line each, and the files skipped.
+// printImport lists the runs written, one line each, which series labels
+// they were given and why, and the files skipped.
 // Names and the tool's version come from the command line, the file system
 // and the files themselves: their control characters (a newline, a tab)
 // are escaped, so no name can break the table or forge a row.
@@ -115,6 +116,9 @@ func printImport(w io.Writer, out string, imp *importer.Import) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", controls.Escape(r.Dir), level, requests, controls.Escape(r.Source), controls.Escape(tool))
 	}
 	tw.Flush()
+	if imp.SeriesNote != "" {
+		fmt.Fprintf(w, "\n%s\n", controls.Escape(imp.SeriesNote))
+	}
 	for _, s := range imp.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", controls.Escape(s.Path), controls.Escape(s.Note))
 	}

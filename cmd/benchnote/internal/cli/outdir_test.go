@@ -21,14 +21,16 @@ const tinyCSV = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,statu
 	"a,10,3,100,140,ok\nb,10,4,110,170,ok\nc,10,5,120,200,ok\n"
 
 // tinySweep writes a sweep of 3 runs at concurrency 2 under dir and
-// returns its path; extra adds files (slash paths under the sweep).
+// returns its path; extra adds files (slash paths under the sweep). The
+// runs' figures are the same, their first request's id not (identical
+// files would be one run).
 func tinySweep(t *testing.T, dir string, extra map[string]string) string {
 	t.Helper()
 	files := map[string]string{
 		"sweep.yaml":            "title: tiny\nwarmup: none\n",
 		"c2/run-1/requests.csv": tinyCSV,
-		"c2/run-2/requests.csv": tinyCSV,
-		"c2/run-3/requests.csv": tinyCSV,
+		"c2/run-2/requests.csv": strings.Replace(tinyCSV, "\na,", "\nd,", 1),
+		"c2/run-3/requests.csv": strings.Replace(tinyCSV, "\na,", "\ne,", 1),
 	}
 	for p, c := range extra {
 		files[p] = c

@@ -65,6 +65,9 @@ type validateRun struct {
 	Scrapes      validateScrapes  `json:"scrapes"`
 	Window       *validateWindow  `json:"window"`
 	Environment  []validateEnv    `json:"environment"`
+	// DuplicateOf names the run whose requests file this one's holds
+	// byte for byte (status "duplicate").
+	DuplicateOf string `json:"duplicate_of,omitempty"`
 }
 
 type validateReason struct {
@@ -157,8 +160,11 @@ func jsonRun(r *ingest.Run) validateRun {
 	if r.Load.Valid() {
 		jr.Level = r.Load.Describe()
 	}
-	if r.Failed {
+	switch {
+	case r.Failed:
 		jr.Status = "failed"
+	case r.DuplicateOf != "":
+		jr.Status, jr.DuplicateOf = "duplicate", r.DuplicateOf
 	}
 	if r.Requests != nil {
 		jr.Format, jr.RowsRead, jr.RowsExcluded = r.Requests.Format, r.Requests.RowsRead, r.Requests.ExcludedRows()
