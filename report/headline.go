@@ -243,9 +243,12 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 	sv := seriesOf(s)
 	var b strings.Builder
 	b.WriteString(environmentLine(s))
+	// The answers go per series when the levels (not only the tools'
+	// reported figures) belong to several.
+	perSeries := seriesWithLevels(s) > 1
 	inSeries := ""
-	if sv.several() {
-		inSeries = fmt.Sprintf(" in %d series", len(sv.list))
+	if perSeries {
+		inSeries = fmt.Sprintf(" in %d series", seriesWithLevels(s))
 	}
 	if len(s.Runs) == 0 && len(s.Reported) > 0 {
 		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
@@ -253,7 +256,7 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 	} else {
 		fmt.Fprintf(&b, " **Runs:** %d at %s%s.\n\n", len(s.Runs), v.levelsPhrase(s), inSeries)
 	}
-	if sv.several() {
+	if perSeries {
 		b.WriteString(seriesAnswers(s, sv, rows, nameRunes))
 	} else {
 		for _, a := range s.Answers {
@@ -263,13 +266,29 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 	if errs, warns := qualityCounts(s); errs+warns > 0 && len(s.Answers) > 0 {
 		// Say it next to the answer: with many levels the box is below the
 		// first screen.
-		text := b.String()
+		text := strings.TrimSuffix(b.String(), "\n\n")
 		b.Reset()
-		b.WriteString(strings.TrimSuffix(text, "\n\n"))
-		fmt.Fprintf(&b, " **Data quality: %s** (below).\n\n", countPhrase(errs, warns))
+		b.WriteString(text)
+		if last := text[strings.LastIndexByte(text, '\n')+1:]; strings.HasPrefix(last, "|") {
+			b.WriteString("\n\n") // after a table: a paragraph of its own
+		} else {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "**Data quality: %s** (below).\n\n", countPhrase(errs, warns))
 	}
 	b.WriteString(sloStatement(s.Method.SLO) + "\n")
 	return b.String()
+}
+
+// seriesWithLevels counts the series the levels belong to.
+func seriesWithLevels(s *analyze.Summary) int {
+	n := 0
+	for i, l := range s.Levels {
+		if i == 0 || l.Series != s.Levels[i-1].Series {
+			n++
+		}
+	}
+	return n
 }
 
 // seriesAnswers is the answer of a sweep of several series: a table of

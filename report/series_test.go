@@ -244,3 +244,17 @@ func TestPRFileOfManyLongSeries(t *testing.T) {
 		t.Error("a series name is not cut")
 	}
 }
+
+// TestDataQualityAfterSeriesTable: with nothing after the series table
+// (no configuration ranked), the data-quality count is a paragraph of its
+// own, never a cell glued to the table's last row.
+func TestDataQualityAfterSeriesTable(t *testing.T) {
+	s := answersSummary(t, analyze.Configurations{Per: analyze.PerGPU, Series: []analyze.SeriesRank{{}, {}}})
+	s.Configurations = nil
+	s.Findings = []analyze.Finding{{Severity: "warning", Rule: "r", Message: "m"}}
+	cell := headlineCell(s)
+	want := "| tp=2 | concurrency 16 | 95.0 ± 1.0 % (3 of 3) | 2000 ± 10 | 5.00 ± 0.10 |\n\n**Data quality: 1 warning** (below).\n\n"
+	if !strings.Contains(cell, want) {
+		t.Errorf("headline lacks\n%s\nin:\n%s", want, cell)
+	}
+}

@@ -160,7 +160,8 @@ func TestImportVLLMRateSweep(t *testing.T) {
 
 // A sweep mixing modes (two vLLM rate levels from one JSON Lines file and
 // an AIPerf run at concurrency 2) names every level in full, and its
-// charts draw each mode as its own series on an axis that says so.
+// charts draw each mode as its own line on an axis that says so (here the
+// two tools are two series, each named with its mode).
 func TestImportMixedModes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep")
 	_, stderr, code := runImportCmd(t, out,
@@ -177,7 +178,7 @@ func TestImportMixedModes(t *testing.T) {
 		}
 	}
 	svg := string(files["plots/latency-ttft.svg"])
-	for _, want := range []string{"load: concurrency (requests in flight) or request rate (req/s)", "p95 (concurrency)", "p95 (request rate)"} {
+	for _, want := range []string{"load: concurrency (requests in flight) or request rate (req/s)", "tool=aiperf (concurrency)", "tool=vllm-benchmark_serving.py (request rate)"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("plots/latency-ttft.svg lacks %q", want)
 		}
