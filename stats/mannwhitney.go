@@ -1,8 +1,10 @@
 // Package stats holds the inferential statistics that compare and history
 // apply to per-run values: the exact two-sided Mann–Whitney U test with
-// ties, the smallest p-value a pair of sample sizes can ever give, the
-// number of runs per side needed to reach a significance level, and the
-// Holm step-down correction for many tests at once.
+// ties, its stratified form across load levels (van Elteren's test, which
+// is the sign test with one run a level), the smallest p-value given
+// sample sizes can give without ties, the number of runs per side needed
+// to reach a significance level, and the Holm step-down correction for
+// many tests at once.
 //
 // Everything here is pure computation on float64 slices. Runs are the
 // independent unit the callers feed in, never requests; nothing here
@@ -198,8 +200,12 @@ func normalP(dev float64, n1, n2 int, tieTerm float64) float64 {
 // MinP returns the smallest two-sided p-value the exact test can give for
 // samples of n1 and n2 values without ties: both extreme arrangements out
 // of C(n1+n2, n1), so 2 / C(n1+n2, n1), capped at 1. For 3 vs 3 it is
-// 2/20 = 0.10, for 4 vs 4 it is 2/70 ≈ 0.029. Ties can only make the
-// smallest attainable p larger.
+// 2/20 = 0.10, for 4 vs 4 it is 2/70 ≈ 0.029. With ties the p-value can
+// fall below it: when the tied values leave only one arrangement as far
+// from the centre as the observed one, p is 1 / C(n1+n2, n1)
+// (MannWhitney([1,2,3], [4,4,5,6]) gives 1/35 against MinP 2/35). So a
+// test whose MinP is not below α can still, rarely, reject: MinP is what
+// the runs guarantee, not a floor of every p.
 func MinP(n1, n2 int) float64 {
 	if n1 <= 0 || n2 <= 0 {
 		return 1
