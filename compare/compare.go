@@ -139,8 +139,10 @@ type Tests struct {
 	Correction string  `json:"correction"`
 	// Family says which tests the correction runs over.
 	Family string `json:"family"`
-	// ExpectedFalseFlags is Count·α: the number of tests expected below α
-	// by chance alone when nothing changed and no correction is applied.
+	// ExpectedFalseFlags is the number of tests expected below α by chance
+	// alone when nothing changed and no correction is applied: the sum of
+	// each exact test's real size at α at its runs and ties (0.029 for a
+	// 4-vs-4 test at α = 0.05, 0 for 3 vs 3), below Count·α.
 	ExpectedFalseFlags float64 `json:"expected_false_flags"`
 	// EffectiveAlpha is α, or α/Count under Holm: what the smallest p must
 	// beat for anything to be flagged.
@@ -186,9 +188,19 @@ type Result struct {
 	// the threshold could not be tested, else OutcomeImprovement when
 	// something was flagged better, else OutcomeNoChange; it is
 	// OutcomeNothingCompared when no level is present on both sides.
-	Outcome string        `json:"outcome"`
-	Tests   Tests         `json:"tests"`
-	Levels  []LevelResult `json:"levels"`
+	Outcome string `json:"outcome"`
+	// Verdict is the outcome in one sentence, the first line of stdout
+	// and of compare.md.
+	Verdict string `json:"verdict"`
+	// Findings are the gate's decisions: each headline statistic of each
+	// series, tested once across every level both sides share; Family
+	// says which of them gate.
+	Findings []Finding `json:"findings"`
+	Family   Family    `json:"family"`
+	// Tests describes the per-level tests of the rows (a description of
+	// where a change shows; they gate only with --per-level).
+	Tests  Tests         `json:"tests"`
+	Levels []LevelResult `json:"levels"`
 	// OnlyBase and OnlyNew are the levels one side lacks.
 	OnlyBase []OneSided `json:"only_base"`
 	OnlyNew  []OneSided `json:"only_new"`
@@ -277,6 +289,8 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 	}
 	sortLevels(res.Levels)
 	res.Tests = decide(res.Levels, opts)
+	res.Findings = findings(res.Levels, opts)
+	res.Family = decideFindings(res.Findings, res.Levels, opts)
 	res.ErrorRate = errorRateRises(res.Levels, opts)
 	if sloSet {
 		switch {
@@ -294,6 +308,7 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 		}
 	}
 	res.Outcome = outcome(res)
+	res.Verdict = verdictSentence(res)
 	return res, nil
 }
 
@@ -396,8 +411,11 @@ func decide(levels []LevelResult, opts Options) Tests {
 			}
 		}
 	}
-	t := Tests{Count: len(ps), Alpha: opts.Alpha, Correction: opts.Correction,
-		ExpectedFalseFlags: float64(len(ps)) * opts.Alpha, EffectiveAlpha: opts.Alpha}
+	t := Tests{Count: len(ps), Alpha: opts.Alpha, Correction: opts.Correction, EffectiveAlpha: opts.Alpha}
+	for _, rf := range refs {
+		row := levels[rf.l].Rows[rf.r]
+		t.ExpectedFalseFlags += stats.StratifiedSize([]stats.Stratum{{X: row.New.values(), Y: row.Base.values()}}, opts.Alpha)
+	}
 	t.Family = fmt.Sprintf("%d headline statistics × %d levels present on both sides; %d of those pairs have values and variation on both sides", len(Headline), len(levels), len(ps))
 	adjusted := ps
 	if opts.Correction == CorrectionHolm && len(ps) > 0 {
@@ -415,26 +433,31 @@ func decide(levels []LevelResult, opts Options) Tests {
 		if float64(row.Test.MinP) >= t.EffectiveAlpha && !(adjusted[k] < opts.Alpha) {
 			row.NeedRuns = t.RunsNeeded
 		}
-		switch {
-		case !row.beyond():
-			row.Verdict = VerdictNoChange
-		case row.NeedRuns > 0:
-			row.Verdict = VerdictUndecided
-		case adjusted[k] < opts.Alpha && row.Direction == "worse":
-			row.Verdict = VerdictRegression
-		case adjusted[k] < opts.Alpha && row.Direction == "better":
-			row.Verdict = VerdictImprovement
-		default:
-			row.Verdict = VerdictNotDistinguishable
-		}
+		row.Verdict = rowVerdict(*row, adjusted[k], opts.Alpha)
 	}
 	return t
 }
 
+// rowVerdict is a tested row's verdict given its adjusted p.
+func rowVerdict(row Row, adjusted, alpha float64) string {
+	switch {
+	case !row.beyond():
+		return VerdictNoChange
+	case row.NeedRuns > 0:
+		return VerdictUndecided
+	case adjusted < alpha && row.Direction == "worse":
+		return VerdictRegression
+	case adjusted < alpha && row.Direction == "better":
+		return VerdictImprovement
+	}
+	return VerdictNotDistinguishable
+}
+
 // errorRateRises lists the levels where the new side's median per-run
 // error rate, or its worst run, exceeds the base side's by more than the
-// error-rate threshold. This is a guard, not a test: one run full of
-// errors is enough to trip it.
+// error-rate threshold. It describes where errors rose; it does not gate
+// (the error rate's finding, a stratified test with the threshold as its
+// minimum rise, does).
 func errorRateRises(levels []LevelResult, opts Options) []ErrorRateRise {
 	var out []ErrorRateRise
 	for _, l := range levels {
@@ -468,20 +491,32 @@ func outcome(r *Result) string {
 		return OutcomeNothingCompared
 	}
 	var reg, undecided, imp bool
-	for _, l := range r.Levels {
-		for _, row := range l.Rows {
-			switch {
-			case row.Verdict == VerdictRegression:
-				reg = true
-			case row.Verdict == VerdictImprovement:
-				imp = true
-			case row.Verdict == VerdictUndecided && row.Direction == "worse":
-				undecided = true
+	for _, f := range r.Findings {
+		if !f.Primary {
+			continue
+		}
+		switch {
+		case f.Verdict == VerdictRegression:
+			reg = true
+		case f.Verdict == VerdictImprovement:
+			imp = true
+		case f.Verdict == VerdictUndecided && f.Direction == "worse":
+			undecided = true
+		}
+	}
+	if r.Options.PerLevel {
+		for _, l := range r.Levels {
+			for _, row := range l.Rows {
+				if !r.Options.inGate(row.Metric.Key) {
+					continue
+				}
+				reg = reg || row.Verdict == VerdictRegression
+				imp = imp || row.Verdict == VerdictImprovement
 			}
 		}
 	}
 	switch {
-	case reg || len(r.ErrorRate) > 0:
+	case reg:
 		return OutcomeRegression
 	case undecided:
 		return OutcomeUndecided

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 )
 
@@ -19,18 +21,24 @@ const (
 
 // Exit codes of a gate.
 const (
-	ExitPass       = 0 // nothing flagged that fails
-	ExitFail       = 1 // a flagged regression (or what --fail-on chose)
-	ExitUndecided  = 2 // not comparable, too few runs to decide, or no common level
-	ExitInputError = 3 // the inputs or options could not be used
+	ExitPass = 0 // nothing flagged that fails
+	ExitFail = 1 // a flagged regression (or what --fail-on chose)
+	// ExitIncomparable: not comparable, or nothing in common.
+	ExitIncomparable = 2
+	ExitInputError   = 3 // the inputs or options could not be used
+	// ExitUndecided: a primary statistic moved beyond its threshold in a
+	// failing direction, but the runs are too few for its test to reach
+	// the level it is held to.
+	ExitUndecided = 4
 )
 
 // GateOptions says what fails the gate.
 type GateOptions struct {
 	// FailOn is FailOnRegression, FailOnErrorRate or FailOnAny.
 	FailOn string
-	// AllowIncomparable turns "not comparable" and "too few runs to
-	// decide" from exit 2 into a pass (flagged rows still fail).
+	// AllowIncomparable turns "not comparable" and "nothing in common"
+	// (exit 2) and "too few runs to decide" (exit 4) into a pass (flagged
+	// findings still fail).
 	AllowIncomparable bool
 }
 
@@ -51,10 +59,11 @@ func CheckFailOn(s string) error {
 }
 
 // Gate decides the exit code: 2 when the sweeps are not comparable or have
-// no level in common (unless allowed), else 1 when something chosen by
-// FailOn is flagged, else 2 when a change beyond the threshold in a
-// direction that would fail could not be tested for want of runs (unless
-// allowed), else 0.
+// nothing in common (unless allowed), else 1 when a primary finding chosen
+// by FailOn is flagged (with --per-level, also a level's test of a primary
+// statistic), else 4 when a primary statistic moved beyond its threshold
+// in a direction that would fail but its test cannot reach the level it
+// is held to (unless allowed), else 0. Secondary statistics never gate.
 func (r *Result) Gate(g GateOptions) Gate {
 	var out Gate
 	if r.Comparability.Verdict == NotComparable && !g.AllowIncomparable {
@@ -62,12 +71,12 @@ func (r *Result) Gate(g GateOptions) Gate {
 		for _, c := range r.Comparability.Blockers() {
 			why = append(why, fmt.Sprintf("%s (%s vs %s)", c.Key, quoteOr(c.Base), quoteOr(c.New)))
 		}
-		out.Code = ExitUndecided
+		out.Code = ExitIncomparable
 		out.Lines = append(out.Lines, "not comparable: "+strings.Join(why, "; ")+" (--expect KEY declares an intended change; --allow-incomparable compares anyway)")
 		return out
 	}
 	if r.Outcome == OutcomeNothingCompared && !g.AllowIncomparable {
-		out.Code = ExitUndecided
+		out.Code = ExitIncomparable
 		if r.Series != nil && len(r.Series.Compared) == 0 {
 			out.Lines = append(out.Lines, fmt.Sprintf("nothing compared: no series is present on both sides (base %s, new %s; --base-series and --new-series compare two series) (--allow-incomparable passes anyway)",
 				SeriesList(seriesNames(r.Series.OnlyBase), 5), SeriesList(seriesNames(r.Series.OnlyNew), 5)))
@@ -77,38 +86,70 @@ func (r *Result) Gate(g GateOptions) Gate {
 			levelList(r.OnlyBase), levelList(r.OnlyNew)))
 		return out
 	}
-	var fails []string
-	if g.FailOn != FailOnErrorRate {
+	fails := func(f Finding) bool {
+		switch {
+		case !f.Primary || !f.Flagged():
+			return false
+		case g.FailOn == FailOnErrorRate:
+			return f.Metric.Key == ErrorRateKey && f.Verdict == VerdictRegression
+		case g.FailOn == FailOnAny:
+			return true
+		}
+		return f.Verdict == VerdictRegression
+	}
+	var lines []string
+	for _, f := range r.findingsBySeverity() {
+		if fails(f) {
+			lines = append(lines, fmt.Sprintf("%s: %s", f.Verdict, findingPhrase(f, r)))
+		}
+	}
+	if r.Options.PerLevel && g.FailOn != FailOnErrorRate {
 		verdicts := []string{VerdictRegression}
 		if g.FailOn == FailOnAny {
 			verdicts = append(verdicts, VerdictImprovement)
 		}
 		for _, lr := range r.BySeverity(verdicts...) {
-			fails = append(fails, fmt.Sprintf("%s: %s at %s: %s → %s (%s, p = %s)", lr.Verdict, lr.Metric.Name, lr.Label,
+			if !r.Options.inGate(lr.Metric.Key) {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s at one level: %s at %s: %s → %s (%s, p = %s)", lr.Verdict, lr.Metric.Name, lr.Label,
 				plainNum(float64(lr.Base.Median), lr.Metric.Unit), plainNum(float64(lr.New.Median), lr.Metric.Unit),
 				ChangeText(lr.Row), plainP(float64(lr.Test.PAdjusted))))
 		}
 	}
-	for _, e := range r.ErrorRate {
-		fails = append(fails, fmt.Sprintf("error-rate rise at %s: median %.2f %% → %.2f %%, worst run %.2f %% → %.2f %% (threshold %g pp)",
-			e.Label, e.BaseMedian, e.NewMedian, e.BaseWorst, e.NewWorst, e.Threshold))
-	}
-	if len(fails) > 0 {
-		out.Code, out.Lines = ExitFail, fails
+	if len(lines) > 0 {
+		out.Code, out.Lines = ExitFail, lines
 		return out
 	}
-	if g.FailOn != FailOnErrorRate && !g.AllowIncomparable {
-		for _, lr := range r.BySeverity(VerdictUndecided) {
-			if lr.Direction != "worse" && g.FailOn != FailOnAny {
+	if !g.AllowIncomparable {
+		for _, f := range r.findingsBySeverity() {
+			if !f.Primary || f.Verdict != VerdictUndecided {
 				continue
 			}
-			out.Lines = append(out.Lines, fmt.Sprintf("undecided: %s at %s changed %s with %d vs %d runs: need ≥ %d runs per side to test it",
-				lr.Metric.Name, lr.Label, ChangeText(lr.Row), lr.Base.N, lr.New.N, lr.NeedRuns))
+			if f.Direction != "worse" && g.FailOn != FailOnAny || g.FailOn == FailOnErrorRate && f.Metric.Key != ErrorRateKey {
+				continue
+			}
+			out.Lines = append(out.Lines, fmt.Sprintf("undecided: %s changed %s across %s with %s: need ≥ %d runs a side at these levels to test it (--no-test flags on the threshold alone)",
+				f.Metric.Name, ChangeText(Row{Metric: f.Metric, Change: f.Change}), plural(f.Levels, "level", "levels"), runsPhrase(f), f.NeedRuns))
 		}
 		if len(out.Lines) > 0 {
 			out.Code = ExitUndecided
 		}
 	}
+	return out
+}
+
+// findingsBySeverity returns the findings, most severe first, ties in
+// their order.
+func (r *Result) findingsBySeverity() []Finding {
+	out := append([]Finding(nil), r.Findings...)
+	key := func(f Finding) float64 {
+		if !f.Severity.Valid() {
+			return -1
+		}
+		return math.Round(float64(f.Severity) * 1e6)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) > key(out[j]) })
 	return out
 }
 

@@ -42,12 +42,22 @@ type Options struct {
 	// Pair, when set, compares one series of each side, levels matched by
 	// load alone (--base-series, --new-series). Not with Series.
 	Pair *SeriesPair `json:"series_pair,omitempty"`
+	// Gate is the gate's family of statistics (keys of Headline), tested
+	// per series across levels; empty means DefaultGate (--gate).
+	Gate []string `json:"gate,omitempty"`
+	// PerLevel adds each level's test of the family's statistics to the
+	// family (--per-level).
+	PerLevel bool `json:"per_level,omitempty"`
+	// NoTest flags a family statistic on its threshold alone, without a
+	// statistical test: for sweeps where none is possible (--no-test).
+	NoTest bool `json:"no_test,omitempty"`
 }
 
-// DefaultOptions returns α = 0.05 without correction, a 5 % threshold,
-// 5 pp for goodput, 1 pp for the error rate and 90 % attainment.
+// DefaultOptions returns α = 0.05 with Holm's correction over the gate's
+// family, a 5 % threshold, 5 pp for goodput, 1 pp for the error rate and
+// 90 % attainment.
 func DefaultOptions() Options {
-	return Options{Alpha: 0.05, Correction: CorrectionNone, Threshold: 0.05,
+	return Options{Alpha: 0.05, Correction: CorrectionHolm, Threshold: 0.05,
 		GoodputThreshold: 5, ErrorRateThreshold: 1, Attainment: 90}
 }
 
@@ -119,6 +129,11 @@ func (o Options) Validate() error {
 	}{{"threshold", o.Threshold, 100}, {"goodput threshold", o.GoodputThreshold, 1}, {"error-rate threshold", o.ErrorRateThreshold, 1}} {
 		if !(th.v >= 0 && th.v*th.scale <= MaxThreshold) {
 			return fmt.Errorf("%s %v: expected a number from 0 to %g", th.name, th.v, MaxThreshold/th.scale)
+		}
+	}
+	if len(o.Gate) > 0 {
+		if err := CheckGate(o.Gate); err != nil {
+			return err
 		}
 	}
 	if o.Pair != nil && !o.Series.IsZero() {

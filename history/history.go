@@ -56,7 +56,11 @@ type Options struct {
 
 // DefaultOptions returns compare's defaults and a baseline of 5 entries.
 func DefaultOptions() Options {
-	return Options{Compare: compare.DefaultOptions(), Window: 5}
+	o := compare.DefaultOptions()
+	// History's change points are per level and statistic, uncorrected
+	// unless --correct holm (docs/archive.md).
+	o.Correction = compare.CorrectionNone
+	return Options{Compare: o, Window: 5}
 }
 
 // Boundary kinds between segments.

@@ -161,18 +161,36 @@ type rankedStratum struct {
 // l/(n_k+1), and returns P(|S| ≥ |s|) for the observed sum s. It reports
 // false when the support would be too large.
 func stratifiedExactP(ps []rankedStratum, l int) (float64, bool) {
-	// dist[v+off] is the probability of the weighted sum v so far.
-	dist := []float64{1}
-	off := 0
+	dist, off, ok := convolve(ps, l)
+	if !ok {
+		return 0, false
+	}
 	observed := 0
 	for _, p := range ps {
+		observed += l / (p.n + 1) * p.dev2
+	}
+	target := abs(observed)
+	var extreme float64
+	for i, pd := range dist {
+		if abs(i-off) >= target {
+			extreme += pd
+		}
+	}
+	return math.Min(1, extreme), true
+}
+
+// convolve returns the null distribution of the weighted sum of the
+// strata's doubled rank-sum deviations, dist[v+off] the probability of v,
+// or false when its support would be too large.
+func convolve(ps []rankedStratum, l int) (dist []float64, off int, ok bool) {
+	dist = []float64{1}
+	for _, p := range ps {
 		w := l / (p.n + 1)
-		observed += w * p.dev2
 		devs, probs := rankSumDistribution(p.ranks2, p.nx, p.n)
 		lo, hi := w*devs[0], w*devs[len(devs)-1]
 		width := len(dist) + hi - lo
 		if width > maxExactSupport {
-			return 0, false
+			return nil, 0, false
 		}
 		next := make([]float64, width)
 		for i, pd := range dist {
@@ -185,14 +203,66 @@ func stratifiedExactP(ps []rankedStratum, l int) (float64, bool) {
 		}
 		dist, off = next, off-lo
 	}
-	target := abs(observed)
-	var extreme float64
-	for i, pd := range dist {
-		if abs(i-off) >= target {
-			extreme += pd
+	return dist, off, true
+}
+
+// StratifiedSize returns the size of Stratified's test at alpha for
+// strata of these sizes and ties: the probability, when X and Y come from
+// one distribution in every stratum, that the test gives p < alpha. A
+// discrete test's size is at most alpha and often well below it; 0 when
+// no outcome reaches alpha. Where Stratified would use the normal
+// approximation it is alpha.
+func StratifiedSize(strata []Stratum, alpha float64) float64 {
+	var ps []rankedStratum
+	l := 1
+	for _, s := range strata {
+		x, y := finite(s.X), finite(s.Y)
+		if len(x) == 0 || len(y) == 0 {
+			continue
+		}
+		ranks2, w2, _, _ := doubledRanks(x, y)
+		n := len(x) + len(y)
+		if ranks2[0] == ranks2[n-1] {
+			continue
+		}
+		if n > ExactLimit {
+			return alpha
+		}
+		ps = append(ps, rankedStratum{ranks2: ranks2, nx: len(x), n: n, dev2: w2 - len(x)*(n+1)})
+		if l = lcm(l, n+1); l > maxExactSupport {
+			return alpha
 		}
 	}
-	return math.Min(1, extreme), true
+	if len(ps) == 0 {
+		return 0
+	}
+	dist, off, ok := convolve(ps, l)
+	if !ok {
+		return alpha
+	}
+	// p(v) = P(|S| ≥ |v|) falls as |v| grows: walk |v| down from the
+	// largest, adding the tail, while the tail stays below alpha.
+	byAbs := map[int]float64{}
+	var keys []int
+	for i, pd := range dist {
+		if pd == 0 {
+			continue
+		}
+		a := abs(i - off)
+		if _, seen := byAbs[a]; !seen {
+			keys = append(keys, a)
+		}
+		byAbs[a] += pd
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(keys)))
+	tail := 0.0
+	for _, a := range keys {
+		if tail+byAbs[a] >= alpha {
+			break
+		}
+		tail += byAbs[a]
+	}
+	return tail
 }
 
 // rankSumDistribution returns the possible doubled deviations of the

@@ -155,3 +155,34 @@ func TestStratifiedRunsNeeded(t *testing.T) {
 		}
 	}
 }
+
+func TestStratifiedSize(t *testing.T) {
+	two := func(k int) []Stratum {
+		var s []Stratum
+		for i := range k {
+			s = append(s, Stratum{X: []float64{float64(10*i + 1)}, Y: []float64{float64(10*i + 2)}})
+		}
+		return s
+	}
+	four := Stratum{X: []float64{1, 2, 3, 4}, Y: []float64{5, 6, 7, 8}}
+	tests := []struct {
+		name   string
+		strata []Stratum
+		alpha  float64
+		want   float64
+	}{
+		// One 4-vs-4 stratum: only the two extremes (2/70) are below 0.05.
+		{"4 v 4 at 0.05", []Stratum{four}, 0.05, 2.0 / 70},
+		// Sign test over 10 levels at 0.05: 9 or 10 of one sign give
+		// p = 22/1024 = 0.0215 and 2/1024; 8 gives 112/1024 = 0.109. So
+		// the size is P(9 or 10 of one sign) = 2·(10+1)/1024.
+		{"sign test, 10 levels", two(10), 0.05, 22.0 / 1024},
+		// Three levels of one run cannot reach 0.05 at all.
+		{"sign test, 3 levels", two(3), 0.05, 0},
+	}
+	for _, tt := range tests {
+		if got := StratifiedSize(tt.strata, tt.alpha); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: size %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -75,13 +75,15 @@ func render(in Input, lay layout) string {
 	r := in.Result
 	var b strings.Builder
 	var cut []string
-	fmt.Fprintf(&b, "# benchnote compare\n\n")
+	// The verdict in one sentence is the first line.
+	fmt.Fprintf(&b, "%s\n\n# benchnote compare\n\n", report.EscapeMarkdown(r.Verdict))
 	fmt.Fprintf(&b, "**Base:** %s: %s (%s)  \n**New:** %s: %s (%s)\n\n",
 		report.Code(r.Base.Name), report.EscapeMarkdown(clip(r.Base.Title, 120)), sideCounts(r.Base),
 		report.Code(r.New.Name), report.EscapeMarkdown(clip(r.New.Title, 120)), sideCounts(r.New))
 	writeSeries(&b, r, lay)
 
 	writeVerdict(&b, in)
+	writeFindings(&b, r, lay)
 	writeSLO(&b, r)
 	writeSLOBySeries(&b, r.SLOBySeries)
 
@@ -90,13 +92,13 @@ func render(in Input, lay layout) string {
 		verdicts     []string
 		undecided    bool
 	}{
-		{"Regressions", "Flagged: distinguishable from run-to-run noise (p < α) **and** worse by more than the threshold.", []string{compare.VerdictRegression}, false},
-		{"Undecided: too few runs", "Worse by more than the threshold, but with these run counts no exact test can reach α: more runs are needed to tell a change from noise. Whether the ranges of the runs overlap is shown as a description only, not a test.", []string{compare.VerdictUndecided}, true},
-		{"Improvements", "Flagged: distinguishable from noise (p < α) and better by more than the threshold.", []string{compare.VerdictImprovement}, false},
+		{"Regressions at single levels", "Where a change shows: a level's own test (p < α, Holm over every level's tests) **and** worse by more than the threshold. These describe; the gate decides on the statistics tested across levels above (unless `--per-level`).", []string{compare.VerdictRegression}, false},
+		{"Undecided at single levels: too few runs", "Worse by more than the threshold at one level, but with these run counts no exact test of that level alone can reach α. Whether the ranges of the runs overlap is shown as a description only, not a test.", []string{compare.VerdictUndecided}, true},
+		{"Improvements at single levels", "A level's own test (p < α) and better by more than the threshold.", []string{compare.VerdictImprovement}, false},
 	}
 	if len(r.ErrorRate) > 0 {
 		fmt.Fprintf(&b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
-		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold. This is a guard, not a test: one run full of errors is enough.\n\n")
+		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold at these levels. This describes where errors rose; it does not gate: the error rate's test across levels above does, with the threshold as its smallest rise.\n\n")
 		// Most severe first: the larger of the rises of the median and of
 		// the worst run; compare.json keeps them in level order.
 		shown := append([]compare.ErrorRateRise{}, r.ErrorRate...)
@@ -242,8 +244,8 @@ func writeVerdict(b *strings.Builder, in Input) {
 	r := in.Result
 	count := func(v string) int {
 		n := 0
-		for _, lr := range r.Rows() {
-			if lr.Verdict == v && (v != compare.VerdictUndecided || lr.Direction == "worse") {
+		for _, f := range r.Findings {
+			if f.Primary && f.Verdict == v && (v != compare.VerdictUndecided || f.Direction == "worse") {
 				n++
 			}
 		}
@@ -253,18 +255,18 @@ func writeVerdict(b *strings.Builder, in Input) {
 	var what string
 	switch r.Outcome {
 	case compare.OutcomeRegression:
-		what = fmt.Sprintf("**Regression**: %d flagged regression(s), %d error-rate rise(s).", count(compare.VerdictRegression), len(r.ErrorRate))
+		what = fmt.Sprintf("**Regression**: %d primary statistic(s) flagged worse.", count(compare.VerdictRegression))
 	case compare.OutcomeUndecided:
-		what = fmt.Sprintf("**Undecided**: %d change(s) for the worse beyond the threshold cannot be tested with these runs: need ≥ %d runs per side.", count(compare.VerdictUndecided), r.Tests.RunsNeeded)
+		what = fmt.Sprintf("**Undecided**: %d primary statistic(s) worse beyond the threshold cannot be tested with these runs.", count(compare.VerdictUndecided))
 	case compare.OutcomeImprovement:
-		what = fmt.Sprintf("**Improvement**: %d flagged improvement(s), no regression.", count(compare.VerdictImprovement))
+		what = fmt.Sprintf("**Improvement**: %d primary statistic(s) flagged better, none worse.", count(compare.VerdictImprovement))
 	case compare.OutcomeNothingCompared:
 		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
 		if r.Series != nil && len(r.Series.Compared) == 0 {
 			what = "**Nothing compared**: no series is present on both sides (they are listed under \"Series on one side only\")."
 		}
 	default:
-		what = "**No change**: nothing was flagged beyond the thresholds."
+		what = "**No change**: no primary statistic was flagged beyond its threshold."
 	}
 	fmt.Fprintf(b, "%s Comparability: **%s**", what, r.Comparability.Verdict)
 	switch r.Comparability.Verdict {
@@ -302,17 +304,104 @@ func writeVerdict(b *strings.Builder, in Input) {
 		b.WriteString(", nothing fails.")
 	case compare.ExitFail:
 		fmt.Fprintf(b, ", %d reason(s) listed below.", len(in.Gate.Lines))
-	case compare.ExitUndecided:
-		switch {
-		case r.Comparability.Verdict == compare.NotComparable:
+	case compare.ExitIncomparable:
+		if r.Comparability.Verdict == compare.NotComparable {
 			b.WriteString(", not comparable.")
-		case r.Outcome == compare.OutcomeNothingCompared:
+		} else {
 			b.WriteString(", nothing compared.")
-		default:
-			b.WriteString(", too few runs to decide.")
 		}
+	case compare.ExitUndecided:
+		b.WriteString(", too few runs to decide.")
 	}
 	b.WriteString("\n\n")
+}
+
+// writeFindings is the gate's table: each primary statistic of each series
+// tested once across the levels both sides share, then (in full detail)
+// the secondary ones.
+func writeFindings(b *strings.Builder, r *compare.Result, lay layout) {
+	if len(r.Findings) == 0 {
+		return
+	}
+	f := r.Family
+	corr := "no correction"
+	if f.Correction == compare.CorrectionHolm {
+		corr = fmt.Sprintf("Holm over the %d tests: the smallest p must beat α/%d = %s", f.Tests, max(f.Tests, 1), fmtP(f.EffectiveAlpha))
+	}
+	fmt.Fprintf(b, "## The gate: primary statistics across levels\n\nEach statistic of each series is tested once across every level both sides share, on the per-run values (a stratified rank test; with one run a level, a sign test across levels). The gate's family: %s, at α = %s, %s.",
+		strings.Join(f.Statistics, ", "), fmtFloat(f.Alpha), corr)
+	if f.PerLevel {
+		b.WriteString(" With `--per-level`, each level's test of these statistics is in the family too.")
+	}
+	if f.NoTest {
+		b.WriteString(" **`--no-test`: flagged on the threshold alone; no statistical test was made.**")
+	}
+	b.WriteString("\n\n")
+	several := false
+	for _, x := range r.Findings {
+		several = several || !x.Series.IsZero()
+	}
+	row := func(x compare.Finding) []string {
+		name := x.Metric.Name
+		if several {
+			name = x.Series.String() + ": " + name
+		}
+		change := compare.ChangeText(compare.Row{Metric: x.Metric, Change: x.Change})
+		if rg := compare.ChangeRange(x); rg != "" {
+			change += " (" + rg + ")"
+		}
+		p := "—"
+		switch {
+		case x.Test == nil && x.Note != "":
+			p = x.Note
+		case x.NeedRuns > 0:
+			p = fmt.Sprintf("need ≥ %d runs a side", x.NeedRuns)
+		case x.Test != nil && x.Primary && f.Correction == compare.CorrectionHolm:
+			p = fmt.Sprintf("%s (Holm %s)", fmtP(float64(x.Test.P)), fmtP(float64(x.Test.PAdjusted)))
+		case x.Test != nil:
+			p = fmtP(float64(x.Test.P))
+		}
+		return []string{report.EscapeMarkdown(name), change, strconv.Itoa(x.Levels), fmt.Sprintf("%d / %d", x.BaseRuns, x.NewRuns), p, findingVerdictCell(x)}
+	}
+	head := []string{"statistic", "change (median over levels, range)", "levels", "runs base / new", "p", "verdict"}
+	var prim, sec [][]string
+	for _, x := range r.Findings {
+		if x.Primary {
+			prim = append(prim, row(x))
+		} else {
+			sec = append(sec, row(x))
+		}
+	}
+	b.WriteString(report.Table(head, prim))
+	if lay.detail == detailFull && len(sec) > 0 {
+		b.WriteString("\nSecondary statistics, tested the same way and reported only (they do not gate; their p is not corrected):\n\n")
+		b.WriteString(report.Table(head, sec))
+	}
+	b.WriteString("\n")
+}
+
+func findingVerdictCell(x compare.Finding) string {
+	if !x.Primary && x.Flagged() {
+		// A secondary statistic does not gate and its p is not corrected.
+		if x.Verdict == compare.VerdictRegression {
+			return "worse (secondary: p < α uncorrected)"
+		}
+		return "better (secondary: p < α uncorrected)"
+	}
+	switch x.Verdict {
+	case compare.VerdictRegression:
+		return "**regression**"
+	case compare.VerdictUndecided:
+		return fmt.Sprintf("undecided: need ≥ %d runs a side", x.NeedRuns)
+	case compare.VerdictNotDistinguishable:
+		return "not distinguishable from noise"
+	case compare.VerdictNotAvailable:
+		if x.Note != "" {
+			return "n/a: " + x.Note
+		}
+		return "n/a"
+	}
+	return x.Verdict
 }
 
 func writeSLO(b *strings.Builder, r *compare.Result) {

@@ -206,8 +206,8 @@ func layoutCompare(t *testing.T) string {
 	b := writeSummary(t, dir, "slower", scaleLatencies(t, base, 1.3))
 	out := filepath.Join(dir, "cmp")
 	var stdout, stderr bytes.Buffer
-	if code := Run([]string{"compare", "-o", out, a, b}, &stdout, &stderr); code != 2 {
-		t.Fatalf("compare: exit %d, want 2 (undecided): %s", code, stderr.String())
+	if code := Run([]string{"compare", "-o", out, a, b}, &stdout, &stderr); code != 1 {
+		t.Fatalf("compare: exit %d, want 1 (regressions across levels): %s", code, stderr.String())
 	}
 	return absPath(t, filepath.Join(out, "compare.html"))
 }

@@ -32,9 +32,15 @@ func compareCommand() *command {
 		help: `BASE and NEW are each a sweep directory, a report directory or a
 summary.json. compare checks first whether the two can be compared
 (hardware, model, engine, method, workload; --expect KEY declares an
-intended change), then tests every headline statistic at every level both
-have with an exact Mann–Whitney U test on the per-run values, and flags a
-change only when p < α and it exceeds its threshold. With -o it writes
+intended change), then tests each headline statistic of each series once
+across every level both have: a stratified rank test on the per-run values
+(van Elteren's, exact; with one run a level, a sign test across levels).
+The gate decides on a small family of primary statistics (--gate; by
+default TTFT p95, TPOT p50, E2E p95, output tokens/s, goodput and the error
+rate), Holm-corrected, and flags one only when its p < α and its change
+exceeds its threshold; the others are reported, as are the per-level
+tests that show where a change is (--per-level adds those to the family).
+The first line of the output is the verdict in one sentence. With -o it writes
 OUT/compare.md (fits a pull-request comment), compare.html and
 compare.json; without -o it prints compare.md. Rules, statistics and the
 table of runs needed: docs/compare.md.
@@ -50,20 +56,24 @@ max_num_seqs or tensor-parallel size) to differ. "" selects a side's only
 series. A selector that names an unknown label or matches no series (or,
 for one side, several) is an input error naming the series there are.
 
-exit codes: 0 nothing flagged that fails, 1 a flagged regression or an
-error-rate rise (each on stderr, one line each), 2 not comparable, too
-few runs to decide or no level on both sides (unless --allow-incomparable),
-3 an input error or bad usage.`,
+exit codes: 0 nothing flagged that fails, 1 a flagged regression (each on
+stderr, one line each), 2 not comparable or nothing in common, 3 an input
+error or bad usage, 4 undecided: a primary statistic moved beyond its
+threshold but the runs are too few for its test (with how many are needed;
+--allow-incomparable passes 2 and 4).`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
 			var expect, thresholds listFlag
 			fs.Var(&expect, "expect", "declare an intended change, e.g. engine.version (`KEY`, repeatable)")
 			fs.Var(&thresholds, "threshold", "smallest change to flag: 5% for every relative metric, ttft.p99=10%, goodput=2pp (`T`, repeatable)")
-			correct := fs.String("correct", compare.CorrectionNone, "correction for many tests: none or holm")
+			correct := fs.String("correct", def.Correction, "correction over the gate's family of tests: holm or none")
+			gate := fs.String("gate", "", "the gate's family of statistics, tested per series across levels (`STAT,...`; default "+strings.Join(compare.DefaultGate, ",")+")")
+			perLevel := fs.Bool("per-level", false, "add each level's test of the gate's statistics to the family")
+			noTest := fs.Bool("no-test", false, "flag the gate's statistics on their threshold alone, with no statistical test (for 1 run at 1 level); the verdict says so")
 			alpha := fs.Float64("alpha", def.Alpha, "significance level")
 			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
 			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
-			allow := fs.Bool("allow-incomparable", false, "do not exit 2 when the sweeps are not comparable, have too few runs to decide or no level in common")
+			allow := fs.Bool("allow-incomparable", false, "pass (exit 0) instead of exit 2 when the sweeps are not comparable or have nothing in common, and instead of exit 4 when the runs are too few to decide")
 			series := fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
 			baseSeries := fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")
 			newSeries := fs.String("new-series", "", "the one series of NEW matching `SEL`, compared with --base-series'")
@@ -74,6 +84,17 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				}
 				opts := def
 				opts.Alpha, opts.Correction, opts.Attainment, opts.Expect = *alpha, *correct, *attainment, expect
+				opts.PerLevel, opts.NoTest = *perLevel, *noTest
+				if flagSet(fs, "gate") {
+					for _, k := range strings.Split(*gate, ",") {
+						if k = strings.TrimSpace(k); k != "" {
+							opts.Gate = append(opts.Gate, k)
+						}
+					}
+					if err := compare.CheckGate(opts.Gate); err != nil {
+						return c.usageError("%v", err)
+					}
+				}
 				for _, t := range thresholds {
 					th, err := compare.ParseThreshold(t)
 					if err != nil {
@@ -145,6 +166,7 @@ few runs to decide or no level on both sides (unless --allow-incomparable),
 				case *outDir == "":
 					c.stdout.Write(files[render.MarkdownFile])
 				case !out.quiet:
+					fmt.Fprintln(c.stdout, res.Verdict)
 					fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile)
 					for _, l := range render.SeriesLines(res) {
 						fmt.Fprintln(c.stdout, l)

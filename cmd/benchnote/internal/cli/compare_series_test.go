@@ -158,15 +158,15 @@ func TestCompareSeriesPair(t *testing.T) {
 		t.Errorf("compare.html has %d figures, want 5 (3 curves, 2 levels)", n)
 	}
 
-	// The other way round every change is for the worse: undecided with
-	// 3 runs a side, exit 2, one line each: the 12 relative statistics at
-	// concurrency 1 and 4 (the same requests, engine steps 1/0.7 slower:
-	// latencies +37 to +44 %, rates −29.9 %); goodput and the error rate
-	// move by less than their thresholds.
+	// The other way round every change is for the worse (the same
+	// requests, engine steps 1/0.7 slower: latencies +39 to +43 %, output
+	// tokens/s −29.9 %): each of the four primary statistics that moved is
+	// at its extreme at both levels, p = 2·(1/20)² = 0.005, Holm over the
+	// 6 primary statistics 0.03 < 0.05: four regressions, exit 1.
 	rev := runCompareCLI(t, "sweep", "sweep", "--base-series", "max_num_seqs=256", "--new-series", "max_num_seqs=128")
 	lines := strings.Split(strings.TrimSpace(rev.stderr), "\n")
-	if rev.code != 2 || len(lines) != 24 || lines[0] != "undecided: TTFT p99 at concurrency 4 changed +44.1 % with 3 vs 3 runs: need ≥ 4 runs per side to test it" {
-		t.Errorf("reversed: exit %d, %d stderr lines; want 2 and 24 undecided\n%s", rev.code, len(lines), rev.stderr)
+	if rev.code != 1 || len(lines) != 4 || lines[0] != "regression: TPOT p50 +42.8 % (+42.7 % to +42.9 %) across 2 levels, stratified exact p = 0.0050 (Holm over 6 tests: 0.0300), 3 runs a side" {
+		t.Errorf("reversed: exit %d, %d stderr lines; want 1 and 4 regressions\n%s", rev.code, len(lines), rev.stderr)
 	}
 
 	// The same sweep as a report directory and as its summary.json: the
