@@ -532,4 +532,3 @@ func TestCompareNamesAreEscaped(t *testing.T) {
 		t.Error("compare.html holds a raw escape or a script element")
 	}
 }
-
