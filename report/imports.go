@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // importsCell describes where imported runs came from: per source, what
@@ -153,28 +154,8 @@ func reportedTable(s *analyze.Summary) string {
 	}
 	var b strings.Builder
 	b.WriteString("**Figures reported by the tools, not recomputed.** These files hold aggregates only, so benchnote cannot recompute anything from them: the figures are the tools' own, under the tools' definitions (see above). They are kept out of every level statistic and every comparison.\n\n")
-	sv := seriesOf(s)
-	if !sv.several() {
-		b.WriteString(reportedRows(s, s.Reported))
-		return b.String()
-	}
-	first := true
-	for _, ser := range sv.list {
-		var mine []analyze.ReportedRun
-		for _, r := range s.Reported {
-			if r.Series == ser {
-				mine = append(mine, r)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		if !first {
-			b.WriteString("\n")
-		}
-		first = false
-		b.WriteString(sv.heading(ser) + reportedRows(s, mine))
-	}
+	b.WriteString(bySeries(seriesOf(s), s.Reported, func(r analyze.ReportedRun) ingest.Series { return r.Series },
+		func(rs []analyze.ReportedRun) string { return reportedRows(s, rs) }))
 	return b.String()
 }
 

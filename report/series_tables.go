@@ -115,17 +115,23 @@ func perSeries(s *analyze.Summary, levels []analyze.Level, one func([]analyze.Le
 
 // perSeriesRuns does for runs what perSeries does for levels.
 func perSeriesRuns(s *analyze.Summary, runs []analyze.RunSummary, one func([]analyze.RunSummary) string) string {
-	v := seriesOf(s)
+	return bySeries(seriesOf(s), runs, func(r analyze.RunSummary) ingest.Series { return r.Series }, one)
+}
+
+// bySeries writes one(items) when the sweep has one series; otherwise,
+// for each series holding some of the items, in series order, its name
+// as a heading and one(its items).
+func bySeries[T any](v seriesNaming, items []T, seriesOfItem func(T) ingest.Series, one func([]T) string) string {
 	if !v.several() {
-		return one(runs)
+		return one(items)
 	}
 	var b strings.Builder
 	first := true
 	for _, ser := range v.list {
-		var mine []analyze.RunSummary
-		for _, r := range runs {
-			if r.Series == ser {
-				mine = append(mine, r)
+		var mine []T
+		for _, it := range items {
+			if seriesOfItem(it) == ser {
+				mine = append(mine, it)
 			}
 		}
 		if len(mine) == 0 {

@@ -135,6 +135,26 @@ func exactP(ranks2 []int, n1, n2, center2, dev int) float64 {
 		k = n2
 		center2 = n2 * (n1 + n2 + 1)
 	}
+	buf := scratch.Get().(*[]float64)
+	defer scratch.Put(buf)
+	row := subsetSums(ranks2, k, buf)
+	var extreme, total float64
+	for s, c := range row {
+		if c == 0 {
+			continue
+		}
+		total += c
+		if abs(s-center2) >= dev {
+			extreme += c
+		}
+	}
+	return math.Min(1, extreme/total)
+}
+
+// subsetSums counts the k-subsets of ranks2 (ascending doubled ranks) by
+// their sum: row[s] is the number of subsets summing to s. buf, when not
+// nil, lends the table's memory. It is a knapsack over the subset size.
+func subsetSums(ranks2 []int, k int, buf *[]float64) []float64 {
 	maxSum := 0
 	for i := len(ranks2) - k; i < len(ranks2); i++ {
 		maxSum += ranks2[i]
@@ -143,13 +163,16 @@ func exactP(ranks2 []int, n1, n2, center2, dev int) float64 {
 	// doubled sum s; hi[j] is the largest such s so far (ranks ascend, so
 	// the newest rank always extends it).
 	width := maxSum + 1
-	buf := scratch.Get().(*[]float64)
-	defer scratch.Put(buf)
-	if cap(*buf) < (k+1)*width {
-		*buf = make([]float64, (k+1)*width)
+	var counts []float64
+	if buf != nil {
+		if cap(*buf) < (k+1)*width {
+			*buf = make([]float64, (k+1)*width)
+		}
+		counts = (*buf)[:(k+1)*width]
+		clear(counts)
+	} else {
+		counts = make([]float64, (k+1)*width)
 	}
-	counts := (*buf)[:(k+1)*width]
-	clear(counts)
 	hi := make([]int, k+1)
 	counts[0] = 1
 	for i, r := range ranks2 {
@@ -164,17 +187,7 @@ func exactP(ranks2 []int, n1, n2, center2, dev int) float64 {
 			hi[j] = max(hi[j], top+r)
 		}
 	}
-	var extreme, total float64
-	for s, c := range counts[k*width:] {
-		if c == 0 {
-			continue
-		}
-		total += c
-		if abs(s-center2) >= dev {
-			extreme += c
-		}
-	}
-	return math.Min(1, extreme/total)
+	return counts[k*width:]
 }
 
 // scratch holds the count tables of exactP between calls: a test runs

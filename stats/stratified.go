@@ -270,29 +270,9 @@ func StratifiedSize(strata []Stratum, alpha float64) float64 {
 // ascending, with their probabilities (all C(n, nx) subsets equally
 // likely).
 func rankSumDistribution(ranks2 []int, nx, n int) (devs []int, probs []float64) {
-	maxSum := 0
-	for i := len(ranks2) - nx; i < len(ranks2); i++ {
-		maxSum += ranks2[i]
-	}
-	width := maxSum + 1
-	counts := make([]float64, (nx+1)*width)
-	hi := make([]int, nx+1)
-	counts[0] = 1
-	for i, r := range ranks2 {
-		for j := min(i+1, nx); j >= 1; j-- {
-			prev, cur := counts[(j-1)*width:j*width], counts[j*width:(j+1)*width]
-			top := min(hi[j-1], maxSum-r)
-			for s := top; s >= 0; s-- {
-				if c := prev[s]; c != 0 {
-					cur[s+r] += c
-				}
-			}
-			hi[j] = max(hi[j], top+r)
-		}
-	}
+	row := subsetSums(ranks2, nx, nil)
 	center2 := nx * (n + 1)
 	var total float64
-	row := counts[nx*width:]
 	for _, c := range row {
 		total += c
 	}
