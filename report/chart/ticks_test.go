@@ -205,7 +205,7 @@ func TestLabelTicksKeepTheLatest(t *testing.T) {
 		for i := 0; i < n; i++ {
 			tt = append(tt, TrendTick{X: float64(i), Label: fmt.Sprintf("build-%03d", i)})
 		}
-		lt := labelTicks{ticks: tt, width: 500, style: style}
+		lt := newLabelTicks(tt, 500, style)
 		ticks := lt.Ticks(0, float64(max(n-1, 1)))
 		if n <= MaxTicks && len(ticks) != n || n > MaxTicks && len(ticks) > MaxTicks {
 			t.Errorf("%d entries: %d ticks", n, len(ticks))
@@ -228,7 +228,7 @@ func TestLabelTicksKeepTheLatest(t *testing.T) {
 			t.Errorf("%d entries: the latest entry is not labelled (%d labels)", n, len(labelled))
 		}
 	}
-	if ticks := (labelTicks{ticks: []TrendTick{{X: 5, Label: "a"}}, width: 500, style: style}).Ticks(6, 7); len(ticks) != 0 {
+	if ticks := newLabelTicks([]TrendTick{{X: 5, Label: "a"}}, 500, style).Ticks(6, 7); len(ticks) != 0 {
 		t.Errorf("a tick out of range: %v", ticks)
 	}
 }

@@ -274,7 +274,7 @@ func (t Trend) SVG() ([]byte, error) {
 		// The data's width, estimated short: the figure less the legend
 		// strip (as Figure lays it out) and a generous y axis.
 		w := Width - vg.Points(4) - legend.Rectangle(draw.Canvas{}).Size().X*5/4 - vg.Points(14) - vg.Points(70)
-		p.X.Tick.Marker = labelTicks{ticks: t.Ticks, width: w, style: p.X.Tick.Label}
+		p.X.Tick.Marker = newLabelTicks(t.Ticks, w, p.X.Tick.Label)
 	}
 	FromZero(&p.Y)
 	f := Single(p, &legend)
@@ -286,11 +286,22 @@ func (t Trend) SVG() ([]byte, error) {
 // is labelled unless its label would come within labelGap of a later
 // one's, so that the latest entries keep theirs; the others are minor
 // ticks, when there are no more than MaxTicks in all. width is the
-// axis' length in canvas units.
+// axis' length in canvas units; half each label's half width.
 type labelTicks struct {
 	ticks []TrendTick
+	half  []float64
 	width vg.Length
-	style text.Style
+}
+
+// newLabelTicks sorts the ticks by time and measures their labels once:
+// gonum asks for the ticks more than once a drawing.
+func newLabelTicks(ticks []TrendTick, width vg.Length, style text.Style) labelTicks {
+	l := labelTicks{ticks: append([]TrendTick(nil), ticks...), width: width}
+	sort.SliceStable(l.ticks, func(i, j int) bool { return l.ticks[i].X < l.ticks[j].X })
+	for _, t := range l.ticks {
+		l.half = append(l.half, float64(style.Width(t.Label))/2)
+	}
+	return l
 }
 
 // labelGap is the least room between two tick labels, in points.
@@ -298,28 +309,30 @@ const labelGap = 8
 
 // Ticks implements plot.Ticker.
 func (l labelTicks) Ticks(lo, hi float64) []plot.Tick {
-	var in []TrendTick
-	for _, t := range l.ticks {
+	first, last := -1, -1 // the ticks in range
+	for i, t := range l.ticks {
 		if t.X >= lo && t.X <= hi {
-			in = append(in, t)
+			if first < 0 {
+				first = i
+			}
+			last = i
 		}
 	}
-	sort.SliceStable(in, func(i, j int) bool { return in[i].X < in[j].X })
-	if len(in) == 0 || !(hi > lo) {
+	if first < 0 || !(hi > lo) {
 		return nil
 	}
-	all := make([]plot.Tick, len(in))
+	all := make([]plot.Tick, last-first+1)
 	var labelled []plot.Tick              // latest first
 	scale := float64(l.width) / (hi - lo) // canvas units per second
 	left := math.Inf(1)                   // left edge of the last label kept
-	for i := len(in) - 1; i >= 0; i-- {
-		all[i].Value = in[i].X
-		half := float64(l.style.Width(in[i].Label)) / 2
-		at := (in[i].X - lo) * scale
-		if len(labelled) < MaxTicks && in[i].Label != "" && at+half+labelGap <= left {
-			all[i].Label = in[i].Label
-			labelled = append(labelled, all[i])
-			left = at - half
+	for i := last; i >= first; i-- {
+		t := &all[i-first]
+		t.Value = l.ticks[i].X
+		at := (l.ticks[i].X - lo) * scale
+		if len(labelled) < MaxTicks && l.ticks[i].Label != "" && at+l.half[i]+labelGap <= left {
+			t.Label = l.ticks[i].Label
+			labelled = append(labelled, *t)
+			left = at - l.half[i]
 		}
 	}
 	if len(all) <= MaxTicks {
