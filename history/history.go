@@ -2,9 +2,11 @@
 // entries over time: per series (configuration) and level, each entry's
 // median ± MAD across its runs; where the environment changed (and
 // whether entries stay comparable across the change); and change points,
-// detected only within one series and one environment fingerprint and
-// only when the change holds over two consecutive entries, with the same
-// test and thresholds as compare.
+// found with compare's tests: per series and statistic, across the
+// series' levels (a stratified rank test, levels as strata), only within
+// one environment fingerprint and only when the change holds over two
+// consecutive entries. The gate's family of primary statistics decides
+// change points; the others are reported as secondary.
 //
 // Build is pure computation on Input values; Load reads them from an
 // archive. Nothing depends on map order or the clock: the same archive
@@ -14,6 +16,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/benchnote/benchnote/analyze"
@@ -46,19 +49,22 @@ type Input struct {
 
 // Options tunes Build.
 type Options struct {
-	// Compare supplies α, the correction and the thresholds, exactly as
-	// for compare.
-	Compare compare.Options
+	// Compare supplies α, the correction, the thresholds and the gate's
+	// family (Gate; empty for compare.DefaultGate), exactly as for
+	// compare. Its PerLevel and NoTest do not apply to history.
+	Compare compare.Options `json:"compare"`
 	// Window is how many preceding entries of the same fingerprint form
 	// the baseline a candidate change is tested against.
-	Window int
+	Window int `json:"window"`
 }
 
-// DefaultOptions returns compare's defaults and a baseline of 5 entries.
+// DefaultOptions returns compare's defaults without correction and a
+// baseline of 5 entries.
 func DefaultOptions() Options {
 	o := compare.DefaultOptions()
-	// History's change points are per level and statistic, uncorrected
-	// unless --correct holm (docs/archive.md).
+	// A history runs many more tests than a comparison, one per entry;
+	// the threshold and the two-entry confirmation keep them from crying
+	// wolf (measured: docs/archive.md); --correct holm asks for more.
 	o.Correction = compare.CorrectionNone
 	return Options{Compare: o, Window: 5}
 }
@@ -116,10 +122,9 @@ type Point struct {
 	Excluded bool        `json:"excluded"`
 }
 
-// Series is one statistic at one level of one series (the level's
-// configuration labels, Level.Series) over time: what a change point is
-// looked for in.
-type Series struct {
+// Trend is one statistic at one level of one series (the level's
+// configuration labels, Level.Series) over time: what a chart draws.
+type Trend struct {
 	// Level is the level with its series.
 	Level compare.LevelID `json:"level"`
 	// Label is the load level as read, without the series.
@@ -130,55 +135,148 @@ type Series struct {
 
 // Kinds of detected changes.
 const (
-	// KindChange: confirmed over two entries and distinguishable (p < α).
+	// KindChange: a primary statistic (of the gate's family), confirmed
+	// over two entries and distinguishable (p < α, Holm-adjusted over the
+	// family when asked).
 	KindChange = "change point"
-	// KindUndecided: beyond the threshold over two entries, but too few
-	// runs for the test to reach α.
+	// KindUndecided: a primary statistic beyond the threshold over two
+	// entries, but too few runs for the test to reach the level it is
+	// held to.
 	KindUndecided = "undecided"
+	// KindSecondary: a statistic outside the gate's family, confirmed over
+	// two entries with p < α (uncorrected): reported, never a change
+	// point.
+	KindSecondary = "secondary"
 	// KindPending: the latest entry is beyond the threshold and no later
 	// entry can confirm it yet.
 	KindPending = "awaiting confirmation"
 )
 
-// Change is a change point, an undecided change or one awaiting
-// confirmation.
+// kindRank orders kinds as pages list them.
+var kindRank = map[string]int{KindChange: 0, KindUndecided: 1, KindSecondary: 2, KindPending: 3}
+
+// Change is one statistic of one series that moved at an entry: a change
+// point, an undecided change, a secondary statistic's move, or one
+// awaiting confirmation. It was tested once across the series' levels;
+// PerLevel says where it shows.
 type Change struct {
 	Kind string `json:"kind"`
-	// Level is the level with its series.
-	Level  compare.LevelID `json:"level"`
-	Label  string          `json:"label"`
-	Metric compare.Metric  `json:"metric"`
+	// Series is the configuration whose levels were tested together (the
+	// zero Series for sweeps without labels).
+	Series ingest.Series  `json:"series,omitzero"`
+	Metric compare.Metric `json:"metric"`
+	// Primary is set for a statistic of the gate's family.
+	Primary bool `json:"primary"`
 	// Entry introduced the change; ConfirmedBy is the next entry, which
 	// shows it too (empty while pending).
 	Entry       string `json:"entry"`
 	EntryTime   string `json:"entry_time"`
 	EntryLabel  string `json:"entry_label"`
 	ConfirmedBy string `json:"confirmed_by,omitempty"`
-	Segment     int    `json:"segment"`
-	// Baseline are the entries tested against (up to Window before).
-	Baseline       []string    `json:"baseline"`
-	BaselineMedian analyze.Num `json:"baseline_median"`
-	// NewMedian is the median of the runs of Entry and ConfirmedBy.
-	NewMedian analyze.Num `json:"new_median"`
-	// Change is relative (or in points, for Metric.Points).
-	Change    analyze.Num `json:"change"`
-	Direction string      `json:"direction"`
-	P         analyze.Num `json:"p"`
-	PAdjusted analyze.Num `json:"p_adjusted"`
-	NeedRuns  int         `json:"need_runs"`
 	// Through is, when later candidates showed the same change and were
 	// merged into this one, the last entry that showed it.
 	Through string `json:"through,omitempty"`
+	Segment int    `json:"segment"`
+	// Baseline are the entries tested against (up to Window before).
+	Baseline []string `json:"baseline"`
+	// Levels is the number of levels with runs on both sides; BaseRuns
+	// and NewRuns count the runs over them (NewRuns: of Entry and
+	// ConfirmedBy).
+	Levels   int `json:"levels"`
+	BaseRuns int `json:"base_runs"`
+	NewRuns  int `json:"new_runs"`
+	// Change is the median over the levels of each level's change (as
+	// compare's: relative, or percentage points for Metric.Points);
+	// ChangeLow and ChangeHigh the smallest and largest.
+	Change     analyze.Num `json:"change"`
+	ChangeLow  analyze.Num `json:"change_low"`
+	ChangeHigh analyze.Num `json:"change_high"`
+	Threshold  float64     `json:"threshold"`
+	Direction  string      `json:"direction"`
+	// Severity is |Change| / Threshold, for ordering.
+	Severity analyze.Num `json:"severity"`
+	// Test is the stratified test across the levels; nil while pending.
+	// Its Size is computed for primary statistics only (0 for the
+	// others): it feeds Tests.ExpectedFalseFlags.
+	Test *compare.FindingTest `json:"test"`
+	// NeedRuns is, for an undecided change, how many runs each entry
+	// would need at these levels and this baseline for the test to
+	// reach the level it is held to; 0 otherwise.
+	NeedRuns int `json:"need_runs"`
+	// PerLevel describes each level: its medians and change.
+	PerLevel []LevelChange `json:"per_level"`
+}
+
+// LevelChange is one level's part of a Change.
+type LevelChange struct {
+	// Level is the level with its series.
+	Level          compare.LevelID `json:"level"`
+	Label          string          `json:"label"`
+	BaseRuns       int             `json:"base_runs"`
+	NewRuns        int             `json:"new_runs"`
+	BaselineMedian analyze.Num     `json:"baseline_median"`
+	NewMedian      analyze.Num     `json:"new_median"`
+	Change         analyze.Num     `json:"change"`
+}
+
+// EntryChanges sums up, for one entry, the changes it introduced (or,
+// for the latest entry of a segment, those awaiting confirmation): what a
+// page shows in one line.
+type EntryChanges struct {
+	Entry   string `json:"entry"`
+	Time    string `json:"time"`
+	Label   string `json:"label"`
+	Segment int    `json:"segment"`
+	// ChangePoints, Undecided, Secondary and Pending count the entry's
+	// changes of each kind; Worse and Better its change points by
+	// direction.
+	ChangePoints int `json:"change_points"`
+	Undecided    int `json:"undecided"`
+	Secondary    int `json:"secondary"`
+	Pending      int `json:"pending"`
+	Worse        int `json:"worse"`
+	Better       int `json:"better"`
+	// Changes are the entry's changes, as indices into History.Changes;
+	// Worst is the most severe of its change points (of its changes when
+	// it has none).
+	Changes []int `json:"changes"`
+	Worst   int   `json:"worst"`
+}
+
+// Tests describes the tests history ran.
+type Tests struct {
+	// Statistics are the gate's family of primary statistics, per series.
+	Statistics []string `json:"statistics"`
+	// Count is the number of tests of primary statistics (the family
+	// Holm runs over); Secondary the tests of the other statistics.
+	Count     int     `json:"count"`
+	Secondary int     `json:"secondary"`
+	Alpha     float64 `json:"alpha"`
+	// Correction is compare.CorrectionNone or compare.CorrectionHolm.
+	Correction string `json:"correction"`
+	// EffectiveAlpha is α, or α/Count under Holm: what the smallest p
+	// must beat for anything to be flagged.
+	EffectiveAlpha float64 `json:"effective_alpha"`
+	// ExpectedFalseFlags is Σ over the family's tests of each exact
+	// test's real size at α: how many would fall below α by chance
+	// alone, uncorrected, when nothing changed (before the threshold and
+	// the two-entry confirmation, which remove most of them).
+	ExpectedFalseFlags float64 `json:"expected_false_flags"`
+	// Family says what was tested.
+	Family string `json:"family"`
 }
 
 // History is the whole trend analysis.
 type History struct {
-	Options  Options       `json:"options"`
-	Entries  []Entry       `json:"entries"`
-	Segments []Segment     `json:"segments"`
-	Series   []Series      `json:"series"`
-	Changes  []Change      `json:"changes"`
-	Tests    compare.Tests `json:"tests"`
+	Options  Options   `json:"options"`
+	Entries  []Entry   `json:"entries"`
+	Segments []Segment `json:"segments"`
+	Trends   []Trend   `json:"trends"`
+	// Changes are ordered by entry (time), then kind, series and
+	// statistic; ByEntry groups them.
+	Changes []Change       `json:"changes"`
+	ByEntry []EntryChanges `json:"by_entry"`
+	Tests   Tests          `json:"tests"`
 }
 
 // Build analyses the entries.
@@ -192,11 +290,6 @@ func Build(in []Input, opts Options) *History {
 	})
 	h := &History{Options: opts}
 	segOf := segment(entries, h)
-	// Series.
-	type skey struct {
-		level compare.LevelID
-		key   string
-	}
 	var levels []compare.LevelID
 	seenLevel := map[compare.LevelID]bool{}
 	for _, e := range entries {
@@ -210,18 +303,14 @@ func Build(in []Input, opts Options) *History {
 	sort.Slice(levels, func(i, j int) bool { return levels[i].Less(levels[j]) })
 	for _, l := range levels {
 		for _, m := range compare.Headline {
-			s := Series{Level: l, Label: l.Label(), Metric: m}
+			s := Trend{Level: l, Label: l.Label(), Metric: m}
 			for i, e := range entries {
 				vals, ok := e.Values[l][m.Key]
 				if !ok {
 					continue
 				}
 				p := Point{Entry: e.ID, Time: e.Time, Median: analyze.NaN, MAD: analyze.NaN, Segment: segOf[i], Excluded: e.Excluded}
-				for _, v := range vals {
-					if !math.IsNaN(v) {
-						p.PerRun = append(p.PerRun, v)
-					}
-				}
+				p.PerRun = finite(vals)
 				p.N = len(p.PerRun)
 				if p.N > 0 {
 					p.Median = analyze.Num(analyze.Median(p.PerRun))
@@ -230,15 +319,11 @@ func Build(in []Input, opts Options) *History {
 				s.Points = append(s.Points, p)
 			}
 			if len(s.Points) > 0 {
-				h.Series = append(h.Series, s)
+				h.Trends = append(h.Trends, s)
 			}
 		}
 	}
-	byID := map[string]Input{}
-	for _, e := range entries {
-		byID[e.ID] = e
-	}
-	h.detect(byID, opts)
+	h.detect(entries, segOf, levels, opts)
 	return h
 }
 
@@ -278,162 +363,468 @@ func segment(entries []Input, h *History) []int {
 	return segOf
 }
 
-// test is one test of a series: the runs of the included points at and
-// next against the runs of the base points.
-type test struct {
-	series    int
-	seg       int
-	k         int // position of at among the segment's included points
-	at, next  int
-	change    Change
-	both      bool // at and next each beyond the threshold, in the direction of the change
-	minP      float64
-	pAdjusted float64
+// track is one statistic of one series within one segment: the entries
+// (indices into the sorted inputs) that have runs of it at some level of
+// the series, in time order.
+type track struct {
+	series  ingest.Series
+	metric  compare.Metric
+	primary bool
+	seg     int
+	levels  []compare.LevelID
+	entries []int
 }
 
-// detect finds change points. For every included point of a series that
-// has at least one included point of its segment before it and one after,
-// the runs of the point and the next one are tested (exact Mann–Whitney)
-// against the runs of up to Window preceding points of the segment. A
-// change point is flagged where p < α (Holm-corrected over every test when
-// asked), the pooled change and each of the two entries' medians lie
-// beyond the threshold in the same direction; consecutive flagged tests of
-// a series in one direction are one change point, introduced by the first.
-func (h *History) detect(byID map[string]Input, opts Options) {
-	var tests []test
-	var ps []float64
-	var pending []test
-	for si, s := range h.Series {
-		thr := opts.Compare.ThresholdFor(s.Metric)
-		bySeg := map[int][]int{}
-		var segs []int
-		for pi, p := range s.Points {
-			if p.Excluded || p.N == 0 {
+// candidate is one test of a track: the runs of entries[k] and
+// entries[k+1] against those of up to Window entries before.
+type candidate struct {
+	track  int
+	k      int
+	change Change
+	// both: each of the two entries, alone, lies beyond the threshold in
+	// the direction of the pooled change.
+	both bool
+	// prevAlone is, for the latest entry of a track, the change of the
+	// entry before it against that entry's baseline.
+	prevAlone float64
+}
+
+// newChange describes the change at position k of a track against the
+// entries base (indices into entries): of the entry at k and the next
+// one when there is one, else of the entry at k alone. It returns the strata to test and each new
+// entry's own per-level changes.
+func newChange(entries []Input, tr track, base []int, k int, thr float64) (Change, []stats.Stratum, [][]float64) {
+	at := tr.entries[k]
+	c := Change{Series: tr.series, Metric: tr.metric, Primary: tr.primary, Segment: tr.seg, Threshold: thr,
+		Change: analyze.NaN, ChangeLow: analyze.NaN, ChangeHigh: analyze.NaN, Severity: analyze.NaN, Direction: "n/a"}
+	c.Entry, c.EntryTime, c.EntryLabel = entries[at].ID, entries[at].TimeText, entries[at].Label
+	for _, b := range base {
+		c.Baseline = append(c.Baseline, entries[b].ID)
+	}
+	newSide := []int{at}
+	if k+1 < len(tr.entries) {
+		newSide = append(newSide, tr.entries[k+1])
+		c.ConfirmedBy = entries[tr.entries[k+1]].ID
+	}
+	strata, alone := describe(&c, entries, tr, base, newSide)
+	return c, strata, alone
+}
+
+// detect finds the changes. For every track and every entry of it with an
+// earlier and a later entry, the runs of the entry and the next one are
+// tested against the runs of up to Window preceding entries, level by
+// level as strata (stats.Stratified: van Elteren's test, exact; a sign
+// test with one run a level and side). A primary statistic's candidate is
+// a change point where p < α (Holm-adjusted over every primary test when
+// asked) and the pooled change and each entry's change lie beyond the
+// threshold in one direction; a secondary statistic's is reported as
+// secondary on the same rule at α. Consecutive flagged candidates of a
+// track in one direction and kind are one change, introduced by the entry
+// of the one with the largest |z|. The latest entry of a primary
+// statistic's track may await confirmation (see below).
+func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID, opts Options) {
+	o := opts.Compare
+	gate := o.Gate
+	if len(gate) == 0 {
+		gate = compare.DefaultGate
+	}
+	tracks := tracksOf(entries, segOf, levels, gate)
+	var cands []candidate
+	var pending []candidate
+	sizes := sizeCache{}
+	for ti, tr := range tracks {
+		thr := o.ThresholdFor(tr.metric)
+		prevAlone := math.NaN() // the previous entry's own change against its baseline
+		for k := 1; k < len(tr.entries); k++ {
+			if k == len(tr.entries)-1 {
+				// Nothing after it yet: decided once the changes are known.
+				if tr.primary {
+					pending = append(pending, candidate{track: ti, k: k, prevAlone: prevAlone})
+				}
+				break
+			}
+			c, strata, alone := newChange(entries, tr, tr.entries[max(0, k-opts.Window):k], k, thr)
+			prevAlone = median(alone[0])
+			r, err := stats.Stratified(strata)
+			if err != nil || r.Used == 0 {
 				continue
 			}
-			if _, ok := bySeg[p.Segment]; !ok {
-				segs = append(segs, p.Segment)
+			c.Test = &compare.FindingTest{P: analyze.Num(r.P), PAdjusted: analyze.Num(r.P), MinP: analyze.Num(r.MinP),
+				Z: analyze.Num(r.Z), Method: r.Method, Ties: r.Ties}
+			if tr.primary {
+				c.Test.Size = sizes.of(strata, o.Alpha)
 			}
-			bySeg[p.Segment] = append(bySeg[p.Segment], pi)
-		}
-		for _, seg := range segs {
-			pts := bySeg[seg]
-			for k := 1; k < len(pts); k++ {
-				base := pts[max(0, k-opts.Window):k]
-				var baseRuns []float64
-				var baseIDs []string
-				for _, b := range base {
-					baseRuns = append(baseRuns, s.Points[b].PerRun...)
-					baseIDs = append(baseIDs, s.Points[b].Entry)
-				}
-				baseMed := analyze.Median(baseRuns)
-				at := s.Points[pts[k]]
-				c := Change{Level: s.Level, Label: s.Label, Metric: s.Metric, Entry: at.Entry, Segment: seg,
-					Baseline: baseIDs, BaselineMedian: analyze.Num(baseMed), P: analyze.NaN, PAdjusted: analyze.NaN}
-				e := byID[at.Entry]
-				c.EntryTime, c.EntryLabel = e.TimeText, e.Label
-				if k == len(pts)-1 {
-					// Nothing after it yet: say so when it is beyond the threshold.
-					ch := relChange(s.Metric, float64(at.Median), baseMed)
-					if math.Abs(ch) > thr {
-						c.Kind, c.NewMedian, c.Change = KindPending, at.Median, analyze.Num(ch)
-						c.Direction = direction(s.Metric, ch)
-						pending = append(pending, test{series: si, seg: seg, k: k, at: pts[k], change: c})
-					}
-					continue
-				}
-				next := s.Points[pts[k+1]]
-				cand := append(append([]float64{}, at.PerRun...), next.PerRun...)
-				candMed := analyze.Median(cand)
-				ch := relChange(s.Metric, candMed, baseMed)
-				c.ConfirmedBy, c.NewMedian, c.Change = next.Entry, analyze.Num(candMed), analyze.Num(ch)
-				c.Direction = direction(s.Metric, ch)
-				ca := relChange(s.Metric, float64(at.Median), baseMed)
-				cn := relChange(s.Metric, float64(next.Median), baseMed)
-				both := math.Abs(ca) > thr && math.Abs(cn) > thr && math.Abs(ch) > thr &&
-					math.Signbit(ca) == math.Signbit(ch) && math.Signbit(cn) == math.Signbit(ch)
-				mw, err := stats.MannWhitney(cand, baseRuns)
-				if err != nil || mw.NoVariation {
-					continue
-				}
-				c.P = analyze.Num(mw.P)
-				tests = append(tests, test{series: si, seg: seg, k: k, at: pts[k], next: pts[k+1], change: c, both: both, minP: mw.MinP})
-				ps = append(ps, mw.P)
-			}
+			ch := float64(c.Change)
+			ca, cn := median(alone[0]), median(alone[1])
+			both := math.Abs(ca) > thr && math.Abs(cn) > thr && math.Abs(ch) > thr &&
+				math.Signbit(ca) == math.Signbit(ch) && math.Signbit(cn) == math.Signbit(ch)
+			cands = append(cands, candidate{track: ti, k: k, change: c, both: both})
 		}
 	}
-	o := opts.Compare
-	h.Tests = compare.Tests{Count: len(ps), Alpha: o.Alpha, Correction: o.Correction,
-		ExpectedFalseFlags: float64(len(ps)) * o.Alpha, EffectiveAlpha: o.Alpha,
-		Family: fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, in each of the %d series (%s)", len(h.Series), seriesKinds(h))}
-	adjusted := ps
+
+	// The family: every primary test, Holm over them when asked.
+	var fam []int
+	var ps []float64
+	h.Tests = Tests{Statistics: gate, Alpha: o.Alpha, Correction: o.Correction, EffectiveAlpha: o.Alpha}
+	for i, c := range cands {
+		if c.change.Primary {
+			fam = append(fam, i)
+			ps = append(ps, float64(c.change.Test.P))
+			h.Tests.ExpectedFalseFlags += c.change.Test.Size
+		} else {
+			h.Tests.Secondary++
+		}
+	}
+	h.Tests.Count = len(fam)
 	if o.Correction == compare.CorrectionHolm && len(ps) > 0 {
-		adjusted = stats.Holm(ps)
+		adj := stats.Holm(ps)
+		for j, i := range fam {
+			cands[i].change.Test.PAdjusted = analyze.Num(adj[j])
+		}
 		h.Tests.EffectiveAlpha = o.Alpha / float64(len(ps))
 	}
-	h.Tests.RunsNeeded = stats.RunsNeeded(h.Tests.EffectiveAlpha)
-	var found []Change
-	var flaggedTests []*test
-	var last *test
-	for i := range tests {
-		t := &tests[i]
-		t.change.PAdjusted = analyze.Num(adjusted[i])
-		// As in compare: a floor not below α/m does not stop Holm's later
-		// steps from rejecting the test when other tests have more runs.
-		if t.minP >= h.Tests.EffectiveAlpha && !(adjusted[i] < o.Alpha) {
-			t.change.NeedRuns = h.Tests.RunsNeeded
-		}
+	h.Tests.Family = familyText(h, tracks)
+
+	// Runs of consecutive flagged candidates of a track, in one kind and
+	// direction, are one change.
+	var runs [][]*candidate
+	flagged := map[[2]int]bool{} // track, k
+	for i := range cands {
+		t := &cands[i]
+		c := &t.change
 		if !t.both {
 			continue
 		}
+		alphaFor := o.Alpha
+		if c.Primary {
+			alphaFor = h.Tests.EffectiveAlpha
+		}
+		p, adj := float64(c.Test.P), float64(c.Test.PAdjusted)
 		switch {
-		case t.change.NeedRuns > 0:
-			t.change.Kind = KindUndecided
-		case adjusted[i] < o.Alpha:
-			t.change.Kind = KindChange
+		case !c.Primary && p < o.Alpha:
+			c.Kind = KindSecondary
+		case !c.Primary:
+			continue
+		case float64(c.Test.MinP) >= alphaFor && !(adj < o.Alpha):
+			// As in compare: a floor not below α/m does not stop Holm's
+			// later steps from rejecting the test when others have more
+			// runs.
+			c.Kind = KindUndecided
+			c.NeedRuns = RunsPerEntryNeeded(alphaFor, c.Levels, len(c.Baseline))
+		case adj < o.Alpha:
+			c.Kind = KindChange
 		default:
 			continue
 		}
-		flaggedTests = append(flaggedTests, t)
-		if last != nil && last.series == t.series && last.seg == t.seg && last.k+1 == t.k &&
-			last.change.Kind == t.change.Kind && last.change.Direction == t.change.Direction {
-			// The same change seen again with a baseline that still holds
-			// entries from before it.
-			found[len(found)-1].Through = t.change.ConfirmedBy
-			last = t
+		flagged[[2]int{t.track, t.k}] = true
+		if n := len(runs); n > 0 {
+			last := runs[n-1][len(runs[n-1])-1]
+			if last.track == t.track && last.k+1 == t.k && last.change.Kind == c.Kind && last.change.Direction == c.Direction {
+				runs[n-1] = append(runs[n-1], t)
+				continue
+			}
+		}
+		runs = append(runs, []*candidate{t})
+	}
+	var found []Change
+	since := map[int]int{} // track → position of the entry of its last change
+	for _, run := range runs {
+		// The change is the candidate that shows it most clearly (the
+		// largest |z|, the first of equals): the one before it holds one
+		// entry of the new level, the ones after a baseline that does.
+		best := run[0]
+		for _, t := range run[1:] {
+			if z := math.Abs(float64(t.change.Test.Z)); z > math.Abs(float64(best.change.Test.Z)) || math.IsNaN(float64(best.change.Test.Z)) && !math.IsNaN(z) {
+				best = t
+			}
+		}
+		since[best.track] = max(since[best.track], best.k)
+		c := best.change
+		if last := run[len(run)-1].change.ConfirmedBy; last != c.ConfirmedBy {
+			c.Through = last
+		}
+		found = append(found, c)
+	}
+	// The latest entry of a track awaits confirmation when it lies beyond
+	// the threshold against the entries since the track's last change (a
+	// change already found is not announced again), unless it confirms a
+	// change found with the entry before it, or that entry lay beyond the
+	// threshold in the same direction too (the test of the two judged
+	// it).
+	for _, p := range pending {
+		if flagged[[2]int{p.track, p.k - 1}] {
 			continue
 		}
-		found = append(found, t.change)
-		last = t
-	}
-	// The latest entry awaits confirmation, unless it already confirms a
-	// change found with the entry before it.
-	confirmed := map[[3]int]bool{}
-	for _, t := range flaggedTests {
-		confirmed[[3]int{t.series, t.seg, t.k + 1}] = true
-	}
-	for _, p := range pending {
-		if !confirmed[[3]int{p.series, p.seg, p.k}] {
-			found = append(found, p.change)
+		tr := tracks[p.track]
+		thr := o.ThresholdFor(tr.metric)
+		c, _, alone := newChange(entries, tr, tr.entries[max(since[p.track], p.k-opts.Window):p.k], p.k, thr)
+		at := median(alone[0])
+		prevSame := math.Abs(p.prevAlone) > thr && math.Signbit(p.prevAlone) == math.Signbit(at)
+		if math.Abs(at) > thr && !prevSame {
+			c.Kind = KindPending
+			found = append(found, c)
 		}
 	}
 	h.Changes = found
-	sortChanges(h.Changes)
+	h.sortChanges()
+	h.group()
 }
 
-// seriesKinds says what a history series is: a level and a headline
-// statistic, and a configuration too when any level has series labels.
-func seriesKinds(h *History) string {
-	if h.Labelled() {
-		return "configuration × level × headline statistic"
+// sizeCache remembers the sizes of stratified tests, which depend only
+// on each stratum's sizes and pattern of ties: a history repeats a few of
+// them many times.
+type sizeCache map[string]float64
+
+// of returns stats.StratifiedSize of the strata.
+func (sc sizeCache) of(strata []stats.Stratum, alpha float64) float64 {
+	var key []byte
+	for _, s := range strata {
+		x, y := finite(s.X), finite(s.Y)
+		all := append(append([]float64(nil), x...), y...)
+		sort.Float64s(all)
+		key = fmt.Appendf(key, "%d:", len(x))
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j] == all[i] {
+				j++
+			}
+			key = fmt.Appendf(key, "%d,", j-i)
+			i = j
+		}
+		key = append(key, ';')
 	}
-	return "level × headline statistic"
+	v, ok := sc[string(key)]
+	if !ok {
+		v = stats.StratifiedSize(strata, alpha)
+		sc[string(key)] = v
+	}
+	return v
+}
+
+// tracksOf lays out the tracks: per series, per headline statistic, per
+// segment, in that order.
+func tracksOf(entries []Input, segOf []int, levels []compare.LevelID, gate []string) []track {
+	var order []ingest.Series
+	bySeries := map[ingest.Series][]compare.LevelID{}
+	for _, l := range levels {
+		if _, ok := bySeries[l.Series]; !ok {
+			order = append(order, l.Series)
+		}
+		bySeries[l.Series] = append(bySeries[l.Series], l)
+	}
+	var out []track
+	for _, ser := range order {
+		ls := bySeries[ser]
+		for _, m := range compare.Headline {
+			bySeg := map[int]int{} // segment → index into out
+			for i, e := range entries {
+				if e.Excluded || !hasRuns(e, ls, m.Key) {
+					continue
+				}
+				ti, ok := bySeg[segOf[i]]
+				if !ok {
+					ti = len(out)
+					bySeg[segOf[i]] = ti
+					out = append(out, track{series: ser, metric: m, primary: slices.Contains(gate, m.Key), seg: segOf[i], levels: ls})
+				}
+				out[ti].entries = append(out[ti].entries, i)
+			}
+		}
+	}
+	return out
+}
+
+// hasRuns reports whether the entry has a value of key at some level.
+func hasRuns(e Input, levels []compare.LevelID, key string) bool {
+	for _, l := range levels {
+		for _, v := range e.Values[l][key] {
+			if !math.IsNaN(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// describe fills the change's per-level description and pooled change
+// for the runs of newSide against those of base, and returns the strata
+// to test and, for each entry of newSide, its own per-level changes
+// against the baseline.
+func describe(c *Change, entries []Input, tr track, base, newSide []int) ([]stats.Stratum, [][]float64) {
+	var strata []stats.Stratum
+	alone := make([][]float64, len(newSide))
+	var changes []float64
+	for _, l := range tr.levels {
+		var y, x []float64
+		for _, b := range base {
+			y = append(y, finite(entries[b].Values[l][tr.metric.Key])...)
+		}
+		var own [][]float64
+		for _, n := range newSide {
+			v := finite(entries[n].Values[l][tr.metric.Key])
+			own = append(own, v)
+			x = append(x, v...)
+		}
+		if len(x) == 0 || len(y) == 0 {
+			continue
+		}
+		strata = append(strata, stats.Stratum{X: x, Y: y})
+		bm, nm := analyze.Median(y), analyze.Median(x)
+		ch := relChange(tr.metric, nm, bm)
+		lc := LevelChange{Level: l, Label: l.Label(), BaseRuns: len(y), NewRuns: len(x),
+			BaselineMedian: analyze.Num(bm), NewMedian: analyze.Num(nm), Change: analyze.Num(ch)}
+		c.PerLevel = append(c.PerLevel, lc)
+		c.Levels++
+		c.BaseRuns += len(y)
+		c.NewRuns += len(x)
+		if lc.Change.Valid() {
+			changes = append(changes, ch)
+		}
+		for j, v := range own {
+			if len(v) > 0 {
+				alone[j] = append(alone[j], relChange(tr.metric, analyze.Median(v), bm))
+			}
+		}
+	}
+	if len(changes) > 0 {
+		sort.Float64s(changes)
+		c.Change = analyze.Num(analyze.Median(changes))
+		c.ChangeLow, c.ChangeHigh = analyze.Num(changes[0]), analyze.Num(changes[len(changes)-1])
+		c.Direction = direction(tr.metric, float64(c.Change))
+		if c.Threshold > 0 {
+			c.Severity = analyze.Num(math.Abs(float64(c.Change)) / c.Threshold)
+		} else {
+			c.Severity = analyze.Num(math.Abs(float64(c.Change)))
+		}
+	}
+	return strata, alone
+}
+
+// median is the median of the changes that are not NaN, NaN for none.
+func median(changes []float64) float64 { return analyze.Median(finite(changes)) }
+
+// RunsPerEntryNeeded is the smallest number of runs r each entry would
+// need, at levels levels, for a test of 2 entries against baseEntries
+// entries to reach p < alpha at all: 2 · C((2 + b)·r, 2r)^−levels <
+// alpha. 0 when no r up to 1000 does.
+func RunsPerEntryNeeded(alpha float64, levels, baseEntries int) int {
+	if levels < 1 || baseEntries < 1 {
+		return 0
+	}
+	for r := 1; r <= 1000; r++ {
+		lg, _ := math.Lgamma(float64((2+baseEntries)*r) + 1)
+		la, _ := math.Lgamma(float64(2*r) + 1)
+		lb, _ := math.Lgamma(float64(baseEntries*r) + 1)
+		if math.Log(2)-float64(levels)*(lg-la-lb) < math.Log(alpha) {
+			return r
+		}
+	}
+	return 0
+}
+
+// familyText says what was tested.
+func familyText(h *History, tracks []track) string {
+	series := map[ingest.Series]bool{}
+	for _, t := range tracks {
+		series[t.series] = true
+	}
+	what := "the sweeps"
+	if h.Labelled() {
+		what = fmt.Sprintf("each of the %d series", len(series))
+	}
+	return fmt.Sprintf("every entry with an earlier and a later entry of the same fingerprint, for each headline statistic of %s, across its levels", what)
+}
+
+// sortChanges orders changes by entry (time), kind, series, then
+// statistic.
+func (h *History) sortChanges() {
+	pos := map[string]int{}
+	for i, e := range h.Entries {
+		pos[e.ID] = i
+	}
+	rank := map[string]int{}
+	for i, m := range compare.Headline {
+		rank[m.Key] = i
+	}
+	sort.SliceStable(h.Changes, func(i, j int) bool {
+		a, b := h.Changes[i], h.Changes[j]
+		switch {
+		case pos[a.Entry] != pos[b.Entry]:
+			return pos[a.Entry] < pos[b.Entry]
+		case kindRank[a.Kind] != kindRank[b.Kind]:
+			return kindRank[a.Kind] < kindRank[b.Kind]
+		case a.Series != b.Series:
+			return a.Series.Compare(b.Series) < 0
+		}
+		return rank[a.Metric.Key] < rank[b.Metric.Key]
+	})
+}
+
+// group fills ByEntry, one per entry with changes, in time order.
+func (h *History) group() {
+	h.ByEntry = nil
+	for i, c := range h.Changes {
+		n := len(h.ByEntry)
+		if n == 0 || h.ByEntry[n-1].Entry != c.Entry {
+			h.ByEntry = append(h.ByEntry, EntryChanges{Entry: c.Entry, Time: c.EntryTime, Label: c.EntryLabel, Segment: c.Segment, Worst: -1})
+			n++
+		}
+		g := &h.ByEntry[n-1]
+		g.Changes = append(g.Changes, i)
+		switch c.Kind {
+		case KindChange:
+			g.ChangePoints++
+			if c.Direction == "worse" {
+				g.Worse++
+			} else {
+				g.Better++
+			}
+		case KindUndecided:
+			g.Undecided++
+		case KindSecondary:
+			g.Secondary++
+		case KindPending:
+			g.Pending++
+		}
+	}
+	sev := func(c Change) float64 {
+		if !c.Severity.Valid() {
+			return math.Inf(1) // a change from 0
+		}
+		return float64(c.Severity)
+	}
+	for gi := range h.ByEntry {
+		g := &h.ByEntry[gi]
+		for _, i := range g.Changes {
+			c := h.Changes[i]
+			if g.Worst < 0 {
+				g.Worst = i
+				continue
+			}
+			w := h.Changes[g.Worst]
+			cp, wp := c.Kind == KindChange, w.Kind == KindChange
+			if cp && !wp || cp == wp && sev(c) > sev(w) {
+				g.Worst = i
+			}
+		}
+	}
+}
+
+// ChangePoints returns the number of change points.
+func (h *History) ChangePoints() int {
+	n := 0
+	for _, c := range h.Changes {
+		if c.Kind == KindChange {
+			n++
+		}
+	}
+	return n
 }
 
 // Labelled reports whether any level has series labels: the history then
 // follows several configurations, kept apart.
 func (h *History) Labelled() bool {
-	for _, s := range h.Series {
+	for _, s := range h.Trends {
 		if !s.Level.Series.IsZero() {
 			return true
 		}
@@ -447,7 +838,7 @@ func (h *History) Labelled() bool {
 func (h *History) Configurations() []ingest.Series {
 	var out []ingest.Series
 	seen := map[ingest.Series]bool{}
-	for _, s := range h.Series {
+	for _, s := range h.Trends {
 		if !seen[s.Level.Series] {
 			seen[s.Level.Series] = true
 			out = append(out, s.Level.Series)
@@ -457,12 +848,15 @@ func (h *History) Configurations() []ingest.Series {
 	return out
 }
 
-// sortChanges orders changes by kind: change points, then undecided ones,
-// then those awaiting confirmation; within a kind the order stays that of
-// the series (level, statistic) and time.
-func sortChanges(cs []Change) {
-	rank := map[string]int{KindChange: 0, KindUndecided: 1, KindPending: 2}
-	sort.SliceStable(cs, func(i, j int) bool { return rank[cs[i].Kind] < rank[cs[j].Kind] })
+// finite returns the values that are not NaN.
+func finite(vals []float64) []float64 {
+	var out []float64
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // relChange is the change from base to v: relative, or in points.
@@ -482,7 +876,7 @@ func direction(m compare.Metric, change float64) string {
 	switch {
 	case change > 0 && m.LowerIsBetter, change < 0 && !m.LowerIsBetter:
 		return "worse"
-	case change != 0:
+	case change != 0 && !math.IsNaN(change):
 		return "better"
 	}
 	return "same"

@@ -118,7 +118,7 @@ func TestLoadLeavesOutWhatItCannotUse(t *testing.T) {
 	// ttft.p95 and the error rate (which stats.parquet always holds), of
 	// the one entry used.
 	h := Build(in, DefaultOptions())
-	if len(h.Entries) != 6 || len(h.Series) != 2 || len(h.Series[0].Points) != 1 || len(h.Series[1].Points) != 1 {
-		t.Errorf("%d entries, %d series: want 6, and 2 series of one point", len(h.Entries), len(h.Series))
+	if len(h.Entries) != 6 || len(h.Trends) != 2 || len(h.Trends[0].Points) != 1 || len(h.Trends[1].Points) != 1 {
+		t.Errorf("%d entries, %d trends: want 6, and 2 trends of one point", len(h.Entries), len(h.Trends))
 	}
 }

@@ -16,15 +16,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/history"
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report"
 	"github.com/benchnote/benchnote/report/chart"
+	"github.com/benchnote/benchnote/stats"
 )
 
 // Schema identifies the layout of history.json.
-const Schema = "benchnote.history/v1"
+const Schema = "benchnote.history/v2"
 
 // Output file names.
 const (
@@ -55,8 +57,13 @@ func Build(h *history.History, name string) (map[string][]byte, error) {
 
 const figureToken = "BENCHNOTE-TREND-"
 
+// maxEntryLines is the most entries the summary of changes names one a
+// line; the table below it holds them all.
+const maxEntryLines = 10
+
 func markdown(h *history.History, name string, figures bool) string {
 	cf := configsOf(h)
+	en := entryNamesOf(h)
 	var b strings.Builder
 	excluded := 0
 	for _, e := range h.Entries {
@@ -81,48 +88,70 @@ func markdown(h *history.History, name string, figures bool) string {
 		b.WriteString(".\n\n")
 	}
 
-	kinds := []struct{ kind, title, intro string }{
-		{history.KindChange, "Change points", "Confirmed over two consecutive entries of one environment fingerprint: the runs of the entry that introduced the change and of the next one differ from the runs of up to %d entries before (p < α), and both entries lie beyond the threshold in the same direction."},
-		{history.KindUndecided, "Undecided: too few runs", "Both entries lie beyond the threshold in the same direction, but with these run counts no exact test can reach α (%d = baseline window)."},
-		{history.KindPending, "Awaiting confirmation", "The latest entry of its segment lies beyond the threshold against the %d entries before it; the next entry will confirm it or not."},
+	b.WriteString("## Changes\n\n")
+	summary(&b, h, cf, en)
+
+	if figures {
+		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.")
+		if en.labelled {
+			b.WriteString(" The time axis names entries by their labels (dates where an entry has none); labels that would overlap are left out, the latest kept.")
+		}
+		if cf.labelled {
+			fmt.Fprintf(&b, " One line per series, each in its own colour, dash and marker; at most %d series to a chart: with more, they are drawn %d at a time, in the order above, on consecutive charts.", chart.MaxTrendLines, chart.MaxTrendLines)
+		}
+		b.WriteString("\n\n")
+		level := ""
+		for i, c := range chartsOf(h, cf) {
+			if c.label != level {
+				level = c.label
+				fmt.Fprintf(&b, "### %s\n\n", report.EscapeMarkdown(level))
+			}
+			fmt.Fprintf(&b, "%s%d\n\n", figureToken, i)
+		}
 	}
-	for _, k := range kinds {
+
+	if len(h.Changes) > 0 {
+		fmt.Fprintf(&b, "## Changes in detail (%d)\n\n", len(h.Changes))
+		b.WriteString("One row per statistic of a series that moved at an entry, tested once across the series' levels; the last column says where it shows (baseline median → new median at each level).\n\n")
 		var rows [][]string
 		for _, c := range h.Changes {
-			if c.Kind != k.kind {
-				continue
+			p := "—"
+			switch {
+			case c.NeedRuns > 0:
+				p = fmt.Sprintf("need ≥ %d runs an entry", c.NeedRuns)
+			case c.Test != nil:
+				p = fmtP(float64(c.Test.PAdjusted))
 			}
-			p := fmtP(float64(c.PAdjusted))
-			if c.NeedRuns > 0 {
-				p = fmt.Sprintf("need ≥ %d runs/side", c.NeedRuns)
-			} else if c.Kind == history.KindPending {
-				p = "—"
-			}
-			confirmed := orDash(c.ConfirmedBy)
+			confirmed := en.name(c.ConfirmedBy)
 			if c.Through != "" && c.Through != c.ConfirmedBy {
-				confirmed += " (seen through " + c.Through + ")"
+				confirmed += " (seen through " + en.name(c.Through) + ")"
 			}
-			row := []string{c.Entry, c.EntryTime, report.EscapeMarkdown(c.EntryLabel), report.EscapeMarkdown(c.Label), c.Metric.Name,
-				fmt.Sprintf("%s %s (%s)", report.FormatNum(c.BaselineMedian), c.Metric.Unit, entries(len(c.Baseline))),
-				fmt.Sprintf("%s %s", report.FormatNum(c.NewMedian), c.Metric.Unit), changeText(c), c.Direction, p, confirmed}
+			kind := c.Kind
+			if c.Kind != history.KindPending {
+				kind += " (" + c.Direction + ")"
+			}
+			change := changeText(c.Metric, c.Change)
+			if r := changeRange(c); r != "" {
+				change += " (" + r + ")"
+			}
+			var where []string
+			for _, l := range c.PerLevel {
+				where = append(where, fmt.Sprintf("%s: %s → %s %s (%s)", l.Label, report.FormatNum(l.BaselineMedian), report.FormatNum(l.NewMedian), c.Metric.Unit, changeText(c.Metric, l.Change)))
+			}
+			row := []string{c.Entry, report.EscapeMarkdown(clip(c.EntryLabel, 40)), c.Metric.Name, kind, change, p,
+				fmt.Sprintf("%s, %d vs %d runs", entries(len(c.Baseline)), c.BaseRuns, c.NewRuns), report.EscapeMarkdown(confirmed),
+				report.EscapeMarkdown(strings.Join(where, "; "))}
 			if cf.labelled {
-				row = slices.Insert(row, 3, report.EscapeMarkdown(cf.name(c.Level.Series)))
+				row = slices.Insert(row, 2, report.EscapeMarkdown(cf.name(c.Series)))
 			}
 			rows = append(rows, row)
 		}
-		if len(rows) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "## %s (%d)\n\n%s\n\n", k.title, len(rows), fmt.Sprintf(k.intro, h.Options.Window))
-		header := []string{"introduced by", "time", "label", "level", "statistic", "baseline median", "new median", "change", "direction", "p", "confirmed by"}
+		header := []string{"entry", "label", "statistic", "kind", "change", "p", "baseline", "confirmed by", "by level"}
 		if cf.labelled {
-			header = slices.Insert(header, 3, "series")
+			header = slices.Insert(header, 2, "series")
 		}
 		b.WriteString(report.Table(header, rows))
 		b.WriteString("\n")
-	}
-	if len(h.Changes) == 0 {
-		b.WriteString("No change point: no statistic moved beyond its threshold over two consecutive entries of one environment.\n\n")
 	}
 
 	b.WriteString("## Environment segments\n\nChange points are looked for only inside a segment: consecutive included entries with one environment fingerprint. Across a boundary marked *not comparable* the numbers are not comparable at all.\n\n")
@@ -140,22 +169,6 @@ func markdown(h *history.History, name string, figures bool) string {
 	}
 	b.WriteString(report.Table([]string{"segment", "entries", "first", "last", "fingerprint", "starts with", "what changed"}, rows))
 	b.WriteString("\n")
-
-	if figures {
-		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.")
-		if cf.labelled {
-			fmt.Fprintf(&b, " One line per series, each in its own colour, dash and marker; at most %d series to a chart: with more, they are drawn %d at a time, in the order above, on consecutive charts.", chart.MaxTrendLines, chart.MaxTrendLines)
-		}
-		b.WriteString("\n\n")
-		level := ""
-		for i, c := range chartsOf(h, cf) {
-			if c.label != level {
-				level = c.label
-				fmt.Fprintf(&b, "### %s\n\n", report.EscapeMarkdown(level))
-			}
-			fmt.Fprintf(&b, "%s%d\n\n", figureToken, i)
-		}
-	}
 
 	b.WriteString("## Entries\n\n")
 	rows = nil
@@ -175,23 +188,263 @@ func markdown(h *history.History, name string, figures bool) string {
 	t := h.Tests
 	o := h.Options.Compare
 	b.WriteString("## How changes are detected\n\n")
-	each := "level and headline statistic"
+	each := "headline statistic"
 	if cf.labelled {
-		each = "series, level and headline statistic"
+		each = "series and headline statistic"
 	}
-	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries with the exact two-sided Mann–Whitney U test (runs are the unit), as compare does.\n", each, h.Options.Window)
-	fmt.Fprintf(&b, "- %d test(s) at α = %s. ", t.Count, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
+	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries at every level at once, levels as strata, with compare's test (van Elteren's stratified rank test, exact; with one run a level and side, a sign test across levels; runs are the unit). The table of changes gives each level's medians, as the description of where a change shows.\n", each, h.Options.Window)
+	fmt.Fprintf(&b, "- The gate's family decides change points: %s (per series; `--gate` changes it). A candidate of one of them is a change point when p < α and the change (the median of the per-level changes) and each of the two entries' own changes lie beyond the threshold in one direction: a one-entry spike is not a change. Other statistics that pass the same rule are reported as *secondary*, never as change points.\n", metricNames(t.Statistics))
+	fmt.Fprintf(&b, "- %d test(s) of primary statistics, %d of secondary ones, at α = %s. ", t.Count, t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
 	if t.Correction == compare.CorrectionHolm {
-		fmt.Fprintf(&b, "Holm correction over all of them: the smallest p must beat %s.\n", fmtP(t.EffectiveAlpha))
+		fmt.Fprintf(&b, "Holm correction over the primary ones: the smallest p must beat %s.\n", fmtP(t.EffectiveAlpha))
 	} else {
-		fmt.Fprintf(&b, "Without correction about %s would fall below α by chance alone; the threshold and the two-entry confirmation remove most of them.\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
+		fmt.Fprintf(&b, "Without correction about %s of the primary ones would fall below α by chance alone (the sum of each exact test's real size); the threshold and the two-entry confirmation remove most of them (`--correct holm` corrects over them).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
 	}
-	fmt.Fprintf(&b, "- Thresholds: %s %% relative; goodput %s pp; error rate %s pp. An exact test reaches p < %s only with at least %d runs on each side.\n",
+	fmt.Fprintf(&b, "- Thresholds: %s %% relative; goodput %s pp; error rate %s pp. %s\n",
 		strconv.FormatFloat(100*o.Threshold, 'g', -1, 64), strconv.FormatFloat(o.GoodputThreshold, 'g', -1, 64), strconv.FormatFloat(o.ErrorRateThreshold, 'g', -1, 64),
-		fmtP(t.EffectiveAlpha), t.RunsNeeded)
-	b.WriteString("- Consecutive candidates flagged in the same direction are one change point, introduced by the first of them.\n")
+		needText(h))
+	b.WriteString("- Consecutive candidates of a statistic flagged in the same direction are one change, introduced by the entry of the candidate that shows it most clearly (the largest |z|). The latest entry of a segment awaits confirmation when a primary statistic lies beyond its threshold there against the entries since that statistic's last change (up to the window), unless the entry before it lay beyond in the same direction (the test of those two entries has judged it).\n")
 	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
 	return b.String()
+}
+
+// summary writes the changes grouped by entry, a line each: entries with
+// change points or undecided changes, then those awaiting confirmation,
+// then, in one line, entries where only secondary statistics moved.
+func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) {
+	var main, pending, secondary []history.EntryChanges
+	for _, g := range h.ByEntry {
+		switch {
+		case g.ChangePoints > 0 || g.Undecided > 0:
+			main = append(main, g)
+		case g.Pending > 0:
+			pending = append(pending, g)
+		case g.Secondary > 0:
+			secondary = append(secondary, g)
+		}
+	}
+	cps := h.ChangePoints()
+	if cps == 0 {
+		fmt.Fprintf(b, "No change point: no primary statistic (%s) moved beyond its threshold over two consecutive entries of one environment with p < α.\n\n", metricNames(h.Tests.Statistics))
+	} else {
+		fmt.Fprintf(b, "%s at %s, each tested across its series' levels against up to %d entries before:\n\n",
+			plural(cps, "change point", "change points"), plural(countWith(main, func(g history.EntryChanges) bool { return g.ChangePoints > 0 }), "entry", "entries"), h.Options.Window)
+	}
+	lines := 0
+	for _, g := range main {
+		if lines == maxEntryLines {
+			fmt.Fprintf(b, "- … and %d more (in the table of changes below).\n", len(main)-lines)
+			break
+		}
+		lines++
+		w := h.Changes[g.Worst]
+		var parts []string
+		if g.ChangePoints > 0 {
+			parts = append(parts, plural(g.ChangePoints, "change point", "change points")+" ("+directions(g)+")")
+		}
+		if g.Undecided > 0 {
+			parts = append(parts, fmt.Sprintf("%d undecided", g.Undecided))
+		}
+		if g.Secondary > 0 {
+			parts = append(parts, fmt.Sprintf("%d secondary", g.Secondary))
+		}
+		if moved := g.ChangePoints + g.Undecided + g.Secondary; moved == 1 {
+			fmt.Fprintf(b, "- %s: %s, %s", en.headline(g), parts[0], phrase(w, h, cf))
+		} else {
+			fmt.Fprintf(b, "- %s: %s moved — %s; worst %s", en.headline(g), plural(moved, "statistic", "statistics"), strings.Join(parts, ", "), phrase(w, h, cf))
+		}
+		if w.ConfirmedBy != "" {
+			fmt.Fprintf(b, "; confirmed by %s", report.EscapeMarkdown(en.name(w.ConfirmedBy)))
+		}
+		b.WriteString(".\n")
+	}
+	for _, g := range pending {
+		w := h.Changes[g.Worst]
+		if g.Pending == 1 {
+			fmt.Fprintf(b, "- Awaiting confirmation: %s: %s, beyond its threshold against the %s before; the next entry will confirm it or not.\n",
+				en.headline(g), phrase(w, h, cf), entries(len(w.Baseline)))
+			continue
+		}
+		fmt.Fprintf(b, "- Awaiting confirmation: %s: %d primary statistics beyond their thresholds against the %s before, worst %s; the next entry will confirm them or not.\n",
+			en.headline(g), g.Pending, entries(len(w.Baseline)), phrase(w, h, cf))
+	}
+	if len(secondary) > 0 {
+		var names []string
+		for i, g := range secondary {
+			if i == 5 {
+				names = append(names, fmt.Sprintf("and %d more", len(secondary)-i))
+				break
+			}
+			w := h.Changes[g.Worst]
+			names = append(names, fmt.Sprintf("%s (%s %s)", report.EscapeMarkdown(en.name(g.Entry)), w.Metric.Name, changeText(w.Metric, w.Change)))
+		}
+		at := plural(len(secondary), "entry", "entries")
+		if len(main)+len(pending) > 0 {
+			at = plural(len(secondary), "other entry", "other entries")
+		}
+		fmt.Fprintf(b, "- Only secondary statistics moved at %s: %s; they are not change points.\n", at, strings.Join(names, ", "))
+	}
+	if len(main)+len(pending)+len(secondary) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// phrase is "E2E p95 +29.6 % (+29.3 % to +29.6 %) across 2 levels,
+// stratified exact p < 0.0001".
+func phrase(c history.Change, h *history.History, cf configs) string {
+	var b strings.Builder
+	b.WriteString(c.Metric.Name + " " + changeText(c.Metric, c.Change))
+	if r := changeRange(c); r != "" {
+		b.WriteString(" (" + r + ")")
+	}
+	fmt.Fprintf(&b, " across %s", plural(c.Levels, "level", "levels"))
+	if cf.labelled {
+		fmt.Fprintf(&b, " of %s", report.Code(cf.name(c.Series)))
+	}
+	switch {
+	case c.NeedRuns > 0:
+		fmt.Fprintf(&b, ", too few runs to test: need ≥ %s", runsText(c.NeedRuns))
+	case c.Test != nil:
+		fmt.Fprintf(&b, ", %s p %s", methodShort(c.Test.Method), pIs(float64(c.Test.P)))
+		if h.Tests.Correction == compare.CorrectionHolm && c.Primary && h.Tests.Count > 1 {
+			fmt.Fprintf(&b, " (Holm over %d tests: %s)", h.Tests.Count, fmtP(float64(c.Test.PAdjusted)))
+		}
+	}
+	return b.String()
+}
+
+// directions is "all worse", "all better" or "2 worse, 1 better".
+func directions(g history.EntryChanges) string {
+	switch {
+	case g.Better == 0 && g.Worse == 1:
+		return "worse"
+	case g.Worse == 0 && g.Better == 1:
+		return "better"
+	case g.Better == 0:
+		return "all worse"
+	case g.Worse == 0:
+		return "all better"
+	}
+	return fmt.Sprintf("%d worse, %d better", g.Worse, g.Better)
+}
+
+func countWith(gs []history.EntryChanges, f func(history.EntryChanges) bool) int {
+	n := 0
+	for _, g := range gs {
+		if f(g) {
+			n++
+		}
+	}
+	return n
+}
+
+// entryNames names entries by their labels.
+type entryNames struct {
+	// labelled is set when some entry has a label.
+	labelled bool
+	label    map[string]string
+	time     map[string]string
+}
+
+func entryNamesOf(h *history.History) entryNames {
+	en := entryNames{label: map[string]string{}, time: map[string]string{}}
+	for _, e := range h.Entries {
+		en.label[e.ID], en.time[e.ID] = e.Label, e.Time
+		en.labelled = en.labelled || e.Label != ""
+	}
+	return en
+}
+
+// name is an entry's label, or its ID when it has none; "—" for none.
+func (en entryNames) name(id string) string {
+	if id == "" {
+		return "—"
+	}
+	if l := en.label[id]; l != "" {
+		return clip(l, 40)
+	}
+	return id
+}
+
+// headline names a group's entry: **rev-5** (`id`, time).
+func (en entryNames) headline(g history.EntryChanges) string {
+	if g.Label == "" {
+		return fmt.Sprintf("**%s** (%s)", report.Code(g.Entry), g.Time)
+	}
+	return fmt.Sprintf("**%s** (%s, %s)", report.EscapeMarkdown(clip(g.Label, 40)), report.Code(g.Entry), g.Time)
+}
+
+// metricNames is "TTFT p95, TPOT p50 and E2E p95".
+func metricNames(keys []string) string {
+	var names []string
+	for _, k := range keys {
+		if m, ok := compare.MetricByKey(k); ok {
+			names = append(names, m.Name)
+		}
+	}
+	switch n := len(names); n {
+	case 0:
+		return "none"
+	case 1:
+		return names[0]
+	default:
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+}
+
+// needText says how many runs an entry, or levels at one run an entry,
+// a test against a full window needs to reach the level the tests are
+// held to.
+func needText(h *history.History) string {
+	alpha, w := h.Tests.EffectiveAlpha, h.Options.Window
+	levels := 0
+	for l := 1; l <= 100; l++ {
+		if history.RunsPerEntryNeeded(alpha, l, w) == 1 {
+			levels = l
+			break
+		}
+	}
+	s := fmt.Sprintf("Against a full window of %s, a test at one level reaches p < %s only with at least %s", entries(w), fmtP(alpha), runsText(history.RunsPerEntryNeeded(alpha, 1, w)))
+	switch {
+	case levels == 1:
+		return s + "."
+	case levels > 0:
+		return s + fmt.Sprintf("; with 1 run an entry, %d levels or more reach it.", levels)
+	}
+	return s + "."
+}
+
+func runsText(n int) string {
+	if n == 0 {
+		return "more than 1000 runs"
+	}
+	return plural(n, "run", "runs") + " an entry"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// methodShort names a stratified test's method in a sentence.
+func methodShort(m string) string {
+	switch m {
+	case stats.MethodSignTest:
+		return "sign test across levels"
+	case stats.MethodStratifiedNormal:
+		return "stratified (normal approximation)"
+	}
+	return "stratified exact"
+}
+
+// pIs is "= 0.0004", or "< 0.0001".
+func pIs(p float64) string {
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return "= " + fmtP(p)
 }
 
 func html(h *history.History, name string) ([]byte, error) {
@@ -200,10 +453,11 @@ func html(h *history.History, name string) ([]byte, error) {
 		return nil, err
 	}
 	cf := configsOf(h)
+	en := entryNamesOf(h)
 	charts := chartsOf(h, cf)
 	pairs := make([]string, 0, 2*len(charts))
 	for i, c := range charts {
-		fig, err := trendFigure(h, cf, c, i)
+		fig, err := trendFigure(h, cf, en, c, i)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +540,7 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 		group int
 	}
 	measured := map[group][]ingest.Series{}
-	for _, s := range h.Series {
+	for _, s := range h.Trends {
 		load := s.Level
 		load.Series = ingest.Series{}
 		g := group{load, cf.index[s.Level.Series] / chart.MaxTrendLines}
@@ -294,7 +548,7 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 			measured[g] = append(ms, s.Level.Series)
 		}
 	}
-	for i, s := range h.Series {
+	for i, s := range h.Trends {
 		load := s.Level
 		load.Series = ingest.Series{}
 		ci := cf.index[s.Level.Series]
@@ -324,7 +578,7 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 	for _, k := range keys {
 		c := byKey[k]
 		sort.SliceStable(c.series, func(i, j int) bool {
-			return cf.index[h.Series[c.series[i]].Level.Series] < cf.index[h.Series[c.series[j]].Level.Series]
+			return cf.index[h.Trends[c.series[i]].Level.Series] < cf.index[h.Trends[c.series[j]].Level.Series]
 		})
 		out = append(out, *c)
 	}
@@ -334,15 +588,16 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 // maxLegendName is the longest series name a legend shows, in runes.
 const maxLegendName = 48
 
-func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, error) {
+func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i int) (string, error) {
 	tr := chart.Trend{Title: c.metric.Name + " at " + c.label, YLabel: fmt.Sprintf("%s (%s)", c.metric.Name, c.metric.Unit)}
 	lastIncluded := map[int]float64{}
 	firstTime := map[int]float64{}
 	entriesDrawn := map[string]bool{}
+	entryTime := map[string]float64{}
 	var drawn []string
 	hasLine := map[ingest.Series]bool{}
 	for _, si := range c.series {
-		s := h.Series[si]
+		s := h.Trends[si]
 		var pts []chart.TrendPoint
 		for _, p := range s.Points {
 			if !p.Median.Valid() {
@@ -354,7 +609,10 @@ func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, e
 			}
 			m := float64(p.Median)
 			pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
-			entriesDrawn[p.Entry] = true
+			if !entriesDrawn[p.Entry] {
+				entriesDrawn[p.Entry] = true
+				entryTime[p.Entry] = p.Time
+			}
 			if !p.Excluded {
 				if t, ok := firstTime[p.Segment]; !ok || p.Time < t {
 					firstTime[p.Segment] = p.Time
@@ -372,6 +630,20 @@ func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, e
 			hasLine[s.Level.Series] = true
 		}
 	}
+	if en.labelled {
+		// The entries drawn, by label, in the order of the history.
+		for _, e := range h.Entries {
+			if !entriesDrawn[e.ID] {
+				continue
+			}
+			label := clip(e.Label, maxTickLabel)
+			if label == "" {
+				label = strings.SplitN(e.Time, "T", 2)[0]
+			}
+			tr.Ticks = append(tr.Ticks, chart.TrendTick{X: entryTime[e.ID], Label: label})
+		}
+		tr.XLabel = "entry (label, or date where none; placed by time, UTC)"
+	}
 	for _, seg := range h.Segments {
 		if seg.Index == 0 {
 			continue
@@ -387,26 +659,25 @@ func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, e
 		}
 		tr.Markers = append(tr.Markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
 	}
+	// A change point of the chart's statistic in one of its series is
+	// marked at its entry, with the change at this level in the text.
 	var changes []string
 	for _, ch := range h.Changes {
-		load := ch.Level
-		load.Series = ingest.Series{}
-		if ch.Kind != history.KindChange || load != c.load || ch.Metric.Key != c.metric.Key {
+		if ch.Kind != history.KindChange || ch.Metric.Key != c.metric.Key || !slices.Contains(c.configs(h), ch.Series) {
 			continue
 		}
-		for _, si := range c.series {
-			s := h.Series[si]
-			if s.Level != ch.Level {
+		for _, l := range ch.PerLevel {
+			load := l.Level
+			load.Series = ingest.Series{}
+			if load != c.load {
 				continue
 			}
-			for _, p := range s.Points {
-				if p.Entry == ch.Entry {
-					tr.Markers = append(tr.Markers, chart.Marker{X: p.Time, Kind: chart.MarkerChange})
-				}
+			if t, ok := entryTime[ch.Entry]; ok {
+				tr.Markers = append(tr.Markers, chart.Marker{X: t, Kind: chart.MarkerChange})
 			}
-			text := fmt.Sprintf("%s %s at entry %s", ch.Direction, changeText(ch), ch.Entry)
+			text := fmt.Sprintf("%s %s at entry %s", ch.Direction, changeText(ch.Metric, l.Change), en.name(ch.Entry))
 			if cf.labelled {
-				text += " (" + cf.name(ch.Level.Series) + ")"
+				text += " (" + cf.name(ch.Series) + ")"
 			}
 			changes = append(changes, text)
 		}
@@ -419,11 +690,15 @@ func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, e
 	if err != nil {
 		return "", fmt.Errorf("history.html: %s: %w", what, err)
 	}
+	order := "in time order (UTC)"
+	if en.labelled {
+		order = "in time order (UTC), named by their labels"
+	}
 	alt := fmt.Sprintf("Trend of %s over %d entries", what, len(tr.Points))
-	caption := what + ": each entry's median across runs with its ± MAD band, in time order (UTC)."
+	caption := what + ": each entry's median across runs with its ± MAD band, " + order + "."
 	if cf.labelled {
 		alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(entriesDrawn), strings.Join(drawn, "; "))
-		caption = what + ": one line per series, each entry's median across runs with its ± MAD band, in time order (UTC)."
+		caption = what + ": one line per series, each entry's median across runs with its ± MAD band, " + order + "."
 		if !cf.common.IsZero() && len(cf.differing) > 0 {
 			caption += " Labels common to all series: " + cf.common.String() + "."
 		}
@@ -448,6 +723,18 @@ func trendFigure(h *history.History, cf configs, c trendChart, i int) (string, e
 	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
 }
 
+// maxTickLabel is the longest entry label a time axis shows, in runes.
+const maxTickLabel = 16
+
+// configs returns the series (configurations) the chart draws.
+func (c trendChart) configs(h *history.History) []ingest.Series {
+	var out []ingest.Series
+	for _, si := range c.series {
+		out = append(out, h.Trends[si].Level.Series)
+	}
+	return out
+}
+
 func entries(n int) string {
 	if n == 1 {
 		return "1 entry"
@@ -455,17 +742,31 @@ func entries(n int) string {
 	return strconv.Itoa(n) + " entries"
 }
 
-func changeText(c history.Change) string {
-	v := float64(c.Change)
+// changeText renders a change: "+30.0 %", "−2.1 pp", "from 0".
+func changeText(m compare.Metric, change analyze.Num) string {
+	v := float64(change)
 	switch {
 	case math.IsInf(v, 0):
 		return "from 0"
 	case math.IsNaN(v):
 		return "n/a"
-	case c.Metric.Points:
+	case m.Points:
 		return strings.Replace(fmt.Sprintf("%+.1f pp", v), "-", "−", 1)
 	}
 	return strings.Replace(fmt.Sprintf("%+.1f %%", 100*v), "-", "−", 1)
+}
+
+// changeRange is "+8.0 % to +14.0 %", the range of a change's per-level
+// changes, or "" with one level or when the ends read the same.
+func changeRange(c history.Change) string {
+	if c.Levels < 2 || !c.ChangeLow.Valid() || !c.ChangeHigh.Valid() {
+		return ""
+	}
+	lo, hi := changeText(c.Metric, c.ChangeLow), changeText(c.Metric, c.ChangeHigh)
+	if lo == hi {
+		return ""
+	}
+	return lo + " to " + hi
 }
 
 func fmtP(p float64) string {

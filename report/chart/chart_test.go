@@ -109,6 +109,25 @@ func exampleTrendLines() Trend {
 		Markers: []Marker{{X: t0 + 2.5*day, Kind: MarkerIncomparable}, {X: t0 + 5*day, Kind: MarkerChange}}}
 }
 
+// exampleTrendLabels is exampleTrendLines with its time axis named by
+// the entries' labels (the fourth has none: its date), one too long to
+// show whole.
+func exampleTrendLabels() Trend {
+	tr := exampleTrendLines()
+	for i, p := range tr.Lines[0].Points {
+		label := fmt.Sprintf("v1.%d", i)
+		switch i {
+		case 3:
+			label = "2026-11-05"
+		case 6:
+			label = "release-candid…"
+		}
+		tr.Ticks = append(tr.Ticks, TrendTick{X: p.X, Label: label})
+	}
+	tr.XLabel = "entry (label, or date where none)"
+	return tr
+}
+
 func TestGoldenSVG(t *testing.T) {
 	charts := []struct {
 		name string
@@ -119,6 +138,7 @@ func TestGoldenSVG(t *testing.T) {
 		{"trend", exampleTrend().SVG},
 		{"pareto", examplePareto().SVG},
 		{"trend-lines", exampleTrendLines().SVG},
+		{"trend-labels", exampleTrendLabels().SVG},
 	}
 	for _, c := range charts {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,6 +181,8 @@ func TestChartsRefuseBadData(t *testing.T) {
 	}
 	badLine := exampleTrendLines()
 	badLine.Lines[1].Points[3].Median = nan
+	badTick := exampleTrend()
+	badTick.Ticks = []TrendTick{{X: nan, Label: "x"}}
 	emptyLine := exampleTrendLines()
 	emptyLine.Lines[2].Points = nil
 	tests := []struct {
@@ -175,6 +197,7 @@ func TestChartsRefuseBadData(t *testing.T) {
 		{"strip empty", Strip{Categories: []string{"a"}, Groups: []StripGroup{{Name: "g", Values: [][]float64{nil}}}}.SVG, ErrNoData.Error()},
 		{"trend NaN", tr.SVG, "chart: trend point 2:"},
 		{"trend out of order", back.SVG, "chart: trend point 4: time"},
+		{"trend tick", badTick.SVG, "chart: tick 0 (\"x\"): x NaN is not finite"},
 		{"trend empty", Trend{}.SVG, ErrNoData.Error()},
 		{"pareto empty", Pareto{}.SVG, ErrNoData.Error()},
 		{"pareto NaN", Pareto{Groups: []string{"a"}, Points: []ParetoPoint{{X: nan, Y: 1}}}.SVG, "chart: pareto point 0: (NaN ± 0, 1 ± 0): want finite"},

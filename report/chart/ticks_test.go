@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
@@ -190,5 +191,44 @@ func TestChartsOnHostileValues(t *testing.T) {
 		if _, err := (Trend{Points: []TrendPoint{{X: bad}}}).SVG(); err == nil {
 			t.Errorf("Trend at time %v: no error", bad)
 		}
+	}
+}
+
+// TestLabelTicksKeepTheLatest: labels that would overlap give way to
+// later ones, from the right, never overlapping; every entry keeps a
+// tick while there are no more than MaxTicks, and beyond that only the
+// labelled ones are returned.
+func TestLabelTicksKeepTheLatest(t *testing.T) {
+	style := NewPlot("", "", "").X.Tick.Label
+	for _, n := range []int{1, 5, 30, MaxTicks, MaxTicks + 1, 1000} {
+		var tt []TrendTick
+		for i := 0; i < n; i++ {
+			tt = append(tt, TrendTick{X: float64(i), Label: fmt.Sprintf("build-%03d", i)})
+		}
+		lt := newLabelTicks(tt, 500, style)
+		ticks := lt.Ticks(0, float64(max(n-1, 1)))
+		if n <= MaxTicks && len(ticks) != n || n > MaxTicks && len(ticks) > MaxTicks {
+			t.Errorf("%d entries: %d ticks", n, len(ticks))
+		}
+		last := math.Inf(-1) // right edge of the previous label
+		var labelled []plot.Tick
+		for _, tk := range ticks {
+			if tk.Label == "" {
+				continue
+			}
+			labelled = append(labelled, tk)
+			at := tk.Value * 500 / float64(max(n-1, 1))
+			half := float64(style.Width(tk.Label)) / 2
+			if at-half < last+labelGap-1e-9 {
+				t.Errorf("%d entries: label %q overlaps the one before", n, tk.Label)
+			}
+			last = at + half
+		}
+		if len(labelled) == 0 || labelled[len(labelled)-1].Label != fmt.Sprintf("build-%03d", n-1) {
+			t.Errorf("%d entries: the latest entry is not labelled (%d labels)", n, len(labelled))
+		}
+	}
+	if ticks := newLabelTicks([]TrendTick{{X: 5, Label: "a"}}, 500, style).Ticks(6, 7); len(ticks) != 0 {
+		t.Errorf("a tick out of range: %v", ticks)
 	}
 }

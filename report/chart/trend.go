@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -68,6 +70,19 @@ type Trend struct {
 	// keeps a colour of its own.
 	Lines   []TrendLine
 	Markers []Marker
+	// Ticks, when set, label the time axis at these times (the entries,
+	// by the names they were given) instead of at round dates; where two
+	// labels would overlap, the later is kept and the earlier is a tick
+	// without a label.
+	Ticks []TrendTick
+	// XLabel names the time axis; "time (UTC)" when empty.
+	XLabel string
+}
+
+// TrendTick is a labelled tick of a Trend's time axis.
+type TrendTick struct {
+	X     float64
+	Label string
 }
 
 // TrendLine is one named line of a Trend.
@@ -123,7 +138,16 @@ func (t Trend) SVG() ([]byte, error) {
 			return nil, fmt.Errorf("chart: marker %d: x %v kind %d", i, m.X, m.Kind)
 		}
 	}
-	p := NewPlot(t.Title, "time (UTC)", t.YLabel)
+	for i, tk := range t.Ticks {
+		if !finite(tk.X) {
+			return nil, fmt.Errorf("chart: tick %d (%q): x %v is not finite", i, tk.Label, tk.X)
+		}
+	}
+	xLabel := t.XLabel
+	if xLabel == "" {
+		xLabel = "time (UTC)"
+	}
+	p := NewPlot(t.Title, xLabel, t.YLabel)
 	legend := NewLegend()
 	type drawn struct {
 		bands []plot.Plotter
@@ -246,10 +270,76 @@ func (t Trend) SVG() ([]byte, error) {
 	}
 	p.X.Min, p.X.Max = padded(lo, hi, 0.03)
 	p.X.Tick.Marker = dateTicks{}
+	if len(t.Ticks) > 0 {
+		// The data's width, estimated short: the figure less the legend
+		// strip (as Figure lays it out) and a generous y axis.
+		w := Width - vg.Points(4) - legend.Rectangle(draw.Canvas{}).Size().X*5/4 - vg.Points(14) - vg.Points(70)
+		p.X.Tick.Marker = newLabelTicks(t.Ticks, w, p.X.Tick.Label)
+	}
 	FromZero(&p.Y)
 	f := Single(p, &legend)
 	f.Height = ShortHeight // one per level (compare) or per statistic (history)
 	return f.SVG()
+}
+
+// labelTicks ticks a time axis at given times with given labels: each
+// is labelled unless its label would come within labelGap of a later
+// one's, so that the latest entries keep theirs; the others are minor
+// ticks, when there are no more than MaxTicks in all. width is the
+// axis' length in canvas units; half each label's half width.
+type labelTicks struct {
+	ticks []TrendTick
+	half  []float64
+	width vg.Length
+}
+
+// newLabelTicks sorts the ticks by time and measures their labels once:
+// gonum asks for the ticks more than once a drawing.
+func newLabelTicks(ticks []TrendTick, width vg.Length, style text.Style) labelTicks {
+	l := labelTicks{ticks: append([]TrendTick(nil), ticks...), width: width}
+	sort.SliceStable(l.ticks, func(i, j int) bool { return l.ticks[i].X < l.ticks[j].X })
+	for _, t := range l.ticks {
+		l.half = append(l.half, float64(style.Width(t.Label))/2)
+	}
+	return l
+}
+
+// labelGap is the least room between two tick labels, in points.
+const labelGap = 8
+
+// Ticks implements plot.Ticker.
+func (l labelTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := -1, -1 // the ticks in range
+	for i, t := range l.ticks {
+		if t.X >= lo && t.X <= hi {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || !(hi > lo) {
+		return nil
+	}
+	all := make([]plot.Tick, last-first+1)
+	var labelled []plot.Tick              // latest first
+	scale := float64(l.width) / (hi - lo) // canvas units per second
+	left := math.Inf(1)                   // left edge of the last label kept
+	for i := last; i >= first; i-- {
+		t := &all[i-first]
+		t.Value = l.ticks[i].X
+		at := (l.ticks[i].X - lo) * scale
+		if len(labelled) < MaxTicks && l.ticks[i].Label != "" && at+l.half[i]+labelGap <= left {
+			t.Label = l.ticks[i].Label
+			labelled = append(labelled, *t)
+			left = at - l.half[i]
+		}
+	}
+	if len(all) <= MaxTicks {
+		return all
+	}
+	slices.Reverse(labelled)
+	return labelled
 }
 
 // dateTicks labels a unix-seconds axis in UTC at round steps (hours, days,

@@ -89,22 +89,28 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 		t.Errorf("history said %q", msg)
 	}
 	var h struct {
-		Series []struct {
+		Trends []struct {
 			Level struct {
 				Series map[string]string `json:"series"`
 			} `json:"level"`
-		} `json:"series"`
+		} `json:"trends"`
 		Changes []struct {
-			Kind  string `json:"kind"`
-			Entry string `json:"entry"`
-			Level struct {
-				Series map[string]string `json:"series"`
-				Value  float64           `json:"value"`
-			} `json:"level"`
+			Kind     string            `json:"kind"`
+			Entry    string            `json:"entry"`
+			Series   map[string]string `json:"series"`
+			PerLevel []struct {
+				Level struct {
+					Value float64 `json:"value"`
+				} `json:"level"`
+			} `json:"per_level"`
 			Metric struct {
 				Key string `json:"key"`
 			} `json:"metric"`
 		} `json:"changes"`
+		ByEntry []struct {
+			Entry        string `json:"entry"`
+			ChangePoints int    `json:"change_points"`
+		} `json:"by_entry"`
 	}
 	data, err := os.ReadFile(filepath.Join(out, "history.json"))
 	if err != nil {
@@ -114,31 +120,39 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2 series × 2 loads × 14 headline statistics, each followed apart.
-	if len(h.Series) != 56 || h.Series[0].Level.Series["max_num_seqs"] != "128" || h.Series[55].Level.Series["max_num_seqs"] != "256" {
-		t.Errorf("%d series in history.json, want 56", len(h.Series))
+	if len(h.Trends) != 56 || h.Trends[0].Level.Series["max_num_seqs"] != "128" || h.Trends[55].Level.Series["max_num_seqs"] != "256" {
+		t.Errorf("%d trends in history.json, want 56", len(h.Trends))
 	}
 	points := map[string]bool{}
 	for _, c := range h.Changes {
 		if c.Kind != "change point" {
 			continue
 		}
-		if c.Level.Series["max_num_seqs"] != "256" || c.Entry != ids[5] {
-			t.Errorf("change point of %s at %v (series %v) introduced by %s: want max_num_seqs=256 only, introduced by %s", c.Metric.Key, c.Level.Value, c.Level.Series, c.Entry, ids[5])
+		if c.Series["max_num_seqs"] != "256" || c.Entry != ids[5] {
+			t.Errorf("change point of %s (series %v) introduced by %s: want max_num_seqs=256 only, introduced by %s", c.Metric.Key, c.Series, c.Entry, ids[5])
 		}
-		points[fmt.Sprintf("c%v %s", c.Level.Value, c.Metric.Key)] = true
+		// Tested once across the series' two loads.
+		if len(c.PerLevel) != 2 || c.PerLevel[0].Level.Value != 1 || c.PerLevel[1].Level.Value != 4 {
+			t.Errorf("change point of %s: levels %+v, want concurrency 1 and 4", c.Metric.Key, c.PerLevel)
+		}
+		points[c.Metric.Key] = true
 	}
-	// The slowdown shows at both loads (TPOT, the engine's step time, at
-	// least).
-	if !points["c1 tpot.p50"] || !points["c4 tpot.p50"] {
-		t.Errorf("change points %v: want TPOT p50 at both loads", points)
+	// The slowdown shows in TPOT, the engine's step time, at least.
+	if !points["tpot.p50"] {
+		t.Errorf("change points %v: want TPOT p50", points)
+	}
+	for _, g := range h.ByEntry {
+		if g.ChangePoints > 0 && (g.Entry != ids[5] || g.ChangePoints != len(points)) {
+			t.Errorf("by entry %+v: want the change points of entry %s alone", h.ByEntry, ids[5])
+		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "history.md"))
 	for _, want := range []string{
 		"2 series (configurations), each followed and tested on its own — the runs of two series are never pooled: `max_num_seqs=128`, `max_num_seqs=256`.\n",
-		"| introduced by | time | label | series | level | statistic |",
-		fmt.Sprintf("| %s | 2026-11-07T09:", ids[5]),
-		"| rev-5 | max\\_num\\_seqs=256 | concurrency 4 | TPOT p50 |",
-		"- For each series, level and headline statistic, every included entry",
+		fmt.Sprintf("- **rev-5** (`%s`, 2026-11-07T09:", ids[5]),
+		"| entry | label | series | statistic | kind | change | p | baseline | confirmed by | by level |",
+		fmt.Sprintf("| %s | rev-5 | max\\_num\\_seqs=256 | TPOT p50 | change point (worse) |", ids[5]),
+		"- For each series and headline statistic, every included entry",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("history.md does not say %q:\n%s", want, md)
@@ -154,8 +168,12 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 			t.Errorf("max_num_seqs=%s is named in %d legends, want 28", v, n)
 		}
 	}
-	if !bytes.Contains(html, []byte("one line per series: max_num_seqs=128; max_num_seqs=256; change points: worse +30.1 % at entry "+ids[5]+" (max_num_seqs=256).")) {
+	if !bytes.Contains(html, []byte("one line per series: max_num_seqs=128; max_num_seqs=256; change points: worse +30.1 % at entry rev-5 (max_num_seqs=256).")) {
 		t.Error("history.html: the TPOT p50 chart's description does not name the series of its change point")
+	}
+	// The time axis names the entries by their labels.
+	if !bytes.Contains(html, []byte(">rev-7</text>")) {
+		t.Error("history.html: the time axis does not name the latest entry rev-7")
 	}
 	// Each entry keeps its series apart: 4 levels, with their series.
 	entry, err := os.ReadFile(filepath.Join(arch, ids[0], "entry.json"))

@@ -82,14 +82,15 @@ func TestArchiveAndHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("history: %d %q", code, errOut)
 	}
-	if !strings.Contains(msg, "(8 entries, 1 segment, ") {
+	if !strings.Contains(msg, "(8 entries, 1 segment, 4 change points at 1 entry)") {
 		t.Errorf("history said %q", msg)
 	}
 	md, _ := os.ReadFile(filepath.Join(out1, "history.md"))
-	// The slowdown was introduced by day 5 and is confirmed by day 6.
-	want := fmt.Sprintf("| %s | 2026-11-07T09:", ids[5])
-	if !strings.Contains(string(md), "## Change points (") || !strings.Contains(string(md), want) {
-		t.Errorf("history.md does not name %s as introducing a change:\n%s", ids[5], md)
+	// The slowdown was introduced by day 5 and is confirmed by day 6: one
+	// line for the entry, above everything else.
+	want := fmt.Sprintf("## Changes\n\n4 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n- **rev-5** (`%s`, 2026-11-07T09:", ids[5])
+	if !strings.Contains(string(md), want) || strings.Contains(string(md), "Awaiting confirmation") {
+		t.Errorf("history.md does not name %s as introducing the change, or has something awaiting confirmation:\n%s", ids[5], md)
 	}
 	if !strings.Contains(string(md), "excluded: noisy neighbour on the host") {
 		t.Error("history.md does not show the excluded entry")
@@ -134,6 +135,8 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"history", t.TempDir(), "-o", "h", "--alpha", "Inf"}, "alpha +Inf: expected a number between 0 and 1"},
 		{[]string{"history", t.TempDir(), "-o", "h", "--threshold", "NaN%"}, `threshold "NaN%": "NaN" is not a number from 0 to 1000000`},
 		{[]string{"history", t.TempDir(), "-o", "h", "--threshold", "ttft=1e400%"}, `threshold "ttft=1e400%": "1e400" is not a number from 0 to 1000000`},
+		{[]string{"history", t.TempDir(), "-o", "h", "--gate", "ttft.p42"}, `--gate "ttft.p42": not a headline statistic`},
+		{[]string{"history", t.TempDir(), "-o", "h", "--gate", ""}, "--gate: expected at least one statistic"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCLI(t, tt.args...)

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/benchnote/benchnote/archive"
 	"github.com/benchnote/benchnote/compare"
@@ -22,16 +23,21 @@ func historyCommand() *command {
 		help: `Reads every entry of ARCHIVE (see benchnote archive) and writes
 OUT/history.md, history.html and history.json: each headline statistic per
 level over time (median ± MAD across runs; per series, one line each, when
-the sweeps have series labels), environment changes and incomparable
-boundaries, excluded entries, and change points — found only within one
-series and one environment fingerprint, confirmed over two consecutive
-entries, with the same test and thresholds as compare. Details:
+the sweeps have series labels; the time axis names entries by their
+--label), environment changes and incomparable boundaries, excluded
+entries, and change points, grouped by the entry that introduced them.
+A change point is found only within one series and one environment
+fingerprint, confirmed over two consecutive entries, with compare's test
+(each statistic of a series tested once across its levels) and
+thresholds; the gate's family of primary statistics (--gate) decides
+change points, the others are reported as secondary. Details:
 docs/archive.md.
 
 exit codes: 0 written, 2 an error or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the history into the directory `OUT` (required)")
-			correct := fs.String("correct", compare.CorrectionNone, "correction over all change-point tests: none or holm")
+			correct := fs.String("correct", compare.CorrectionNone, "correction over the tests of the gate's statistics: none or holm")
+			gate := fs.String("gate", "", "the gate's family of statistics, which decide change points (`STAT,...`; default "+strings.Join(compare.DefaultGate, ",")+")")
 			alpha := fs.Float64("alpha", def.Compare.Alpha, "significance level")
 			window := fs.Int("window", def.Window, "number of preceding entries a candidate change is tested against")
 			var thresholds listFlag
@@ -46,6 +52,16 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				opts := def
 				opts.Window = *window
 				opts.Compare.Alpha, opts.Compare.Correction = *alpha, *correct
+				if flagSet(fs, "gate") {
+					for _, k := range strings.Split(*gate, ",") {
+						if k = strings.TrimSpace(k); k != "" {
+							opts.Compare.Gate = append(opts.Compare.Gate, k)
+						}
+					}
+					if err := compare.CheckGate(opts.Compare.Gate); err != nil {
+						return c.usageError("%v", err)
+					}
+				}
 				for _, t := range thresholds {
 					th, err := compare.ParseThreshold(t)
 					if err != nil {
@@ -80,14 +96,18 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				if err := report.WriteDir(*outDir, files, args[0]); err != nil {
 					return c.fail(err)
 				}
-				changes := 0
-				for _, ch := range h.Changes {
-					if ch.Kind == history.KindChange {
-						changes++
+				changes := plural(h.ChangePoints(), "change point", "change points")
+				at := 0
+				for _, g := range h.ByEntry {
+					if g.ChangePoints > 0 {
+						at++
 					}
 				}
+				if at > 0 {
+					changes += " at " + plural(at, "entry", "entries")
+				}
 				fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s (%s, %s, %s)\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile,
-					plural(len(h.Entries), "entry", "entries"), plural(len(h.Segments), "segment", "segments"), plural(changes, "change point", "change points"))
+					plural(len(h.Entries), "entry", "entries"), plural(len(h.Segments), "segment", "segments"), changes)
 				return ExitClean
 			}
 		},
