@@ -187,8 +187,11 @@ func TestLatestEntryAwaitsConfirmation(t *testing.T) {
 
 func TestTooFewRunsIsUndecided(t *testing.T) {
 	// One run per entry at one level: 2 baseline runs against 2 can never
-	// reach α; 2 runs an entry would (2/C(8, 4) = 0.029).
-	h := Build(entries(4, 1, step(2, 1.3), same), DefaultOptions())
+	// reach α = 0.05 (uncorrected here); 2 runs an entry would (2/C(8, 4)
+	// = 0.029).
+	opts := DefaultOptions()
+	opts.Compare.Correction = compare.CorrectionNone
+	h := Build(entries(4, 1, step(2, 1.3), same), opts)
 	u := changesOf(h, KindUndecided)
 	if len(u) != 1 || u[0].NeedRuns != 2 || u[0].Entry != fmt.Sprintf("%016x", 3) || u[0].ConfirmedBy != fmt.Sprintf("%016x", 4) {
 		t.Errorf("undecided %+v (all %+v)", u, h.Changes)

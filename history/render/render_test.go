@@ -153,7 +153,7 @@ func TestChangesAreOneLineAnEntry(t *testing.T) {
 	}
 	md, page := string(files[MarkdownFile]), string(files[HTMLFile])
 	want := "## Changes\n\n4 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n" +
-		"- **rev-5** (`0000000000000006`, 2026-01-06T09:00:00Z): 12 statistics moved — 4 change points (all worse), 8 secondary; worst TTFT p95 +25.0 % across 2 levels, stratified exact p < 0.0001; confirmed by rev-6.\n\n## Changes in detail (12)"
+		"- **rev-5** (`0000000000000006`, 2026-01-06T09:00:00Z): 12 statistics moved — 4 change points (all worse), 8 secondary; worst TTFT p95 +25.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 36 tests: < 0.0001); confirmed by rev-6.\n\n## Changes in detail (12)"
 	if !strings.Contains(md, want) {
 		t.Errorf("history.md does not hold\n%s\n---\n%s", want, md)
 	}

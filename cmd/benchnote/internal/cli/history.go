@@ -36,7 +36,7 @@ docs/archive.md.
 exit codes: 0 written, 2 an error or bad usage.`,
 		flags: func(fs *flag.FlagSet) func(*call, []string) int {
 			outDir := fs.String("o", "", "write the history into the directory `OUT` (required)")
-			correct := fs.String("correct", compare.CorrectionNone, "correction over the tests of the gate's statistics: none or holm")
+			correct := fs.String("correct", def.Compare.Correction, "correction over the tests of the gate's statistics: holm or none")
 			gate := fs.String("gate", "", "the gate's family of statistics, which decide change points (`STAT,...`; default "+strings.Join(compare.DefaultGate, ",")+")")
 			alpha := fs.Float64("alpha", def.Compare.Alpha, "significance level")
 			window := fs.Int("window", def.Window, "number of preceding entries a candidate change is tested against")
