@@ -328,7 +328,9 @@ func wilson(p, n float64) (lo, hi float64) {
 //     the error rate's finding included; exit 4 (undecided) is counted
 //     apart;
 //   - power: the same pairs with the new side's per-run latency
-//     statistics × 1.10, at every level, and at concurrency 4 only.
+//     statistics × 1.10, at every level, and at concurrency 4 only (also
+//     with --per-level);
+//   - for contrast, the false alarms of --no-test (thresholds alone).
 //
 // Sweeps are cut from a pool: each simulated process runs the ten levels
 // once, and a sweep of k runs takes k processes and some of their levels,
@@ -358,8 +360,8 @@ func TestGateFalseAlarmsAndPower(t *testing.T) {
 	t.Logf("%d simulated processes × %d levels (%v), %d requests a run, %d pool sweeps", procs, len(gateLevels), gateLevels, gateRequests, len(pool))
 	logNoise(t, pool)
 
-	perLevel := DefaultOptions()
-	perLevel.PerLevel = true
+	perLevel, noTest := DefaultOptions(), DefaultOptions()
+	perLevel.PerLevel, noTest.NoTest = true, true
 	type variant struct {
 		name string
 		at   int // 0: every level; −1: unshifted
@@ -370,11 +372,12 @@ func TestGateFalseAlarmsAndPower(t *testing.T) {
 		{"10 % everywhere", 0, DefaultOptions()},
 		{"10 % at c4", gateShiftAt, DefaultOptions()},
 		{"10 % at c4, --per-level", gateShiftAt, perLevel},
+		{"null, --no-test", -1, noTest},
 	}
 	var table []string
 	table = append(table,
-		"| runs × levels | sweeps | pairs | false alarms (exit 1) | 95 % interval | limit | undecided (exit 4) | power: +10 % at every level | power: +10 % at c4 only | same, `--per-level` |",
-		"|---|---|---|---|---|---|---|---|---|---|")
+		"| runs × levels | sweeps | pairs | false alarms (exit 1) | 95 % interval | limit | exit 4, nothing changed | exit 1, +10 % everywhere | exit 4, +10 % everywhere | exit 1, +10 % at c4 only | same, `--per-level` | exit 1, nothing changed, `--no-test` |",
+		"|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range gateConfigs() {
 		p := len(pool) * (gateRepeats / c.runs)
 		sweeps := make([]*analyze.Summary, p)
@@ -429,9 +432,10 @@ func TestGateFalseAlarmsAndPower(t *testing.T) {
 		fa := null.rate(ExitFail)
 		lo, hi := wilson(fa, n)
 		limit := 0.05 + 2*math.Sqrt(0.05*0.95/n)
-		table = append(table, fmt.Sprintf("| %s | %d | %d | %d (%.1f %%) | %.1f–%.1f %% | %.1f %% | %d (%.1f %%) | %.1f %% | %.1f %% | %.1f %% |",
-			c, p, len(pairs), null.codes[ExitFail], 100*fa, 100*lo, 100*hi, 100*limit, null.codes[ExitUndecided], 100*null.rate(ExitUndecided),
-			100*tallies[1].rate(ExitFail), 100*tallies[2].rate(ExitFail), 100*tallies[3].rate(ExitFail)))
+		table = append(table, fmt.Sprintf("| %s | %d | %d | %d (%.1f %%) | %.1f–%.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% |",
+			c, p, len(pairs), null.codes[ExitFail], 100*fa, 100*lo, 100*hi, 100*limit, 100*null.rate(ExitUndecided),
+			100*tallies[1].rate(ExitFail), 100*tallies[1].rate(ExitUndecided), 100*tallies[2].rate(ExitFail), 100*tallies[3].rate(ExitFail),
+			100*tallies[4].rate(ExitFail)))
 		t.Logf("%s (levels %v): null: false alarms by statistic: %s; undecided by statistic: %s", c, c.levels, byKey(null.flagged), byKey(null.undecided))
 		for vi := 1; vi < len(variants); vi++ {
 			tl := tallies[vi]
