@@ -186,3 +186,60 @@ func TestStratifiedSize(t *testing.T) {
 		}
 	}
 }
+
+// TestStratifiedTablesInDocs pins docs/compare.md's tables of the gate's
+// test: the runs a level and side a finding needs to be able to reach
+// α/m at L levels, and the smallest p and real size of one test at K runs
+// a side and L levels without ties.
+func TestStratifiedTablesInDocs(t *testing.T) {
+	needed := map[int][]int{ // m → K at L = 1, 2, 3, 4, 5, 6, 8, 10
+		1: {4, 3, 2, 2, 2, 1, 1, 1},
+		4: {5, 3, 2, 2, 2, 2, 1, 1},
+		5: {5, 3, 2, 2, 2, 2, 1, 1},
+		6: {5, 3, 3, 2, 2, 2, 1, 1},
+	}
+	levels := []int{1, 2, 3, 4, 5, 6, 8, 10}
+	for m, ks := range needed {
+		for i, l := range levels {
+			if got := StratifiedRunsNeeded(0.05/float64(m), l); got != ks[i] {
+				t.Errorf("m = %d, %d levels: %d runs, docs say %d", m, l, got, ks[i])
+			}
+		}
+	}
+	sizes := []struct {
+		k, l              int
+		minP, size, size6 float64
+	}{
+		{1, 1, 1, 0, 0},
+		{1, 3, 0.25, 0, 0},
+		{1, 8, 0.00781, 0.00781, 0.00781},
+		{1, 10, 0.00195, 0.0215, 0.00195},
+		{3, 1, 0.1, 0, 0},
+		{3, 3, 0.00025, 0.0410, 0.00325},
+		{3, 10, 1.95e-13, 0.0446, 0.00641},
+		{4, 1, 0.0286, 0.0286, 0},
+		{5, 1, 0.00794, 0.0317, 0.00794},
+		{5, 3, 1.25e-7, 0.0389, 0.00653},
+		{5, 10, 1.94e-24, 0.0435, 0.00706},
+	}
+	near := func(got, want float64) bool { return got == want || math.Abs(got-want) <= 0.005*want }
+	for _, tt := range sizes {
+		var strata []Stratum
+		for range tt.l {
+			var x, y []float64
+			for i := range tt.k {
+				x, y = append(x, float64(2*i)), append(y, float64(2*i+1))
+			}
+			strata = append(strata, Stratum{X: x, Y: y})
+		}
+		r, err := Stratified(strata)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size, size6 := StratifiedSize(strata, 0.05), StratifiedSize(strata, 0.05/6)
+		if !near(r.MinP, tt.minP) || !near(size, tt.size) || !near(size6, tt.size6) {
+			t.Errorf("%d runs × %d levels: smallest p %.3g, size %.3g at 0.05 and %.3g at 0.05/6; docs say %.3g, %.3g, %.3g",
+				tt.k, tt.l, r.MinP, size, size6, tt.minP, tt.size, tt.size6)
+		}
+	}
+}
