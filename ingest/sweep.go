@@ -61,9 +61,13 @@ const (
 	envFilePrefix    = "env."
 	reasonNotRead    = "not part of the input contract"
 	reasonOutsideRun = "not in a run directory"
-	reasonReport     = "a report benchnote wrote (it holds " + outdir.MarkerName + "), not input"
 	reasonArchive    = "a benchnote archive (it holds " + outdir.ArchiveMarkerName + "), not input: analyse an entry with benchnote history, or its inputs/ directory"
 )
+
+// ReasonBenchnoteReport is the IgnoredFile reason of a report benchnote
+// wrote inside the sweep (by an earlier version, or copied there): not
+// input, and not a problem of the sweep.
+const ReasonBenchnoteReport = "a report benchnote wrote (it holds " + outdir.MarkerName + "), not input"
 
 // Load reads the sweep rooted at root whole: Open, then every run's
 // records and scrapes, which it keeps (Run.Release leaves them in place).
@@ -312,7 +316,7 @@ func scanTree(root string) (*tree, error) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if outdir.IsMarked(p) {
-				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: reasonReport})
+				ignored = append(ignored, IgnoredFile{Path: rel + "/", Reason: ReasonBenchnoteReport})
 				return fs.SkipDir
 			}
 			if rel != "." && outdir.IsArchive(p) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -262,6 +263,11 @@ only), 1 warnings (the sweep is usable and the report lists them), 2 errors
 				}
 				// The same analysis as report, for the same lint findings;
 				// nothing is rendered.
+				if len(sw.Runs) == 0 && len(sw.Reported) == 0 && !*asJSON {
+					// Nothing to list: one line, not an empty table.
+					p.finish()
+					return c.fail(fmt.Errorf("no run directory found under %s (a run directory holds requests.csv or requests.parquet)", args[0]))
+				}
 				summary := analyze.Analyze(sw)
 				p.finish()
 				switch {
@@ -298,6 +304,7 @@ type validation struct {
 // analysis.
 func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 	var v validation
+	var notes []analyze.Finding
 	v.diags = append(v.diags, sw.Diagnostics...)
 	for _, r := range sw.Runs {
 		v.diags = append(v.diags, r.Diagnostics...)
@@ -312,6 +319,13 @@ func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 		v.diags = append(v.diags, r.Diagnostics...)
 	}
 	for _, f := range sw.IgnoredFiles {
+		if f.Reason == ingest.ReasonBenchnoteReport {
+			// benchnote's own output, skipped as it should be: noted,
+			// not a warning about the sweep.
+			notes = append(notes, analyze.Finding{Severity: "info", Rule: "report-inside-sweep",
+				Message: "skipped, as it should be: " + f.Reason, Runs: []string{f.Path}})
+			continue
+		}
 		v.diags = append(v.diags, ingest.Diagnostic{Severity: ingest.Warning, File: f.Path, Reason: "ignored file", Message: "ignored: " + f.Reason})
 	}
 	for i := range v.diags {
@@ -323,7 +337,7 @@ func check(sw *ingest.Sweep, s *analyze.Summary) validation {
 			v.warnings++
 		}
 	}
-	v.findings = s.Findings
+	v.findings = append(slices.Clip(s.Findings), notes...)
 	for _, f := range v.findings {
 		switch f.Severity {
 		case "error":

@@ -155,10 +155,19 @@ func flagError(err error, fs *flag.FlagSet) string {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	msg = "unknown flag " + bad
-	if s := closest(strings.TrimLeft(bad, "-"), names); s != "" {
+	name := strings.TrimLeft(bad, "-")
+	if s := closest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", dash(s))
+	} else if s := otherToolsName[name]; s != "" && fs.Lookup(s) != nil {
 		msg += fmt.Sprintf(" (did you mean %s?)", dash(s))
 	}
 	return msg
+}
+
+// otherToolsName maps flag names other tools use for what a benchnote flag
+// does, too far from its name for closest to find, to benchnote's.
+var otherToolsName = map[string]string{
+	"out": "o", "output": "o", "outdir": "o", "output-dir": "o", "out-dir": "o", "output_dir": "o",
 }
 
 // parseInterleaved parses flags that may come before, between or after
@@ -284,7 +293,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if arg != "" {
 			left += " " + arg
 		}
-		if d := e.f.DefValue; d != "" && d != "false" && d != "0" {
+		// A usage text that states its default itself (one that depends
+		// on the inputs) is not given a second one.
+		if d := e.f.DefValue; d != "" && d != "false" && d != "0" && !strings.Contains(text, "(default") {
 			text += fmt.Sprintf(" (default %s)", d)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\n", left, text)

@@ -87,6 +87,8 @@ func TestCommandLine(t *testing.T) {
 			"benchnote report: expected 1 argument (SWEEP), got 2: \"a\" \"b\"\n" + hint("report")},
 		{"validate without a sweep", []string{"validate"}, ExitErrors, "", "benchnote validate: expected 1 argument (SWEEP), got none\n" + hint("validate")},
 		{"validate with two sweeps", []string{"validate", "a", "b"}, ExitErrors, "", "benchnote validate: expected 1 argument (SWEEP), got 2: \"a\" \"b\"\n" + hint("validate")},
+		{"report with -out", []string{"report", exampleSweep, "-out", "out"}, ExitErrors, "", "benchnote report: unknown flag --out (did you mean -o?)\n" + hint("report")},
+		{"report with --output", []string{"report", exampleSweep, "--output", "out"}, ExitErrors, "", "benchnote report: unknown flag --output (did you mean -o?)\n" + hint("report")},
 		{"validate has no -o", []string{"validate", "-o", "out", exampleSweep}, ExitErrors, "", "benchnote validate: unknown flag -o\n" + hint("validate")},
 		{"validate --json and -q", []string{"validate", "--json", "-q", exampleSweep}, ExitErrors, "", "benchnote validate: --json and -q cannot be used together\n" + hint("validate")},
 		{"validate --quiet and --verbose", []string{"validate", "--quiet", "--verbose", exampleSweep}, ExitErrors, "", "benchnote validate: -q and -v cannot be used together\n" + hint("validate")},
@@ -100,6 +102,10 @@ func TestCommandLine(t *testing.T) {
 		{"after -- a dash is an argument", []string{"validate", "--", "-dir"}, ExitErrors, "", "benchnote validate: sweep: stat -dir: no such file or directory\n"},
 		{"report on a directory without runs", []string{"report", empty, "-o", filepath.Join(t.TempDir(), "out")}, ExitErrors, "",
 			"benchnote report: " + empty + ": no run directory found (a run directory holds requests.csv or requests.parquet); nothing to report\n"},
+		{"validate a directory without runs", []string{"validate", empty}, ExitErrors, "",
+			"benchnote validate: no run directory found under " + empty + " (a run directory holds requests.csv or requests.parquet)\n"},
+		{"validate -q a directory without runs", []string{"validate", "-q", empty}, ExitErrors, "",
+			"benchnote validate: no run directory found under " + empty + " (a run directory holds requests.csv or requests.parquet)\n"},
 		{"report with a missing notebook", []string{"report", exampleSweep, "-o", filepath.Join(empty, "out"), "--notebook", "no/such.md"}, ExitErrors, "",
 			"benchnote report: open no/such.md: no such file or directory\n"},
 
@@ -402,4 +408,23 @@ func TestErrorsAreOneLineEach(t *testing.T) {
 	if got := errorLines(errors.Join(errors.New("first"), nil, errors.New("sec\x1bond"))); !slices.Equal(got, []string{"first", `sec\x1bond`}) {
 		t.Errorf("errorLines = %q", got)
 	}
+}
+
+// TestUsageStatesEachDefaultOnce: a flag whose usage text states its own
+// default (one that depends on the inputs) is not given the flag
+// package's "(default 90)" as well.
+func TestUsageStatesEachDefaultOnce(t *testing.T) {
+	code, stdout, _ := runCLI(t, "compare", "-h")
+	if code != ExitClean {
+		t.Fatalf("compare -h: exit %d", code)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "--attainment") {
+			if n := strings.Count(line, "(default"); n != 1 {
+				t.Errorf("--attainment states %d defaults: %q", n, line)
+			}
+			return
+		}
+	}
+	t.Fatal("compare -h lists no --attainment")
 }

@@ -72,7 +72,7 @@ threshold but the runs are too few for its test (with how many are needed;
 			noTest := fs.Bool("no-test", false, "flag the gate's statistics on their threshold alone, with no statistical test (for 1 run at 1 level); the verdict says so")
 			alpha := fs.Float64("alpha", def.Alpha, "significance level")
 			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
-			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (and error-rate rises), error-rate, any")
+			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (a primary finding worse, the error rate's included), error-rate (its finding only), any (any flagged primary finding)")
 			allow := fs.Bool("allow-incomparable", false, "pass (exit 0) instead of exit 2 when the sweeps are not comparable or have nothing in common, and instead of exit 4 when the runs are too few to decide")
 			series := fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
 			baseSeries := fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")

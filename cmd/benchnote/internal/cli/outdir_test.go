@@ -186,15 +186,19 @@ func TestReportInsideSweepIsSkipped(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := Run([]string{"validate", sweep}, &stdout, &stderr)
 	if code != ExitWarnings {
-		t.Errorf("validate exit %d, want 1 (a warning: the report is ignored)\n%s", code, stdout.String())
+		t.Errorf("validate exit %d, want 1 (the sweep's own two warnings)\n%s", code, stdout.String())
 	}
 	for _, want := range []string{
 		": 3 runs at 1 concurrency level\n",
-		"\n1 diagnostic:\n" + sweep + "/report: warning: ignored: a report benchnote wrote (it holds .benchnote-report), not input\n\n",
+		"\ninfo: report-inside-sweep: skipped, as it should be: a report benchnote wrote (it holds .benchnote-report), not input [report/]\n",
+		": warnings (3 runs; 2 warnings)\n",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("validate output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	if strings.Contains(stdout.String(), "diagnostic") {
+		t.Errorf("the report inside the sweep is a diagnostic:\n%s", stdout.String())
 	}
 	second := summaryOf(t, reportTree(t, sweep, filepath.Join(t.TempDir(), "out")))
 	if got, want := fmt.Sprint(second.Runs), "[{c2/run-1} {c2/run-2} {c2/run-3}]"; got != want {

@@ -19,8 +19,8 @@ type sloOverride struct {
 const maxSLOSeconds = 86_400
 
 // parseSLO reads --slo: comma-separated KEY=VALUE pairs, keys ttft, tpot
-// and e2e with a duration (500ms, 1.5s; a bare number is milliseconds;
-// 0 disables the target) and attainment with a percentage (95%) or a share
+// and e2e with a duration (500ms, 1.5s; a number needs its unit, and 0
+// alone disables the target) and attainment with a percentage (95%) or a share
 // (0.95).
 func parseSLO(list string) (sloOverride, error) {
 	var o sloOverride
@@ -73,17 +73,22 @@ func suggestKey(key string) string {
 	return ""
 }
 
-// parseMillis reads a duration: 500ms, 1.5s, or a bare number of
-// milliseconds.
+// parseMillis reads a duration in milliseconds or seconds (500ms, 1.5s)
+// as milliseconds. A number without its unit is refused: ttft=0.5 could
+// mean half a second or half a millisecond, and a wrong guess makes every
+// request meet (or miss) the target. 0 alone disables the target.
 func parseMillis(v string) (float64, error) {
-	num, scale := v, 1.0
+	num, scale := v, 0.0
 	switch {
 	case strings.HasSuffix(v, "ms"):
-		num = strings.TrimSuffix(v, "ms")
+		num, scale = strings.TrimSuffix(v, "ms"), 1
 	case strings.HasSuffix(v, "s"):
 		num, scale = strings.TrimSuffix(v, "s"), 1000
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err == nil && scale == 0 && f != 0 && f == f {
+		return 0, fmt.Errorf("a duration needs its unit, ms or s: %sms or %ss (0 disables the target)", num, num)
+	}
 	if err != nil || f < 0 || f*scale > maxSLOSeconds*1000 || f != f {
 		return 0, fmt.Errorf("expected a duration from 0 to one day such as 500ms or 1.5s (0 disables the target)")
 	}

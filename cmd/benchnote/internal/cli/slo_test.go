@@ -21,7 +21,7 @@ func TestParseSLO(t *testing.T) {
 			ingest.SLOSources{TTFT: "command line", TPOT: "command line", E2E: "default", Attainment: "default"}, ""},
 		{" e2e = 1.5s , attainment=95% ", ingest.SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 1500, Attainment: 0.95},
 			ingest.SLOSources{TTFT: "default", TPOT: "default", E2E: "command line", Attainment: "command line"}, ""},
-		{"TTFT=250,attainment=0.5", ingest.SLO{TTFTms: 250, TPOTms: 150, E2Ems: 5000, Attainment: 0.5},
+		{"TTFT=250ms,attainment=0.5", ingest.SLO{TTFTms: 250, TPOTms: 150, E2Ems: 5000, Attainment: 0.5},
 			ingest.SLOSources{TTFT: "command line", TPOT: "default", E2E: "default", Attainment: "command line"}, ""},
 		{"tpot=0", ingest.SLO{TTFTms: 1000, TPOTms: 0, E2Ems: 5000, Attainment: 0.9},
 			ingest.SLOSources{TTFT: "default", TPOT: "command line", E2E: "default", Attainment: "default"}, ""},
@@ -32,6 +32,8 @@ func TestParseSLO(t *testing.T) {
 		{"e2e=NaN", ingest.SLO{}, ingest.SLOSources{}, "e2e=NaN: expected a duration"},
 		{"attainment=0%", ingest.SLO{}, ingest.SLOSources{}, "attainment=0%: expected a percentage in (0, 100] such as 95%, or a share in (0, 1]"},
 		{"attainment=90", ingest.SLO{}, ingest.SLOSources{}, "attainment=90: expected a percentage"},
+		{"ttft=0.5", ingest.SLO{}, ingest.SLOSources{}, "ttft=0.5: a duration needs its unit, ms or s: 0.5ms or 0.5s (0 disables the target)"},
+		{"e2e=250", ingest.SLO{}, ingest.SLOSources{}, "e2e=250: a duration needs its unit, ms or s: 250ms or 250s"},
 		{"ttft=1s,ttft=2s", ingest.SLO{}, ingest.SLOSources{}, "ttft given twice"},
 		{"ttft", ingest.SLO{}, ingest.SLOSources{}, `"ttft": expected KEY=VALUE, e.g. ttft=500ms`},
 	}
