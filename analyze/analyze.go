@@ -604,13 +604,13 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	}
 	if len(failed) > 0 {
 		add("error", "run-failed", "input contract (docs/input-format.md): every run directory must be readable",
-			fmt.Sprintf("%d run(s) could not be used and are left out of every figure", len(failed)), failed)
+			fmt.Sprintf("%s left out of every figure: %s", plural(len(failed), "run"), pluralVerb(len(failed), "it could not be used", "they could not be used")), failed)
 	}
 	fs = append(fs, errorRateFindings(s)...)
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("%s has %d usable run(s); median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), len(lv.Runs), MinRuns), lv.Runs)
+				fmt.Sprintf("%s has %s; median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), plural(len(lv.Runs), "usable run"), MinRuns), lv.Runs)
 		}
 	}
 	switch w := sw.Config.Warmup; w.Mode {
@@ -628,7 +628,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 		match                           func(RunSummary) (string, bool)
 	}{
 		{"warning", "empty-run", "input contract (docs/input-format.md): a run's requests file holds its requests",
-			"%d run(s) have no usable request: nothing was measured, so they add nothing to any figure",
+			"%s no usable request: nothing measured, nothing added to any figure",
 			func(r RunSummary) (string, bool) {
 				if r.Counts.RowsRead == 0 {
 					return r.Dir + ": the requests file has no data row (header only?)", true
@@ -636,23 +636,23 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return fmt.Sprintf("%s: all %d rows were excluded as bad rows", r.Dir, r.Counts.RowsRead), r.Counts.Accepted == 0
 			}},
 		{"error", "scrapes-not-one-process", "serving-workloads §4.4: both scrapes must come from the same process and label set",
-			"%d run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported",
+			"%s start and end scrapes that cannot come from one server process: server throughput and histograms are not reported",
 			func(r RunSummary) (string, bool) {
 				return r.Dir + ": " + strings.Join(r.Scrapes.NotOneProcess, "; "), len(r.Scrapes.NotOneProcess) > 0
 			}},
 		{"error", "identical-scrapes", "serving-workloads §4.4: two scrapes bracket the measurement window",
-			"%d run(s) have identical start and end scrape files: they cannot bracket the window, so the run's server throughput and histograms are not reported",
+			"%s identical start and end scrape files, which cannot bracket the window: server throughput and histograms are not reported",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Scrapes.Identical }},
 		{"warning", "scrapes-unchanged", "serving-workloads §4.4: two scrapes bracket the measurement window",
-			"%d run(s) have start and end scrapes in which every counter and histogram read is unchanged: the server counted nothing in the window (scrapes taken before the run, or of another server?)",
+			"%s start and end scrapes in which every counter and histogram read is unchanged: the server counted nothing in the window (scrapes taken before the run, or of another server?)",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Scrapes.Unchanged }},
 		{"warning", "empty-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
-			"%d run(s) have a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable",
+			"%s a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable",
 			func(r RunSummary) (string, bool) {
 				return r.Dir + ": " + strings.Join(r.Scrapes.Empty, ", "), len(r.Scrapes.Empty) > 0
 			}},
 		{"warning", "histogram-without-inf-bucket", "Prometheus histograms: the +Inf bucket holds every observation",
-			"%d run(s) have a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN)",
+			"%s a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN)",
 			serverHistogramMatch(func(h ServerHistogram) string {
 				if h.Omitted == reasonNoInfBucket {
 					return h.Metric
@@ -660,7 +660,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return ""
 			})},
 		{"warning", "histogram-not-monotonic", "Prometheus histogram_quantile: cumulative bucket counts never decrease",
-			"%d run(s) have server histogram buckets whose count over the window is below a lower bucket's: each was raised to that count before interpolating, as Prometheus's histogram_quantile does, so the quantiles rest on repaired buckets",
+			"%s server histogram buckets whose count over the window is below a lower bucket's: each was raised to that count before interpolating, as Prometheus's histogram_quantile does, so the quantiles rest on repaired buckets",
 			serverHistogramMatch(func(h ServerHistogram) string {
 				var fixes []string
 				for _, b := range h.RaisedBuckets {
@@ -672,7 +672,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return h.Metric + " " + strings.Join(fixes, ", ")
 			})},
 		{"warning", "histogram-bounds-merged", "Prometheus histograms: one bucket per upper bound",
-			"%d run(s) have a server histogram with several buckets for one upper bound written differently (le=\"0.2\" and le=\"2e-1\"): their counts were added into one bucket, as Prometheus does",
+			"%s a server histogram with several buckets for one upper bound written differently (le=\"0.2\" and le=\"2e-1\"): their counts were added into one bucket, as Prometheus does",
 			serverHistogramMatch(func(h ServerHistogram) string {
 				if len(h.MergedBounds) == 0 {
 					return ""
@@ -680,36 +680,36 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 				return h.Metric + " le=" + strings.Join(h.MergedBounds, ", le=")
 			})},
 		{"warning", "warm-up-never-stabilised", "serving-workloads §4.2 warm-up by stabilisation",
-			"%d run(s) never stabilised under the warm-up rule; nothing was discarded, so warm-up may be measured",
+			"%s never stabilised under the warm-up rule; nothing was discarded, so warm-up may be measured",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupNotStabilised }},
 		{"warning", "warm-up-unavailable", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
-			"%d run(s) have no known send order (t_request_sent is missing for some requests and contradicts the file order, or the source tool recorded completion order): warm-up could not be looked for and nothing was discarded",
+			"%s no known send order (t_request_sent is missing for some requests and contradicts the file order, or the source tool recorded completion order): warm-up could not be looked for and nothing was discarded",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupUnavailable }},
 		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
-			"%d run(s) have warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
+			"%s warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.OverlapsWindow }},
 		{"warning", "counter-client-mismatch", "serving-workloads §2.4 throughput from counter deltas over a declared window",
-			fmt.Sprintf("%%d run(s): the generation-token counter delta disagrees with the client's completion tokens by more than %g%%%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*tol),
+			fmt.Sprintf("%%s a generation-token counter delta that disagrees with the client's completion tokens by more than %g%%%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*tol),
 			func(r RunSummary) (string, bool) {
 				t := r.Throughput
 				return fmt.Sprintf("%s (Δ generation_tokens %g vs Σ completion_tokens %d, %.2f%%)", r.Dir, float64(t.GenerationTokensDelta), t.ClientCompletionTokens, 100*float64(t.CounterMismatch)),
 					t.CounterMismatch.Valid() && float64(t.CounterMismatch) > tol
 			}},
 		{"warning", "missing-window", "latency-and-throughput: define where the observation time starts and ends",
-			"%d run(s) have no measurement window (run.yaml window or scrape timestamps): server throughput and request goodput rate are unavailable",
+			"%s no measurement window (run.yaml window or scrape timestamps): server throughput and request goodput rate are unavailable",
 			func(r RunSummary) (string, bool) { return r.Dir, r.Throughput.WindowSource == "unknown" }},
 		{"info", "missing-scrape", "serving-workloads §4: Prometheus dumps bracketing the window",
-			"%d run(s) lack metrics-start.prom or metrics-end.prom: server-side figures are unavailable",
+			"%s metrics-start.prom or metrics-end.prom missing: server-side figures are unavailable",
 			func(r RunSummary) (string, bool) {
 				return r.Dir, strings.Contains(r.Throughput.ServerUnavailable, "missing")
 			}},
 		{"info", "chunked-streaming", "serving-workloads §2.2 per-gap deltas are conditional",
-			"%d run(s) have text chunks that do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such",
+			"%s text chunks that do not carry exactly one token each: per-gap ITL distribution unknown; chunk-arrival gaps reported and labelled as such",
 			func(r RunSummary) (string, bool) {
 				return r.Dir, !r.GapDistributionKnown && r.ITL.Sample == SampleChunkGap
 			}},
 		{"error", "non-streamed-ttft", "serving-workloads §2.1: non-streaming responses cannot reveal TTFT",
-			"%d run(s) have TTFT equal to E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported",
+			"%s TTFT equal to E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported",
 			func(r RunSummary) (string, bool) { return r.Dir, !r.Streamed }},
 	}
 	for _, rule := range perRun {
@@ -723,7 +723,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			}
 		}
 		if len(runs) > 0 {
-			add(rule.severity, rule.rule, rule.source, fmt.Sprintf(rule.message, len(runs)), runs)
+			add(rule.severity, rule.rule, rule.source, fmt.Sprintf(rule.message, runsHave(len(runs))), runs)
 		}
 	}
 	var several []string
@@ -744,7 +744,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			where = append(where, fmt.Sprintf("%s:%d:%d %s", x.File, x.Line, x.Column, x.Setting))
 		}
 		add("warning", "unknown-settings", "input contract (docs/input-format.md): sweep.yaml and run.yaml settings",
-			fmt.Sprintf("%d setting(s) benchnote does not know were ignored (a misspelt key?): %s", len(ign), strings.Join(where, ", ")), nil)
+			fmt.Sprintf("%s benchnote does not know %s ignored (a misspelt key?): %s", plural(len(ign), "setting"), pluralVerb(len(ign), "was", "were"), strings.Join(where, ", ")), nil)
 	}
 	if len(sw.EnvDiffs) > 0 {
 		var keys []string
@@ -752,7 +752,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			keys = append(keys, d.Key)
 		}
 		add("warning", "environment-differs", "serving-workloads §4.1 environment log: compare under the same conditions",
-			fmt.Sprintf("the environment differs between runs in %d key(s): %s", len(keys), strings.Join(keys, ", ")), nil)
+			fmt.Sprintf("the environment differs between runs in %s: %s", plural(len(keys), "key"), strings.Join(keys, ", ")), nil)
 	}
 	low := 0
 	for _, r := range s.Runs {
@@ -760,7 +760,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	}
 	if low > 0 {
 		add("info", "zero-and-one-token-outputs", "serving-workloads §2.2: TPOT undefined for n ≤ 1",
-			fmt.Sprintf("%d measured request(s) had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", low), nil)
+			fmt.Sprintf("%s had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", plural(low, "measured request")), nil)
 	}
 	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
@@ -805,11 +805,11 @@ func errorRateFindings(s *Summary) []Finding {
 		if !levelOver && len(over) == 0 {
 			continue
 		}
-		msg := fmt.Sprintf("%s: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %d of %d run(s) are above it",
-			describeLevel(lv.LevelKey), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, len(over), usable)
+		msg := fmt.Sprintf("%s: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %s %s above it",
+			describeLevel(lv.LevelKey), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, ofRuns(len(over), usable), pluralVerb(len(over), "is", "are"))
 		if !levelOver {
-			msg = fmt.Sprintf("%s: %d of %d run(s) have more failed requests than the error-rate threshold of %.4g%% of their measured requests (the level as a whole: %d of %d, %s)",
-				describeLevel(lv.LevelKey), len(over), usable, 100*thr, c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+			msg = fmt.Sprintf("%s: %s %s more failed requests than the error-rate threshold of %.4g%% of %s measured requests (the level as a whole: %d of %d, %s)",
+				describeLevel(lv.LevelKey), ofRuns(len(over), usable), pluralVerb(len(over), "has", "have"), 100*thr, pluralVerb(len(over), "its", "their"), c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
 		}
 		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
 			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})

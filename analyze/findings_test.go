@@ -312,7 +312,7 @@ func TestErrorRate(t *testing.T) {
 			threshold: 0.25,
 			runs:      []*ingest.Run{run("c1/r1", 1, 1, 4, 2), run("c1/r2", 1, 2, 10, 0)},
 			want: []Finding{{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
-				Message: "concurrency 1: 1 of 2 run(s) have more failed requests than the error-rate threshold of 25% of their measured requests (the level as a whole: 2 of 14, 14.29%). Latency and throughput figures describe only the requests that succeeded",
+				Message: "concurrency 1: 1 of 2 runs has more failed requests than the error-rate threshold of 25% of its measured requests (the level as a whole: 2 of 14, 14.29%). Latency and throughput figures describe only the requests that succeeded",
 				Runs:    []string{"c1/r1 (2 of 4 measured requests failed, 50%)"}}},
 		},
 		{
@@ -320,7 +320,7 @@ func TestErrorRate(t *testing.T) {
 			threshold: 0.01,
 			runs:      []*ingest.Run{run("c1/r1", 1, 1, 20, 20), run("c2/r1", 2, 1, 20, 0)},
 			want: []Finding{{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
-				Message: "concurrency 1: 20 of 20 measured requests failed (100%), above the error-rate threshold of 1%; 1 of 1 run(s) are above it. Latency and throughput figures describe only the requests that succeeded",
+				Message: "concurrency 1: 20 of 20 measured requests failed (100%), above the error-rate threshold of 1%; 1 of 1 run is above it. Latency and throughput figures describe only the requests that succeeded",
 				Runs:    []string{"c1/r1 (20 of 20 measured requests failed, 100%)"}}},
 		},
 	}
@@ -364,11 +364,11 @@ func TestRunLevelFindings(t *testing.T) {
 		rule, severity, message string
 		runs                    []string
 	}{
-		{"run-failed", "error", "1 run(s) could not be used and are left out of every figure",
+		{"run-failed", "error", "1 run left out of every figure: it could not be used",
 			[]string{"c1/bad/requests.csv:1: error: missing required column completion_tokens"}},
-		{"empty-run", "warning", "1 run(s) have no usable request: nothing was measured, so they add nothing to any figure",
+		{"empty-run", "warning", "1 run has no usable request: nothing measured, nothing added to any figure",
 			[]string{"c1/empty: the requests file has no data row (header only?)"}},
-		{"unknown-settings", "warning", "2 setting(s) benchnote does not know were ignored (a misspelt key?): c1/empty/run.yaml:2:1 windw, sweep.yaml:4:1 colour", nil},
+		{"unknown-settings", "warning", "2 settings benchnote does not know were ignored (a misspelt key?): c1/empty/run.yaml:2:1 windw, sweep.yaml:4:1 colour", nil},
 	}
 	for _, tt := range tests {
 		f, ok := finding(s, tt.rule)

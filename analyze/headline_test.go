@@ -180,7 +180,7 @@ func TestLevelQuality(t *testing.T) {
 		}
 	}
 	if zero == nil || zero.Severity != "warning" || len(zero.Runs) != 3 ||
-		zero.Message != "concurrency 2: 3 of 30 measured requests (10%) succeeded without any output token (n = 0), more than the error-rate threshold of 1%; 3 of 3 run(s) are above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output" {
+		zero.Message != "concurrency 2: 3 of 30 measured requests (10%) succeeded without any output token (n = 0), more than the error-rate threshold of 1%; 3 of 3 runs are above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output" {
 		t.Errorf("zero-output finding %+v", zero)
 	}
 	// Errors are grouped by class: the retry count is a number.

@@ -169,6 +169,21 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
+// runsHave is "1 run has" or "3 runs have": a per-run finding's subject.
+func runsHave(n int) string { return plural(n, "run") + pluralVerb(n, " has", " have") }
+
+// ofRuns is "1 of 3 runs", "1 of 1 run": k of n runs, the noun agreeing
+// with n (the verb that follows agrees with k: pluralVerb(k, ...)).
+func ofRuns(k, n int) string { return strconv.Itoa(k) + " of " + plural(n, "run") }
+
+// pluralVerb is one for n == 1, else many.
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func plural64(n int64, what string) string {
 	if n == 1 {
 		return "1 " + what

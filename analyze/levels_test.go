@@ -62,7 +62,7 @@ func TestLoadLevels(t *testing.T) {
 			few = append(few, f.Message)
 		}
 	}
-	if len(few) != 4 || !strings.HasPrefix(few[2], "16 req/s, poisson arrivals has 2 usable run(s)") || !strings.HasPrefix(few[3], "rate inf has 1 usable run(s)") {
+	if len(few) != 4 || !strings.HasPrefix(few[2], "16 req/s, poisson arrivals has 2 usable runs") || !strings.HasPrefix(few[3], "rate inf has 1 usable run;") {
 		t.Errorf("fewer-than-3-runs findings %q", few)
 	}
 }

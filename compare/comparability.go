@@ -669,7 +669,7 @@ func checkWorkload(r Rule, base, new Profile) Check {
 		return ch
 	case worst == nil:
 		ch.Status = StatusNotRecorded
-		ch.Note = fmt.Sprintf("not available at the %d common level(s)", common)
+		ch.Note = "not available at the " + plural(common, "common level", "common levels")
 		return ch
 	}
 	ch.Base, ch.New = fmtV(worst.b), fmtV(worst.n)
@@ -685,7 +685,7 @@ func checkWorkload(r Rule, base, new Profile) Check {
 	ch.Note = fmt.Sprintf("largest difference at %s: %s (tolerance %s)", worst.level.Label(), change, fmtTol)
 	if drifting > 0 {
 		ch.Status, ch.Effect = StatusBeyondBounds, EffectCaveat
-		ch.Note += fmt.Sprintf("; beyond tolerance at %d of %d common level(s)", drifting, recorded)
+		ch.Note += fmt.Sprintf("; beyond tolerance at %d of %s", drifting, plural(recorded, "common level", "common levels"))
 	}
 	return ch
 }

@@ -400,7 +400,7 @@ func TestWorkloadDriftIsACaveat(t *testing.T) {
 	}
 	want := Check{Key: "workload.prompt_tokens", Class: ClassWorkload, What: "pooled prompt-length median per level",
 		Base: "500", New: "520", Status: StatusBeyondBounds, Effect: EffectCaveat,
-		Note: "largest difference at concurrency 4: +4.0 % (tolerance 2 %); beyond tolerance at 1 of 1 common level(s)"}
+		Note: "largest difference at concurrency 4: +4.0 % (tolerance 2 %); beyond tolerance at 1 of 1 common level"}
 	if got != want {
 		t.Errorf("check\n got %+v\nwant %+v", got, want)
 	}
@@ -555,7 +555,7 @@ func TestWorkloadCheckAtZero(t *testing.T) {
 		{0, 0, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "0", Status: StatusWithinBounds, Effect: EffectNone,
 			Note: "largest difference at concurrency 4: +0.0 % (tolerance 5 %)"}},
 		{0, 12, Check{Key: rule.Key, Class: ClassWorkload, What: rule.What, Base: "0", New: "12", Status: StatusBeyondBounds, Effect: EffectCaveat,
-			Note: "largest difference at concurrency 4: from 0 (tolerance 5 %); beyond tolerance at 1 of 1 common level(s)"}},
+			Note: "largest difference at concurrency 4: from 0 (tolerance 5 %); beyond tolerance at 1 of 1 common level"}},
 	} {
 		if got := checkWorkload(rule, prof(tt.base), prof(tt.new)); got != tt.want {
 			t.Errorf("output medians %v → %v:\n got %+v\nwant %+v", tt.base, tt.new, got, tt.want)

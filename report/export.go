@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"strconv"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
@@ -28,6 +29,11 @@ func FormatInt(n int64) string { return fmtInt(n) }
 // EscapeMarkdown makes a string from the inputs safe to place in Markdown
 // text or a table cell.
 func EscapeMarkdown(s string) string { return mdEscape(s) }
+
+// Count is "1 run" or "3 runs": n followed by the noun in its number.
+func Count(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + plural(n, one, many)
+}
 
 // Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when it
 // is cut. It copies at most n runes, however long s is.

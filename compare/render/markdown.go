@@ -255,11 +255,11 @@ func writeVerdict(b *strings.Builder, in Input) {
 	var what string
 	switch r.Outcome {
 	case compare.OutcomeRegression:
-		what = fmt.Sprintf("**Regression**: %d primary statistic(s) flagged worse.", count(compare.VerdictRegression))
+		what = fmt.Sprintf("**Regression**: %s flagged worse.", report.Count(count(compare.VerdictRegression), "primary statistic", "primary statistics"))
 	case compare.OutcomeUndecided:
-		what = fmt.Sprintf("**Undecided**: %d primary statistic(s) worse beyond the threshold cannot be tested with these runs.", count(compare.VerdictUndecided))
+		what = fmt.Sprintf("**Undecided**: %s worse beyond the threshold cannot be tested with these runs.", report.Count(count(compare.VerdictUndecided), "primary statistic", "primary statistics"))
 	case compare.OutcomeImprovement:
-		what = fmt.Sprintf("**Improvement**: %d primary statistic(s) flagged better, none worse.", count(compare.VerdictImprovement))
+		what = fmt.Sprintf("**Improvement**: %s flagged better, none worse.", report.Count(count(compare.VerdictImprovement), "primary statistic", "primary statistics"))
 	case compare.OutcomeNothingCompared:
 		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
 		if r.Series != nil && len(r.Series.Compared) == 0 {
@@ -287,13 +287,13 @@ func writeVerdict(b *strings.Builder, in Input) {
 	}
 	other := []string{}
 	if n := count(compare.VerdictImprovement); n > 0 && r.Outcome != compare.OutcomeImprovement {
-		other = append(other, fmt.Sprintf("%d improvement(s)", n))
+		other = append(other, report.Count(n, "improvement", "improvements"))
 	}
 	if n := count(compare.VerdictUndecided); n > 0 && r.Outcome != compare.OutcomeUndecided {
-		other = append(other, fmt.Sprintf("%d undecided change(s) for the worse", n))
+		other = append(other, report.Count(n, "undecided change", "undecided changes")+" for the worse")
 	}
 	if n := count(compare.VerdictNotDistinguishable); n > 0 {
-		other = append(other, fmt.Sprintf("%d change(s) beyond the threshold not distinguishable from noise", n))
+		other = append(other, report.Count(n, "change", "changes")+" beyond the threshold not distinguishable from noise")
 	}
 	if len(other) > 0 {
 		fmt.Fprintf(b, " Also: %s.", strings.Join(other, ", "))
@@ -303,7 +303,7 @@ func writeVerdict(b *strings.Builder, in Input) {
 	case compare.ExitPass:
 		b.WriteString(", nothing fails.")
 	case compare.ExitFail:
-		fmt.Fprintf(b, ", %d reason(s) listed below.", len(in.Gate.Lines))
+		fmt.Fprintf(b, ", %s listed below.", report.Count(len(in.Gate.Lines), "reason", "reasons"))
 	case compare.ExitIncomparable:
 		if r.Comparability.Verdict == compare.NotComparable {
 			b.WriteString(", not comparable.")
@@ -485,7 +485,7 @@ func writeMethod(b *strings.Builder, r *compare.Result) {
 	o := r.Options
 	b.WriteString("## How changes are decided\n\n")
 	fmt.Fprintf(b, "- Runs are the independent unit: each statistic is compared through its per-run values with an exact two-sided Mann–Whitney U test (ties handled exactly), never through requests.\n")
-	fmt.Fprintf(b, "- %d test(s) at α = %s over the family: %s.", t.Count, fmtFloat(t.Alpha), t.Family)
+	fmt.Fprintf(b, "- %s at α = %s over the family: %s.", report.Count(t.Count, "test", "tests"), fmtFloat(t.Alpha), t.Family)
 	if t.Correction == compare.CorrectionHolm {
 		fmt.Fprintf(b, " Holm correction over that family: the chance of any false flag among them is at most α; the smallest p must beat α/%d = %s.\n", t.Count, fmtP(t.EffectiveAlpha))
 	} else {

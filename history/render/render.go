@@ -75,7 +75,7 @@ func markdown(h *history.History, name string, figures bool) string {
 	if n := len(h.Entries); n > 0 {
 		fmt.Fprintf(&b, " from %s to %s", h.Entries[0].Time, h.Entries[n-1].Time)
 	}
-	fmt.Fprintf(&b, ", in %d environment segment(s).\n\n", len(h.Segments))
+	fmt.Fprintf(&b, ", in %s.\n\n", report.Count(len(h.Segments), "environment segment", "environment segments"))
 	if cf.labelled {
 		var names []string
 		for _, c := range cf.list {
@@ -194,7 +194,7 @@ func markdown(h *history.History, name string, figures bool) string {
 	}
 	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries at every level at once, levels as strata, with compare's test (van Elteren's stratified rank test, exact; with one run a level and side, a sign test across levels; runs are the unit). The table of changes gives each level's medians, as the description of where a change shows.\n", each, h.Options.Window)
 	fmt.Fprintf(&b, "- The gate's family decides change points: %s (per series; `--gate` changes it). A candidate of one of them is a change point when p < α and the change (the median of the per-level changes) and each of the two entries' own changes lie beyond the threshold in one direction: a one-entry spike is not a change. Other statistics that pass the same rule are reported as *secondary*, never as change points.\n", metricNames(t.Statistics))
-	fmt.Fprintf(&b, "- %d test(s) of primary statistics, %d of secondary ones, at α = %s. ", t.Count, t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
+	fmt.Fprintf(&b, "- %s of primary statistics, %d of secondary ones, at α = %s. ", report.Count(t.Count, "test", "tests"), t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
 	if t.Correction == compare.CorrectionHolm {
 		fmt.Fprintf(&b, "Holm correction over the primary ones: the smallest p must beat %s.\n", fmtP(t.EffectiveAlpha))
 	} else {
@@ -228,7 +228,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		fmt.Fprintf(b, "No change point: no primary statistic (%s) moved beyond its threshold over two consecutive entries of one environment with p < α.\n\n", metricNames(h.Tests.Statistics))
 	} else {
 		fmt.Fprintf(b, "%s at %s, each tested across its series' levels against up to %d entries before:\n\n",
-			plural(cps, "change point", "change points"), plural(countWith(main, func(g history.EntryChanges) bool { return g.ChangePoints > 0 }), "entry", "entries"), h.Options.Window)
+			report.Count(cps, "change point", "change points"), report.Count(countWith(main, func(g history.EntryChanges) bool { return g.ChangePoints > 0 }), "entry", "entries"), h.Options.Window)
 	}
 	lines := 0
 	for _, g := range main {
@@ -240,7 +240,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		w := h.Changes[g.Worst]
 		var parts []string
 		if g.ChangePoints > 0 {
-			parts = append(parts, plural(g.ChangePoints, "change point", "change points")+" ("+directions(g)+")")
+			parts = append(parts, report.Count(g.ChangePoints, "change point", "change points")+" ("+directions(g)+")")
 		}
 		if g.Undecided > 0 {
 			parts = append(parts, fmt.Sprintf("%d undecided", g.Undecided))
@@ -251,7 +251,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		if moved := g.ChangePoints + g.Undecided + g.Secondary; moved == 1 {
 			fmt.Fprintf(b, "- %s: %s, %s", en.headline(g), parts[0], phrase(w, h, cf))
 		} else {
-			fmt.Fprintf(b, "- %s: %s moved — %s; worst %s", en.headline(g), plural(moved, "statistic", "statistics"), strings.Join(parts, ", "), phrase(w, h, cf))
+			fmt.Fprintf(b, "- %s: %s moved — %s; worst %s", en.headline(g), report.Count(moved, "statistic", "statistics"), strings.Join(parts, ", "), phrase(w, h, cf))
 		}
 		if w.ConfirmedBy != "" {
 			fmt.Fprintf(b, "; confirmed by %s", report.EscapeMarkdown(en.name(w.ConfirmedBy)))
@@ -278,9 +278,9 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 			w := h.Changes[g.Worst]
 			names = append(names, fmt.Sprintf("%s (%s %s)", report.EscapeMarkdown(en.name(g.Entry)), w.Metric.Name, changeText(w.Metric, w.Change)))
 		}
-		at := plural(len(secondary), "entry", "entries")
+		at := report.Count(len(secondary), "entry", "entries")
 		if len(main)+len(pending) > 0 {
-			at = plural(len(secondary), "other entry", "other entries")
+			at = report.Count(len(secondary), "other entry", "other entries")
 		}
 		fmt.Fprintf(b, "- Only secondary statistics moved at %s: %s; they are not change points.\n", at, strings.Join(names, ", "))
 	}
@@ -297,7 +297,7 @@ func phrase(c history.Change, h *history.History, cf configs) string {
 	if r := changeRange(c); r != "" {
 		b.WriteString(" (" + r + ")")
 	}
-	fmt.Fprintf(&b, " across %s", plural(c.Levels, "level", "levels"))
+	fmt.Fprintf(&b, " across %s", report.Count(c.Levels, "level", "levels"))
 	if cf.labelled {
 		fmt.Fprintf(&b, " of %s", report.Code(cf.name(c.Series)))
 	}
@@ -418,14 +418,7 @@ func runsText(n int) string {
 	if n == 0 {
 		return "more than 1000 runs"
 	}
-	return plural(n, "run", "runs") + " an entry"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return report.Count(n, "run", "runs") + " an entry"
 }
 
 // methodShort names a stratified test's method in a sentence.

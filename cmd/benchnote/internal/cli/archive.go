@@ -62,7 +62,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive add takes one sweep directory, got %d argument(s) after add", len(args)-1)
+						return c.usageError("archive add takes one sweep directory, got %s after add", plural(len(args)-1, "argument", "arguments"))
 					}
 					if *to == "" {
 						return c.usageError("archive add: --to ARCHIVE is required")
@@ -94,7 +94,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive list takes one archive directory, got %d argument(s) after list", len(args)-1)
+						return c.usageError("archive list takes one archive directory, got %s after list", plural(len(args)-1, "argument", "arguments"))
 					}
 					return archiveList(c, args[1])
 				case "verify":
@@ -102,7 +102,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive verify takes one archive directory, got %d argument(s) after verify", len(args)-1)
+						return c.usageError("archive verify takes one archive directory, got %s after verify", plural(len(args)-1, "argument", "arguments"))
 					}
 					return archiveVerify(c, args[1])
 				case "exclude":
@@ -110,7 +110,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 3 {
-						return c.usageError("archive exclude takes ARCHIVE and ID, got %d argument(s) after exclude", len(args)-1)
+						return c.usageError("archive exclude takes ARCHIVE and ID, got %s after exclude", plural(len(args)-1, "argument", "arguments"))
 					}
 					a, err := archive.Open(args[1])
 					if err != nil {

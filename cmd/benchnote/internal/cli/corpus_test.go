@@ -186,25 +186,25 @@ var corpusCases = map[string]corpusWant{
 // finding on stderr. The base sweep's own finding (no-warm-up-handling)
 // is left out.
 var corpusFindings = map[string]string{
-	"csv-quoted-newlines":    "error: error-rate: concurrency 1: 1 of 11 measured requests failed (9.091%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it.",
-	"csv-non-utf8":           "error: error-rate: concurrency 1: 1 of 10 measured requests failed (10%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it.",
-	"csv-header-only":        "warning: empty-run: 1 run(s) have no usable request: nothing was measured, so they add nothing to any figure [c1/r1: the requests file has no data row (header only?)]",
-	"csv-unterminated-quote": "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.csv:3:6: error: a quoted field opened on line 3 is never closed",
-	"parquet-bomb":           "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.parquet: error: the footer declares 5,242,880 rows in a file of 1,701 bytes",
-	"parquet-missing-column": "error: run-failed: 1 run(s) could not be used and are left out of every figure [c1/r1/requests.parquet: error: missing required column E2E_ms;",
-	"scrape-counter-reset":   "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported [c1/r1: counter vllm:generation_tokens_total decreased from 100000 to 30",
-	"scrape-missing-inf":     "warning: histogram-without-inf-bucket: 1 run(s) have a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN) [c1/r1: vllm:time_to_first_token_seconds]",
-	"scrape-empty":           "warning: empty-scrape: 1 run(s) have a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable [c1/r1: c1/r1/metrics-start.prom]",
-	"scrape-process-restarted": "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported " +
+	"csv-quoted-newlines":    "error: error-rate: concurrency 1: 1 of 11 measured requests failed (9.091%), above the error-rate threshold of 1%; 1 of 3 runs is above it.",
+	"csv-non-utf8":           "error: error-rate: concurrency 1: 1 of 10 measured requests failed (10%), above the error-rate threshold of 1%; 1 of 3 runs is above it.",
+	"csv-header-only":        "warning: empty-run: 1 run has no usable request: nothing measured, nothing added to any figure [c1/r1: the requests file has no data row (header only?)]",
+	"csv-unterminated-quote": "error: run-failed: 1 run left out of every figure: it could not be used [c1/r1/requests.csv:3:6: error: a quoted field opened on line 3 is never closed",
+	"parquet-bomb":           "error: run-failed: 1 run left out of every figure: it could not be used [c1/r1/requests.parquet: error: the footer declares 5,242,880 rows in a file of 1,701 bytes",
+	"parquet-missing-column": "error: run-failed: 1 run left out of every figure: it could not be used [c1/r1/requests.parquet: error: missing required column E2E_ms;",
+	"scrape-counter-reset":   "error: scrapes-not-one-process: 1 run has start and end scrapes that cannot come from one server process: server throughput and histograms are not reported [c1/r1: counter vllm:generation_tokens_total decreased from 100000 to 30",
+	"scrape-missing-inf":     "warning: histogram-without-inf-bucket: 1 run has a server histogram without a +Inf bucket: not a valid Prometheus histogram, so it gives no quantiles (Prometheus's histogram_quantile returns NaN) [c1/r1: vllm:time_to_first_token_seconds]",
+	"scrape-empty":           "warning: empty-scrape: 1 run has a scrape with no metric at all (an empty or truncated /metrics dump): server-side figures are unavailable [c1/r1: c1/r1/metrics-start.prom]",
+	"scrape-process-restarted": "error: scrapes-not-one-process: 1 run has start and end scrapes that cannot come from one server process: server throughput and histograms are not reported " +
 		"[c1/r1: process_start_time_seconds is 2026-11-02T09:50:00Z in the start scrape and 2026-11-02T10:00:30Z in the end scrape]",
-	"scrape-other-model": "error: scrapes-not-one-process: 1 run(s) have start and end scrapes that cannot come from one server process: their server throughput and histograms are not reported " +
+	"scrape-other-model": "error: scrapes-not-one-process: 1 run has start and end scrapes that cannot come from one server process: server throughput and histograms are not reported " +
 		`[c1/r1: labels {model_name="m"} in the start scrape and {model_name="other"} in the end scrape (vllm:generation_tokens_total, vllm:prompt_tokens_total, vllm:time_to_first_token_seconds)]`,
-	"scrape-identical": "error: identical-scrapes: 1 run(s) have identical start and end scrape files: they cannot bracket the window, so the run's server throughput and histograms are not reported [c1/r1]",
-	"scrape-not-monotonic": "warning: histogram-not-monotonic: 1 run(s) have server histogram buckets whose count over the window is below a lower bucket's: " +
+	"scrape-identical": "error: identical-scrapes: 1 run has identical start and end scrape files, which cannot bracket the window: server throughput and histograms are not reported [c1/r1]",
+	"scrape-not-monotonic": "warning: histogram-not-monotonic: 1 run has server histogram buckets whose count over the window is below a lower bucket's: " +
 		`each was raised to that count before interpolating, as Prometheus's histogram_quantile does, so the quantiles rest on repaired buckets [c1/r1: vllm:time_to_first_token_seconds le="0.1" 2 raised to 3]`,
 	"scrape-two-engines":     "error: several-engines-in-scrape: a metric has several series (engines or models) and no label_selector chooses one; it is not used [c1/r1/metrics-start.prom: error: vllm:generation_tokens_total has 2 series",
-	"error-rate-983-of-1000": "error: error-rate: concurrency 1: 983 of 1008 measured requests failed (97.52%), above the error-rate threshold of 1%; 1 of 3 run(s) are above it. Latency and throughput figures describe only the requests that succeeded [c1/r1 (983 of 1000 measured requests failed, 98.3%)]",
-	"sweep-unknown-key":      `warning: unknown-settings: 1 setting(s) benchnote does not know were ignored (a misspelt key?): sweep.yaml:1:1 titel`,
+	"error-rate-983-of-1000": "error: error-rate: concurrency 1: 983 of 1008 measured requests failed (97.52%), above the error-rate threshold of 1%; 1 of 3 runs is above it. Latency and throughput figures describe only the requests that succeeded [c1/r1 (983 of 1000 measured requests failed, 98.3%)]",
+	"sweep-unknown-key":      `warning: unknown-settings: 1 setting benchnote does not know was ignored (a misspelt key?): sweep.yaml:1:1 titel`,
 }
 
 // corpusBase is the sweep every case starts from: one level, three runs

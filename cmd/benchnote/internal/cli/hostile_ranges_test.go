@@ -24,14 +24,14 @@ func TestHostileRanges(t *testing.T) {
 	}{
 		{"issue 20: E2E_ms 1.797e308",
 			"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nrequest-1,128,64,35.5,1.797e308\n", 90,
-			"benchnote report: warning: empty-run: 1 run(s) have no usable request: nothing was measured, so they add nothing to any figure [c1/r1: all 1 rows were excluded as bad rows]",
+			"benchnote report: warning: empty-run: 1 run has no usable request: nothing measured, nothing added to any figure [c1/r1: all 1 rows were excluded as bad rows]",
 			`"rows_read": 1, "failed_run_rows": 0, "bad_rows": 1, "accepted": 0`,
 			"| request | bad row: out of range | 1 | `c1/r1/requests.csv:2:5: warning: E2E_ms: expected at most 10000000000 (ms, about 116 days), got \"1.797e308\"` |"},
 		{"every value at its bound",
 			"request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,t_request_sent,t_first_text,t_last_text,chunk_ms,text_chunks\n" +
 				"r1,1000000000,1000000000,1,10000000000,253402300799,253402300799,253402300799,1;10000000000,1000000000\n" +
 				"r2,0,1,0,5,0,0,0,0,1\n", 0,
-			"benchnote report: warning: fewer-than-3-runs: concurrency 1 has 1 usable run(s); median ± MAD needs at least 3 to say anything about spread [c1/r1]",
+			"benchnote report: warning: fewer-than-3-runs: concurrency 1 has 1 usable run; median ± MAD needs at least 3 to say anything about spread [c1/r1]",
 			`"rows_read": 2, "failed_run_rows": 0, "bad_rows": 0, "accepted": 2`, ""},
 	}
 	for _, tt := range tests {
