@@ -17,7 +17,11 @@ func verdictSentence(r *Result) string {
 		for _, c := range r.Comparability.Blockers() {
 			why = append(why, fmt.Sprintf("%s (%s vs %s)", c.Key, quoteOr(c.Base), quoteOr(c.New)))
 		}
-		return "Not comparable: " + strings.Join(why, "; ") + " differ; --expect KEY declares an intended change."
+		verb := " differ"
+		if len(why) == 1 {
+			verb = " differs"
+		}
+		return "Not comparable: " + strings.Join(why, "; ") + verb + "; --expect KEY declares an intended change."
 	}
 	if r.Outcome == OutcomeNothingCompared {
 		return "Nothing compared: no level of a series is present on both sides."

@@ -275,7 +275,11 @@ func writeVerdict(b *strings.Builder, in Input) {
 		for _, c := range r.Comparability.Blockers() {
 			keys = append(keys, c.Key)
 		}
-		fmt.Fprintf(b, " (%s differ): the changes below are shown but do not mean what they seem.", strings.Join(keys, ", "))
+		verb := "differ"
+		if len(keys) == 1 {
+			verb = "differs"
+		}
+		fmt.Fprintf(b, " (%s %s): the changes below are shown but do not mean what they seem.", strings.Join(keys, ", "), verb)
 	case compare.ComparableCaveats:
 		var keys []string
 		for _, c := range r.Comparability.Caveats() {

@@ -212,7 +212,7 @@ func TestCompareDifferentGPU(t *testing.T) {
 	if r.code != 2 || !strings.HasPrefix(r.stderr, `not comparable: gpu ("NVIDIA L40S" vs "NVIDIA H100 80GB HBM3")`) {
 		t.Errorf("exit %d stderr %q; want 2 naming the gpu", r.code, r.stderr)
 	}
-	if !strings.Contains(string(r.files[render.MarkdownFile]), "Comparability: **not comparable** (gpu differ)") {
+	if !strings.Contains(string(r.files[render.MarkdownFile]), "Comparability: **not comparable** (gpu differs)") {
 		t.Error("compare.md does not say not comparable")
 	}
 	if r := runCompareCLI(t, b, n, "--expect", "gpu"); r.code != 0 {
@@ -268,7 +268,7 @@ func TestCompareEightRunsFlagsTheRegression(t *testing.T) {
 	// Where the eight runs of each side do not overlap, a level's own
 	// test gives the exact floor for 8 vs 8: 2/C(16, 8) = 0.000155.
 	md := string(r.files[render.MarkdownFile])
-	if !strings.Contains(md, "**Regression**: 3 primary statistic(s) flagged worse.") || !strings.Contains(md, "## Regressions at single levels (18, most severe first)") ||
+	if !strings.Contains(md, "**Regression**: 3 primary statistics flagged worse.") || !strings.Contains(md, "## Regressions at single levels (18, most severe first)") ||
 		!strings.Contains(md, "| concurrency 1 | TPOT p50 | 19.5874 ± 0.0014 ms (8) | 25.4636 ± 0.0018 ms (8) | +30.0 % | 0.000155 (Holm 0.00435) | **regression** |") {
 		t.Errorf("compare.md verdict:\n%.800s", md)
 	}
