@@ -214,7 +214,9 @@ func TestGenAIBenchFailedRecords(t *testing.T) {
 	if !slices.Equal(r.Excluded, want) {
 		t.Errorf("excluded %+v\nwant %+v", r.Excluded, want)
 	}
-	if !slices.ContainsFunc(r.Config.Provenance.Recomputed, func(s string) bool { return strings.HasPrefix(s, "status from error_code and error_message: 2 with code 503 (") }) {
+	if !slices.ContainsFunc(r.Config.Provenance.Recomputed, func(s string) bool {
+		return strings.HasPrefix(s, "status from error_code and error_message: 2 with code 503 (")
+	}) {
 		t.Errorf("recomputed %q", r.Config.Provenance.Recomputed)
 	}
 }
