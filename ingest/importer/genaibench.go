@@ -134,6 +134,11 @@ func readGenAIBenchMeta(s *source) (*genaiBenchMeta, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.Contains(m.servedModel, ",") {
+		// The basetenlabs fork benchmarks several models in one folder and
+		// writes their names joined by ", "; a run file records none.
+		return nil, &SourceError{File: s.path, Path: "$.api_model_name", Msg: fmt.Sprintf("an experiment of several models (%q): its run files do not record which model each ran; import each model's run files by name, without this file, into a sweep of its own", shorten(m.servedModel))}
+	}
 	if m.task != "" && !genaiBenchTasks[m.task] {
 		return nil, &SourceError{File: s.path, Path: "$.task", Msg: fmt.Sprintf("genai-bench task %q generates no text: benchnote imports the text-generation tasks (text-to-text, image-text-to-text)", m.task)}
 	}
@@ -420,7 +425,7 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 
 	prov.Recomputed = []string{"request ids: numbered in file order (completion order)"}
 	if len(codes) > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request, so ingest cannot keep those rows: they are counted below as left out)", codeCounts(codes)))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request, so ingest cannot keep those rows: they are left out and counted, see approximate)", codeCounts(codes)))
 	}
 	if zero > 0 {
 		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests, without TTFT or E2E", zero))

@@ -272,6 +272,8 @@ func TestGenAIBenchRefusals(t *testing.T) {
 			"run.json: $.aggregated_metrics.num_concurrency: an open-loop run (--qps-level), whose num_concurrency holds the request rate: benchnote does not read genai-bench's open-loop runs"},
 		{"a time unit of minutes", [][2]string{{"run.json", genaiBenchFile(conc, []string{rec}, `"_time_unit": "min"`)}},
 			`run.json: $._time_unit: expected the time unit "s" or "ms", got "min"`},
+		{"several models", [][2]string{{".", ""}, {"experiment_metadata.json", strings.Replace(genaiBenchMetadata("genai-bench", "text-to-text"), `"api_model_name": "m"`, `"api_model_name": "a, b"`, 1)}, {"run.json", genaiBenchFile(conc, []string{rec})}},
+			`experiment_metadata.json: $.api_model_name: an experiment of several models ("a, b"): its run files do not record which model each ran; import each model's run files by name, without this file, into a sweep of its own`},
 		{"metadata alone", [][2]string{{"experiment_metadata.json", genaiBenchMetadata("genai-bench", "text-to-text")}},
 			"experiment_metadata.json: genai-bench experiment metadata holds no results: import the experiment folder, or its run files"},
 	}
