@@ -159,7 +159,7 @@ type genaiBenchRun struct {
 	scenario, iterationType, timeUnit string
 	concurrency, batchSize            float64 // NaN when absent
 	hasTimeUnit                       bool
-	nums                              map[string]float64 // aggregated_metrics' numbers
+	nums                              map[string]float64 // aggregated_metrics' numbers shown
 	stats                             map[string]map[string]float64
 	requests                          []genaiBenchRequest
 	hasRequests                       bool
@@ -252,7 +252,9 @@ func (r *genaiBenchRun) readAggregated(j *jsonIn) error {
 			return nil
 		case "stats":
 			return j.object(func(metric string) error {
-				if j.peek() != '{' {
+				// Only the stats shown are kept: memory stays bounded
+				// whatever a file holds.
+				if j.peek() != '{' || !genaiBenchStatMetrics[metric] {
 					return j.skip()
 				}
 				m := map[string]float64{}
@@ -266,7 +268,7 @@ func (r *genaiBenchRun) readAggregated(j *jsonIn) error {
 				})
 			})
 		}
-		if j.peek() == '0' {
+		if j.peek() == '0' && genaiBenchNumbers[name] {
 			v, err := j.number()
 			r.nums[name] = v
 			return err
@@ -274,6 +276,14 @@ func (r *genaiBenchRun) readAggregated(j *jsonIn) error {
 		return j.skip()
 	})
 }
+
+// genaiBenchStatMetrics are the stats of aggregated_metrics shown as the
+// tool's figures; genaiBenchNumbers its other members shown.
+var (
+	genaiBenchStatMetrics = map[string]bool{"ttft": true, "tpot": true, "e2e_latency": true}
+	genaiBenchNumbers     = map[string]bool{"num_completed_requests": true, "num_error_requests": true, "run_duration": true,
+		"requests_per_second": true, "mean_output_throughput_tokens_per_s": true}
+)
 
 // readGenAIBenchRequest reads one request record.
 func readGenAIBenchRequest(j *jsonIn) (genaiBenchRequest, error) {
