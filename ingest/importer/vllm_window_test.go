@@ -76,6 +76,13 @@ func TestVLLMDetailedStartTimesWindow(t *testing.T) {
 					t.Errorf("%s %.12g, want %.12g", c.key, got, c.want)
 				}
 			}
+			// The report's table of the tool's figures: vLLM's request
+			// rate beside benchnote's, no longer "no measurement window".
+			f := runFigure(t, s, "throughput.requests_per_s")
+			if toolRate := figure(t, p, "throughput.requests_per_s"); float64(f.Reported) != toolRate ||
+				math.Abs(float64(f.Benchnote)-tt.requestsPerS) > 1e-9*tt.requestsPerS {
+				t.Errorf("requests/s beside vLLM's: %+v; want %v beside %v", f, toolRate, tt.requestsPerS)
+			}
 		})
 	}
 }
