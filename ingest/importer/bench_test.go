@@ -140,6 +140,7 @@ func FuzzImport(f *testing.F) {
 		`{"metadata": {"request_start_ns": 1}, "metrics": {"time_to_first_token": {"value": 1, "unit": "ms"}}, "error": null}`,
 		`{"experiments": [{"experiment": {"mode": "concurrency", "value": 1}, "requests": [{"timestamp": 1, "response_timestamps": [2], "response_outputs": [{"response": "data: {}"}]}]}]}`,
 		`[{"start_time": 1, "end_time": 2, "info": {"response_metrics": {"chunk_times": [1.5]}}, "error": null}]`,
+		`{"aggregated_metrics": {"scenario": "D(1,1)", "num_concurrency": 2, "iteration_type": "num_concurrency"}, "individual_request_metrics": [{"ttft": 0.001, "e2e_latency": 1, "num_input_tokens": 1, "num_output_tokens": 2, "error_code": null}, {"error_code": 503, "error_message": "x"}], "_time_unit": "s"}`,
 		// Issue 20's hostile inputs: values out of range, numbers beyond
 		// float64, two formats at once, trailing documents.
 		`{"backend": "vllm", "request_rate": "inf", "max_concurrency": 99999999999, "input_lens": [1], "output_lens": [2], "ttfts": [1e400], "itls": [[]], "errors": [""]}`,

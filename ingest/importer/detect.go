@@ -199,6 +199,8 @@ var formatNames = map[Format]string{
 	FormatLLMPerfSummary: "LLMPerf summary",
 	FormatInferencePerf:  "inference-perf",
 	FormatInferenceStage: "inference-perf stage report",
+	FormatGenAIBench:     "genai-bench",
+	FormatGenAIBenchMeta: "genai-bench experiment metadata",
 }
 
 // signature is what a format's files show in their first bytes.
@@ -236,6 +238,12 @@ var objectSignatures = []signature{
 	{FormatPerfSummary, func(sh *shape) bool {
 		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
 			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")
+	}},
+	{FormatGenAIBench, func(sh *shape) bool {
+		return sh.has("aggregated_metrics") && sh.any("individual_request_metrics", "aggregated_metrics.iteration_type", "aggregated_metrics.stats")
+	}},
+	{FormatGenAIBenchMeta, func(sh *shape) bool {
+		return sh.has("benchmark_version", "api_backend") && sh.any("iteration_type", "num_concurrency", "traffic_scenario")
 	}},
 }
 
@@ -293,6 +301,9 @@ var memberSignatures = []struct {
 	{FormatInferenceStage, func(m map[string]jsontext.Kind) bool { return m["load_summary"] == '{' }},
 	{FormatLLMPerfSummary, func(m map[string]jsontext.Kind) bool {
 		return m["results_ttft_s_mean"] == '0' || m["results_num_completed_requests"] == '0'
+	}},
+	{FormatGenAIBench, func(m map[string]jsontext.Kind) bool {
+		return m["aggregated_metrics"] == '{' && m["individual_request_metrics"] == '['
 	}},
 }
 

@@ -83,6 +83,8 @@ func TestImportRefusals(t *testing.T) {
 	digits600 := strings.Repeat("9", 600)
 	fraction600 := "0." + strings.Repeat("0", 597) + "1"
 	llmperfRecord := `{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_input_tokens": 3, "number_output_tokens": 2}`
+	gbConc := `"scenario": "D(100,100)", "num_concurrency": 2, "iteration_type": "num_concurrency"`
+	gbRecord := genaiBenchRecord("0.25", "1.5", 10, 20)
 	aiperfRecord := `{"metadata": {"x_request_id": "a", "request_start_ns": 1700000000000000000, "benchmark_phase": "profiling"}, "metrics": {"time_to_first_token": {"value": 10, "unit": "ms"}, "output_token_count": {"value": 2, "unit": "tokens"}}}`
 	tests := []struct {
 		name  string
@@ -160,6 +162,38 @@ func TestImportRefusals(t *testing.T) {
 			`x_summary.json: unexpected data after the JSON document, at byte 84: "@" (the file must hold one document)`},
 		{"a stray line in AIPerf records", [][2]string{{"profile_export.jsonl", aiperfRecord + "\n" + aiperfRecord + "\n" + `{"x":1}` + "\n"}}, Options{Level: mustLevel(t, "c=1")},
 			"profile_export.jsonl: line 3: $: not an AIPerf record: expected a metadata member (each line of profile_export.jsonl is one record)"},
+
+		// genai-bench run files (genaibench_test.go builds them): every
+		// refusal names the JSON path; the request and byte bounds hold.
+		{"genai-bench: a concurrency above the bound", [][2]string{{"run.json", genaiBenchFile(`"num_concurrency": 2000000`, []string{gbRecord})}}, Options{},
+			"run.json: $.aggregated_metrics.num_concurrency: 2000000 is above 1,000,000"},
+		{"genai-bench: a TTFT beyond float64", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{gbRecord, genaiBenchRecord("1e400", "1", 1, 2)})}}, Options{},
+			"run.json: $.individual_request_metrics[1].ttft: 1e400 is not a finite number"},
+		{"genai-bench: a 600-digit token count", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{strings.Replace(gbRecord, `"num_input_tokens": 10`, `"num_input_tokens": `+digits600, 1)})}}, Options{},
+			"run.json: $.individual_request_metrics[0].num_input_tokens: a 600-digit integer (99999999999999999999...) is not a finite number"},
+		{"genai-bench: text where a time belongs", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{genaiBenchRecord(`"abc"`, "1", 1, 2)})}}, Options{},
+			`run.json: $.individual_request_metrics[0].ttft: expected a number, got "abc"`},
+		{"genai-bench: a fractional error code", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{strings.Replace(gbRecord, `"error_code": null`, `"error_code": 503.5`, 1)})}}, Options{},
+			"run.json: $.individual_request_metrics[0].error_code: expected an integer error code, got 503.5"},
+		{"genai-bench: a success without e2e_latency", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{strings.Replace(gbRecord, `"e2e_latency": 1.5`, `"e2e_latency": null`, 1)})}}, Options{},
+			"run.json: $.individual_request_metrics[0].e2e_latency: a successful request (error_code null) without e2e_latency"},
+		{"genai-bench: records not a list", [][2]string{{"run.json", `{"aggregated_metrics": {` + gbConc + `}, "individual_request_metrics": {"ttft": 1}}`}}, Options{},
+			"run.json: $.individual_request_metrics: expected an array, got an object"},
+		{"genai-bench: no records", [][2]string{{"run.json", `{"aggregated_metrics": {` + gbConc + `, "stats": {}}}`}}, Options{},
+			"run.json: $: not a genai-bench run: expected the member individual_request_metrics (the per-request records)"},
+		{"genai-bench: more requests than --max-requests", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{gbRecord, gbRecord, gbRecord})}}, Options{MaxRequests: 2},
+			"run.json: $.individual_request_metrics[2]: more than 2 requests; refusing to import (raise the limit with --max-requests if the file is genuine)"},
+		{"genai-bench: above the byte bound", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{gbRecord, gbRecord})}}, Options{MaxFileBytes: 200},
+			"run.json: larger than 200 bytes; refusing to read more"},
+		{"genai-bench: truncated", [][2]string{{"run.json", strings.TrimSuffix(genaiBenchFile(gbConc, []string{gbRecord, gbRecord}), "]}")}}, Options{},
+			"run.json: $.individual_request_metrics[2]: not valid JSON near byte 555: unexpected end of file (truncated?)"},
+		{"genai-bench: a second document", [][2]string{{"run.json", genaiBenchFile(gbConc, []string{gbRecord}) + ` {"x": 1}`}}, Options{},
+			`run.json: unexpected data after the JSON document, at byte 395: "{\"x\": 1}" (the file must hold one document)`},
+		{"genai-bench and vLLM at once", [][2]string{{"run.json", strings.TrimSuffix(genaiBenchFile(gbConc, []string{gbRecord}), "}") + `, "backend": "vllm", "request_rate": 4}`}}, Options{},
+			"run.json: matches both vLLM (--format vllm) and genai-bench (--format genai-bench): pass --format to say which it is"},
+		{"genai-bench metadata: a command line that is not text", [][2]string{{".", ""}, {"experiment_metadata.json", `{"cmd": 12, "benchmark_version": "0.0.2", "api_backend": "openai", "iteration_type": "num_concurrency"}`},
+			{"run.json", genaiBenchFile(gbConc, []string{gbRecord})}}, Options{},
+			"experiment_metadata.json: $.cmd: expected a string, got 12"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,6 +262,12 @@ func TestImportLeavesOutRequests(t *testing.T) {
 			`{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_input_tokens": 3, "number_output_tokens": 2}]`}, Options{Level: mustLevel(t, "c=1")},
 			[]string{"2"}, []Excluded{
 				{Reason: "missing field", Requests: 1, First: "$[0]: prompt_tokens: the file gives no value"},
+			}},
+		{"genai-bench: a TTFT out of range, an E2E below its TTFT", [2]string{"run.json", genaiBenchFile(`"num_concurrency": 2`, []string{
+			genaiBenchRecord("0.25", "1.5", 10, 20), genaiBenchRecord("2e7", "3e7", 10, 20), genaiBenchRecord("0.5", "0.25", 10, 20)})}, Options{},
+			[]string{"1"}, []Excluded{
+				{Reason: "out of range", Requests: 1, First: "$.individual_request_metrics[1]: TTFT_ms 20000000000 is above 10,000,000,000"},
+				{Reason: "e2e < ttft", Requests: 1, First: "$.individual_request_metrics[2]: E2E_ms 250 is below TTFT_ms 500"},
 			}},
 	}
 	for _, tt := range tests {

@@ -1,8 +1,9 @@
 // Package importer converts the result files of other LLM-serving benchmark
 // tools (vLLM bench serve, SGLang bench_serving, GenAI-Perf, AIPerf,
-// GuideLLM, LLMPerf, inference-perf) into benchnote's recorded-run layout:
-// one run directory per run, holding requests.parquet, run.yaml and
-// env.json, so that validate and report read an import like any sweep.
+// GuideLLM, LLMPerf, inference-perf, genai-bench) into benchnote's
+// recorded-run layout: one run directory per run, holding
+// requests.parquet, run.yaml and env.json, so that validate and report
+// read an import like any sweep.
 //
 // The format is detected from a file's content, never from its name. Each
 // importer recomputes what the tool's raw records allow under benchnote's
@@ -61,11 +62,13 @@ const (
 	FormatLLMPerfSummary Format = "llmperf-summary"    // LLMPerf *_summary.json
 	FormatInferencePerf  Format = "inference-perf"     // inference-perf per_request_lifecycle_metrics.json
 	FormatInferenceStage Format = "inference-perf-stage"
+	FormatGenAIBench     Format = "genai-bench"          // genai-bench run file (one scenario and level)
+	FormatGenAIBenchMeta Format = "genai-bench-metadata" // genai-bench experiment_metadata.json (read with the run files)
 )
 
 // Formats lists the values --format accepts, in documentation order.
 var Formats = []Format{FormatVLLM, FormatSGLang, FormatGenAIPerf, FormatPerfSummary, FormatAIPerf, FormatGuideLLM,
-	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage}
+	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatGenAIBench}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -180,6 +183,7 @@ var companionOf = map[Format][]Format{
 	FormatPerfSummary:    {FormatAIPerf, FormatGenAIPerf},
 	FormatInferenceStage: {FormatInferencePerf},
 	FormatVLLMSweepIndex: {FormatVLLM},
+	FormatGenAIBenchMeta: {FormatGenAIBench},
 }
 
 // source is one input file.
@@ -462,6 +466,10 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 		runs, err = importInferencePerf(f, s, companions, opts)
 	case FormatInferenceStage:
 		runs, err = importInferenceStage(f, s, opts)
+	case FormatGenAIBench:
+		runs, err = importGenAIBench(f, s, companions, opts)
+	case FormatGenAIBenchMeta:
+		runs, err = importGenAIBenchMetadata(s)
 	case FormatVLLMSweepIndex:
 		return nil, nil
 	default:
@@ -545,6 +553,12 @@ func pairCompanions(srcs []*source) companions {
 		}
 		c.of[s] = found
 		for _, o := range found {
+			if c.used[o] && c.usedBy[o] != s.path {
+				// One companion of several record files (genai-bench's
+				// experiment_metadata.json).
+				c.usedBy[o] = "the record files of its directory"
+				continue
+			}
 			c.used[o], c.usedBy[o] = true, s.path
 		}
 	}
@@ -567,6 +581,8 @@ func pairCompanions(srcs []*source) companions {
 			})
 		case FormatInferencePerf:
 			pair(s, true, func(o *source) bool { return o.format == FormatInferenceStage })
+		case FormatGenAIBench:
+			pair(s, false, func(o *source) bool { return o.format == FormatGenAIBenchMeta })
 		}
 	}
 	return c

@@ -463,7 +463,14 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 	prov.Unavailable = []string{ingest.UnavailableRequestIDs}
 	if res.starts != nil {
 		run.Config.Clock = "monotonic"
-		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWallClock, ingest.UnavailableWindow)
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWallClock)
+		if w, ok := sendWindow(t.q); ok {
+			run.Config.Window = &w
+			prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window from start_times: the first send to the last request's end (its send + E2E), %s s on the client's monotonic clock; requests/s and output tokens/s are computed over it", strconv.FormatFloat(w.End.Sub(w.Start).Seconds(), 'f', 3, 64)))
+			prov.AsReported = append(prov.AsReported, "duration, request_throughput and output_throughput: vLLM's own figures, shown beside benchnote's (vLLM's duration runs from its start, before the first send, to the end of the last stream)")
+		} else {
+			prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWindow)
+		}
 	} else {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableSendTime, ingest.UnavailableWindow)
 	}
@@ -472,6 +479,32 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 	prov.Reported = servingFigures(res, "vLLM", !recent, zero)
 	_ = failed
 	return run, nil
+}
+
+// sendWindow is the window a run's own send times span: from the first
+// request sent to the last request's end (its send time + E2E), on the
+// clock of t_request_sent. The latest end need not be the last request
+// sent's when requests overlap. ok is false when no request has both
+// times, or the span is empty.
+func sendWindow(q *ingest.Requests) (w ingest.Window, ok bool) {
+	if q == nil || q.TRequestSent == nil {
+		return w, false
+	}
+	first, last := math.Inf(1), math.Inf(-1)
+	for i := 0; i < q.N; i++ {
+		s := q.TRequestSent[i]
+		if math.IsNaN(s) {
+			continue
+		}
+		first = min(first, s)
+		if e := q.E2Ems[i]; !math.IsNaN(e) {
+			last = max(last, s+e/1000)
+		}
+	}
+	if math.IsInf(first, 0) || math.IsInf(last, 0) || !(last > first) {
+		return w, false
+	}
+	return ingest.Window{Start: unixSeconds(first), End: unixSeconds(last), Source: "run.yaml"}, true
 }
 
 // vllmTokenCounts says where vLLM's output_lens come from: benchmark_serving.py
