@@ -171,7 +171,8 @@ func (u *chartUsed) add(level ingest.LoadLevel, st analyze.AcrossRuns) {
 	if st.Runs > u.maxRuns {
 		u.maxRuns = st.Runs
 	}
-	if st.FewRuns && (len(u.few) == 0 || u.few[len(u.few)-1] != level) {
+	// Each level once, however many panels or statistics draw it.
+	if st.FewRuns && !slices.Contains(u.few, level) {
 		u.few = append(u.few, level)
 	}
 }
@@ -191,7 +192,9 @@ func (u *chartUsed) runsPhrase() string {
 // notes returns the caption's closing sentences.
 func (u *chartUsed) notes(s *analyze.Summary) string {
 	var b strings.Builder
-	if len(u.few) > 0 {
+	if len(u.few) > 0 && len(u.few) == len(loads(s)) {
+		fmt.Fprintf(&b, " Every level has fewer than %d runs: drawn all the same, read with care.", chartMinRuns(s))
+	} else if len(u.few) > 0 {
 		v := viewOf(s)
 		what := chartPlural(len(u.few), "Concurrency", "Concurrency levels")
 		if !v.concurrencyOnly() {

@@ -582,3 +582,32 @@ func TestParetoPerServer(t *testing.T) {
 		t.Errorf("caption %q lacks %q", p.Caption, want)
 	}
 }
+
+// TestFewRunsCaptionNamesEachLevelOnce: a chart of three panels (p50, p95,
+// p99) draws each level three times; the caption's few-runs warning names
+// each level once, and says "every level" when none has enough runs.
+func TestFewRunsCaptionNamesEachLevelOnce(t *testing.T) {
+	lv := func(c int) analyze.Level {
+		return analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: c}}
+	}
+	s := &analyze.Summary{Levels: []analyze.Level{lv(1), lv(4), lv(16)}}
+	runs := map[int]int{1: 1, 4: 3, 16: 2}
+	var some chartUsed
+	for range 3 { // one pass per panel
+		for _, l := range s.Levels {
+			some.add(l.Load(), analyze.AcrossRuns{Runs: runs[l.Concurrency], FewRuns: runs[l.Concurrency] < 3})
+		}
+	}
+	if got, want := some.notes(s), " Concurrency levels 1, 16 (fewer than 3 runs): drawn all the same, read with care."; got != want {
+		t.Errorf("some levels with few runs:\n got %q\nwant %q", got, want)
+	}
+	var all chartUsed
+	for range 3 {
+		for _, l := range s.Levels {
+			all.add(l.Load(), analyze.AcrossRuns{Runs: 1, FewRuns: true})
+		}
+	}
+	if got, want := all.notes(s), " Every level has fewer than 3 runs: drawn all the same, read with care."; got != want {
+		t.Errorf("every level with few runs:\n got %q\nwant %q", got, want)
+	}
+}
