@@ -162,8 +162,11 @@ func StatusFailed(s string) bool {
 }
 
 // emptyWhenFailed lists the required columns a failed request may leave
-// empty: a request that failed has no first token, no end and no usage.
-var emptyWhenFailed = [numReqColumns]bool{colCompletionTokens: true, colTTFT: true, colE2E: true}
+// empty: a request that failed has no first token, no end and no usage
+// (some tools record no prompt length for it either). A failed request is
+// never a latency sample nor part of the workload's token distributions,
+// so nothing reads the placeholder.
+var emptyWhenFailed = [numReqColumns]bool{colPromptTokens: true, colCompletionTokens: true, colTTFT: true, colE2E: true}
 
 // mayBeEmpty reports whether required column c may be empty on a row: a
 // failed request has no timings or usage, and a successful request with

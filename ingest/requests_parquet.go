@@ -510,6 +510,8 @@ func (pr *parquetRequests) diagnose(q *Requests, arrs [numReqColumns]arrow.Array
 				// A failed request has no timings or usage to record,
 				// a request without output tokens no first token.
 				switch c {
+				case colPromptTokens:
+					q.PromptTokens[k] = 0
 				case colCompletionTokens:
 					q.CompletionTokens[k] = 0
 				case colTTFT:

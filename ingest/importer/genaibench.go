@@ -435,7 +435,7 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 
 	prov.Recomputed = []string{"request ids: numbered in file order (completion order)"}
 	if len(codes) > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request, so ingest cannot keep those rows: they are left out and counted, see approximate)", codeCounts(codes)))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request: its prompt_tokens is empty, as ingest allows for failed requests)", codeCounts(codes)))
 	}
 	if zero > 0 {
 		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests, without TTFT or E2E", zero))

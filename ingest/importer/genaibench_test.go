@@ -152,8 +152,9 @@ func TestGenAIBenchRuns(t *testing.T) {
 			[]runWant{{"concurrency 2", "", []float64{1, 250}, []float64{1500, 2000}, []string{"", ""}, false}}},
 		{"a failed and a zero-token record", [][2]string{{"run.json",
 			genaiBenchFile(conc, []string{genaiBenchRecord("0.25", "1.5", 10, 20), genaiBenchErrorRecord, genaiBenchRecord("0.1", "0.2", 10, 0)})}},
-			// The failed record has no prompt length: left out, and counted.
-			[]runWant{{"concurrency 2", "", []float64{250, -1}, []float64{1500, -1}, []string{"", ""}, false}}},
+			// The failed record has no prompt length: kept, with its status
+			// (ingest allows a failed request an empty prompt_tokens).
+			[]runWant{{"concurrency 2", "", []float64{250, -1, -1}, []float64{1500, -1, -1}, []string{"", "error 503: Service Unavailable", ""}, false}}},
 		{"a batch_size run: concurrency 1, batch_size a label", [][2]string{{".", ""},
 			{"a.json", genaiBenchFile(`"scenario": "D(100,100)", "num_concurrency": 1, "batch_size": 4, "iteration_type": "batch_size"`, []string{genaiBenchRecord("0.25", "1.5", 10, 20)})},
 			{"b.json", genaiBenchFile(`"scenario": "D(100,100)", "num_concurrency": 1, "batch_size": 8, "iteration_type": "batch_size"`, []string{genaiBenchRecord("0.25", "1.5", 10, 20)})}},
@@ -202,7 +203,8 @@ func nanAs(v float64) float64 {
 	return v
 }
 
-// A failed record is counted: its status, and why it is left out.
+// A failed record is kept and counted by its status, though genai-bench
+// gives it no prompt length.
 func TestGenAIBenchFailedRecords(t *testing.T) {
 	conc := `"scenario": "D(100,100)", "num_concurrency": 2, "iteration_type": "num_concurrency"`
 	imp, err := importIn(t, [][2]string{{"run.json", genaiBenchFile(conc, []string{genaiBenchRecord("0.25", "1.5", 10, 20), genaiBenchErrorRecord, genaiBenchErrorRecord})}}, Options{})
@@ -210,9 +212,9 @@ func TestGenAIBenchFailedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := imp.Runs[0]
-	want := []Excluded{{Reason: "missing field", Requests: 2, First: "$.individual_request_metrics[1]: prompt_tokens: the file gives no value"}}
-	if !slices.Equal(r.Excluded, want) {
-		t.Errorf("excluded %+v\nwant %+v", r.Excluded, want)
+	if len(r.Excluded) != 0 || r.Requests.N != 3 || r.Requests.PromptTokens[1] != -1 || r.Requests.Status.At(2) != "error 503: Service Unavailable" {
+		t.Errorf("excluded %+v, %d requests, second's prompt %d, third's status %q; want none left out, 3, -1 (empty) and the error",
+			r.Excluded, r.Requests.N, r.Requests.PromptTokens[1], r.Requests.Status.At(2))
 	}
 	if !slices.ContainsFunc(r.Config.Provenance.Recomputed, func(s string) bool {
 		return strings.HasPrefix(s, "status from error_code and error_message: 2 with code 503 (")

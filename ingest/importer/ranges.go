@@ -122,13 +122,13 @@ func checkNumber(column string, v float64, mayBeEmpty bool, max float64) (rowPro
 
 // checkRow finds the first value of r, in ingest's column order, that
 // ingest would not keep, or reports ok. A failed request may lack its
-// completion count and timings, a request without output tokens its
+// prompt and completion counts and timings, a request without output tokens its
 // timings, as ingest allows. (ingest.MinUnixSeconds is 0: a time below it
 // is negative.)
 func (t *table) checkRow(r *row) (rowProblem, bool) {
 	failed := ingest.StatusFailed(r.status)
 	noTimings := failed || r.completion == 0
-	if p, ok := checkCount("prompt_tokens", r.prompt, true, ingest.MaxTokenCount); !ok {
+	if p, ok := checkCount("prompt_tokens", r.prompt, !failed, ingest.MaxTokenCount); !ok {
 		return p, false
 	}
 	if p, ok := checkCount("completion_tokens", r.completion, !failed, ingest.MaxTokenCount); !ok {
