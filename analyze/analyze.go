@@ -687,7 +687,11 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.Outcome == WarmupUnavailable }},
 		{"warning", "window-overlaps-warm-up", "serving-workloads §2.4: state whether the window includes warm-up",
 			"%s warm-up requests completing inside the scrape window: server counters and histograms include warm-up",
-			func(r RunSummary) (string, bool) { return r.Dir, r.Warmup.OverlapsWindow }},
+			func(r RunSummary) (string, bool) {
+				// Without both scrapes there are no server counters for
+				// warm-up to be in (missing-scrape says so instead).
+				return r.Dir, r.Warmup.OverlapsWindow && !strings.Contains(r.Throughput.ServerUnavailable, "missing")
+			}},
 		{"warning", "counter-client-mismatch", "serving-workloads §2.4 throughput from counter deltas over a declared window",
 			fmt.Sprintf("%%s a generation-token counter delta that disagrees with the client's completion tokens by more than %g%%%%. Likely causes: other traffic or warm-up inside the window, requests outside it, aborted requests, a label selector picking another engine, or tokens counted differently (speculative decoding)", 100*tol),
 			func(r RunSummary) (string, bool) {

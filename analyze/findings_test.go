@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -378,5 +379,28 @@ func TestRunLevelFindings(t *testing.T) {
 	}
 	if s.Findings[0].Severity != "error" {
 		t.Errorf("findings not most severe first: %+v", s.Findings)
+	}
+}
+
+// TestWarmupInWindowNeedsScrapes: warm-up completing inside the window
+// only matters to server counters, so a run without scrapes (an import of
+// a tool's results) is not warned about it; missing-scrape says why there
+// are no server figures instead.
+func TestWarmupInWindowNeedsScrapes(t *testing.T) {
+	sw := &ingest.Sweep{Config: ingest.DefaultConfig()}
+	s := &Summary{Runs: []RunSummary{
+		{Dir: "c1/scraped", Warmup: WarmupResult{OverlapsWindow: true}},
+		{Dir: "c1/unscraped", Warmup: WarmupResult{OverlapsWindow: true},
+			Throughput: Throughput{ServerUnavailable: "metrics-start.prom or metrics-end.prom missing or unreadable"}},
+	}}
+	var got []string
+	for _, f := range lint(sw, s) {
+		if f.Rule == "window-overlaps-warm-up" {
+			got = append(got, f.Message+" "+strings.Join(f.Runs, ";"))
+		}
+	}
+	want := []string{"1 run has warm-up requests completing inside the scrape window: server counters and histograms include warm-up c1/scraped"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("window-overlaps-warm-up findings %q, want %q", got, want)
 	}
 }
