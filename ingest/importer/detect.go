@@ -219,7 +219,7 @@ var objectSignatures = []signature{
 		return sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark")
 	}},
 	{FormatAIPerf, func(sh *shape) bool {
-		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase")
+		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase", "metadata.timestamp_ns", "metadata.credit_phase")
 	}},
 	{FormatInferenceStage, func(sh *shape) bool { return sh.has("load_summary") && sh.any("successes", "failures") }},
 	{FormatLLMPerfSummary, func(sh *shape) bool {
@@ -235,7 +235,8 @@ var objectSignatures = []signature{
 	}},
 	{FormatPerfSummary, func(sh *shape) bool {
 		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
-			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")
+			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit") ||
+			aiperfSummarySignature(sh)
 	}},
 }
 
