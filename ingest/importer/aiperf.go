@@ -49,8 +49,8 @@ func durationScale(unit string) (float64, bool) {
 // was_cancelled when false; error.cause and error.cause_chain).
 type aiperfRecord struct {
 	id                string
-	startNs           int64
-	hasStart          bool
+	startNs, endNs    int64
+	hasStart, hasEnd  bool
 	phase             string // as recorded: warmup, profiling, or another
 	warmup, cancelled bool
 	ttft, latency     float64 // ms
@@ -191,6 +191,25 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	if sum != nil {
 		sum.addRunInfo(&run)
 	}
+	// The measurement window: the measured requests' first start to
+	// their last end, as AIPerf's benchmark_duration spans them.
+	var first, last int64
+	windowed := 0
+	for _, rec := range recs {
+		if rec.warmup || !rec.hasStart || !rec.hasEnd || rec.endNs < rec.startNs {
+			continue
+		}
+		if windowed == 0 || rec.startNs < first {
+			first = rec.startNs
+		}
+		if windowed == 0 || rec.endNs > last {
+			last = rec.endNs
+		}
+		windowed++
+	}
+	if windowed > 0 && last > first {
+		run.Config.Window = &ingest.Window{Start: unixNs(first), End: unixNs(last), Source: "run.yaml"}
+	}
 	if sum != nil && sum.version != "" {
 		prov.Version = sum.version + " (from " + filepath.Base(companions[0].path) + ")"
 	} else if recs[0].generation == "0.1" {
@@ -233,7 +252,11 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	if sum != nil && sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
-	prov.Unavailable = append([]string{ingest.UnavailableWindow}, prov.Unavailable...)
+	if run.Config.Window == nil {
+		prov.Unavailable = append([]string{ingest.UnavailableWindow}, prov.Unavailable...)
+	} else {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window: the first request_start_ns to the last request_end_ns of the %s measured requests (warm-up left out)", strconv.Itoa(windowed)))
+	}
 	if sum == nil {
 		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
 	}
@@ -357,6 +380,13 @@ func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
 						rec.generation = "0.1"
 					}
 					return err
+				case "request_end_ns":
+					if j.peek() == 'n' {
+						return j.skip()
+					}
+					v, err := j.bigCount()
+					rec.endNs, rec.hasEnd = v, err == nil
+					return err
 				case "benchmark_phase", "credit_phase":
 					v, err := j.str()
 					rec.phase = v
@@ -456,6 +486,9 @@ type perfSummary struct {
 	telemetry       *telemetrySummary
 	// outputTokens is total_output_tokens (NaN when absent).
 	outputTokens float64
+	// hasTTFT and hasLatency say whether the file holds
+	// time_to_first_token and request_latency.
+	hasTTFT, hasLatency bool
 	level        ingest.LoadLevel
 	tokenizer    string
 	figures      []ingest.ReportedFigure
@@ -796,6 +829,8 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 			sum.figures = append(sum.figures, ingest.ReportedFigure{Key: key, Label: k + " " + m.label, Value: v * scale, Unit: unit, Note: m.note})
 		}
 	}
+	_, sum.hasTTFT = stats["time_to_first_token"]
+	_, sum.hasLatency = stats["request_latency"]
 	if st, ok := stats["total_output_tokens"]; ok {
 		if v, ok := st["avg"]; ok {
 			sum.outputTokens = v
@@ -870,9 +905,15 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	if sum.schema != "" {
 		prov.AsReported = append(prov.AsReported, "AIPerf summary schema_version "+sum.schema)
 	}
-	if sum.streaming() == "false" {
+	switch {
+	case sum.streaming() == "false":
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
 		prov.AsReported = append(prov.AsReported, "the run was not streamed (input_config.endpoint.streaming false): the file has no TTFT, TPOT or ITL, and none is shown")
+	case sum.tool == "AIPerf" && sum.streaming() == "" && !sum.hasTTFT && sum.hasLatency:
+		// AIPerf omits settings left at their defaults, streaming off
+		// among them.
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
+		prov.AsReported = append(prov.AsReported, "the run was not streamed (input_config.endpoint has no streaming setting, AIPerf's default is off, and the file has request_latency but no time_to_first_token): no TTFT, TPOT or ITL is shown")
 	}
 	if sum.telemetry != nil && len(sum.telemetry.gpus) > 0 && math.IsNaN(sum.outputTokens) {
 		prov.AsReported = append(prov.AsReported, "no total_output_tokens in the file: energy per output token is not shown")

@@ -453,8 +453,8 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 	}
 	if nEnergy > 0 && nEnergy == n && outputTokens > 0 {
 		jpt := energy / outputTokens
-		tnote := fmt.Sprintf("%s; %s J over %s GPUs / %s output tokens (total_output_tokens, client tokenizer, the measured phase); the counter spans the telemetry window",
-			note, strconv.FormatFloat(energy, 'g', 6, 64), strconv.Itoa(nEnergy), strconv.FormatFloat(outputTokens, 'g', -1, 64))
+		tnote := fmt.Sprintf("%s; %s J over %s / %s output tokens (total_output_tokens, client tokenizer, the measured phase); the counter spans the telemetry window",
+			note, strconv.FormatFloat(energy, 'g', 6, 64), plural(nEnergy, "GPU"), strconv.FormatFloat(outputTokens, 'g', -1, 64))
 		out = append(out,
 			ingest.ReportedFigure{Key: "energy.j_per_output_token", Label: "GPU energy per output token", Value: jpt, Unit: "J/token", Note: tnote},
 			ingest.ReportedFigure{Key: "energy.output_tokens_per_s_per_kw", Label: "output tokens/s per kW of GPU power", Value: 1000 / jpt, Unit: "tokens/s/kW", Note: "1000 / J per output token; " + note})
