@@ -95,9 +95,20 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	prov := &ingest.Provenance{Tool: "AIPerf", Version: "not recorded in the records", File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
 	var sum *perfSummary
-	if len(companions) == 1 {
+	var sumSrc, gpuSrc, serverSrc *source
+	for _, c := range companions {
+		switch c.format {
+		case FormatPerfSummary:
+			sumSrc = c
+		case FormatAIPerfGPU:
+			gpuSrc = c
+		case FormatAIPerfServer:
+			serverSrc = c
+		}
+	}
+	if sumSrc != nil {
 		var err error
-		if sum, err = readPerfSummaryFile(companions[0]); err != nil {
+		if sum, err = readPerfSummaryFile(sumSrc); err != nil {
 			return nil, err
 		}
 		run.Config.Load = sum.level
@@ -109,7 +120,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.Config.Load = opts.Level
 	}
 	if sum != nil && sum.schema != "" {
-		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(companions[0].path)+", AIPerf summary schema_version "+sum.schema)
+		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(sumSrc.path)+", AIPerf summary schema_version "+sum.schema)
 	}
 	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
 	t.where = func(i int, _ string) string { return fmt.Sprintf("line %d", i+1) }
@@ -191,6 +202,11 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	if sum != nil {
 		sum.addRunInfo(&run)
 	}
+	place := aiperfPlaceOf(s.path)
+	place.apply(&run)
+	if place.from != "" {
+		prov.Recomputed = append(prov.Recomputed, "the run's place from AIPerf's directories: "+place.from)
+	}
 	// The measurement window: the measured requests' first start to
 	// their last end, as AIPerf's benchmark_duration spans them.
 	var first, last int64
@@ -211,7 +227,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.Config.Window = &ingest.Window{Start: unixNs(first), End: unixNs(last), Source: "run.yaml"}
 	}
 	if sum != nil && sum.version != "" {
-		prov.Version = sum.version + " (from " + filepath.Base(companions[0].path) + ")"
+		prov.Version = sum.version + ", from " + filepath.Base(sumSrc.path)
 	} else if recs[0].generation == "0.1" {
 		prov.Version = "0.1.x (records with metadata.timestamp_ns)"
 	}
@@ -256,6 +272,27 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		prov.Unavailable = append([]string{ingest.UnavailableWindow}, prov.Unavailable...)
 	} else {
 		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window: the first request_start_ns to the last request_end_ns of the %s measured requests (warm-up left out)", strconv.Itoa(windowed)))
+	}
+	if gpuSrc != nil {
+		gt, err := readGPUTelemetry(gpuSrc, opts)
+		if err != nil {
+			return nil, err
+		}
+		run.GPU = gt.samples
+		line := fmt.Sprintf("gpu.csv from %s: %s of %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
+			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"))
+		prov.AsReported = append(prov.AsReported, line)
+		if gt.duplicates > 0 {
+			prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))
+		}
+	}
+	if serverSrc != nil {
+		start, end, notes, err := readServerMetrics(serverSrc, run.Config.Window, opts)
+		if err != nil {
+			return nil, err
+		}
+		run.ScrapeStart, run.ScrapeEnd = start, end
+		prov.AsReported = append(prov.AsReported, notes...)
 	}
 	if sum == nil {
 		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
@@ -489,10 +526,10 @@ type perfSummary struct {
 	// hasTTFT and hasLatency say whether the file holds
 	// time_to_first_token and request_latency.
 	hasTTFT, hasLatency bool
-	level        ingest.LoadLevel
-	tokenizer    string
-	figures      []ingest.ReportedFigure
-	env          []ingest.KV
+	level               ingest.LoadLevel
+	tokenizer           string
+	figures             []ingest.ReportedFigure
+	env                 []ingest.KV
 	// config holds the settings of input_config that describe the
 	// workload and the model, by dotted path ("input.prompt.input_tokens.mean").
 	config map[string]string
@@ -920,6 +957,7 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	}
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: perfTraits(sum.config)}
 	sum.addRunInfo(&run)
+	aiperfPlaceOf(s.path).apply(&run)
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
@@ -930,8 +968,12 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 // place: the sweep variation is a series trait; the trial (from 0) is
 // the repeat of a run with per-request records.
 func (s *perfSummary) addRunInfo(r *Run) {
-	if s.runInfo.variationLabel != "" && s.runInfo.variationLabel != "base" {
-		r.traits.add("variation", s.runInfo.variationLabel, "run_info.variation_label")
+	if v := s.runInfo.variationLabel; v != "" && v != "base" {
+		if m := aiperfParamDir.FindStringSubmatch(v); m != nil {
+			aiperfPlace{param: m[1], value: m[2], from: "run_info.variation_label"}.apply(r)
+		} else {
+			r.traits.add("variation", v, "run_info.variation_label")
+		}
 	}
 	if s.runInfo.trial >= 0 && r.Requests != nil {
 		r.Config.Repeat = int(s.runInfo.trial) + 1

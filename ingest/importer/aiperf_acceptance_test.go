@@ -36,7 +36,9 @@ func TestAcceptanceAIPerf02(t *testing.T) {
 			}
 		}
 		p := run.Config.Provenance
-		if !slices.ContainsFunc(p.Approximate, func(s string) bool { return strings.Contains(s, "1 of 64 requests' lists are not output_token_count − 1 long") }) {
+		if !slices.ContainsFunc(p.Approximate, func(s string) bool {
+			return strings.Contains(s, "1 of 64 requests' lists are not output_token_count − 1 long")
+		}) {
 			t.Errorf("approximate %q does not say that one request's chunk gaps are fewer than its tokens", p.Approximate)
 		}
 		for _, kv := range []ingest.KV{{Key: "model", Value: "meta-llama/Meta-Llama-3-8B-Instruct"}, {Key: "streaming", Value: "true"}, {Key: "endpoint", Value: "/v1/chat/completions"}} {

@@ -42,6 +42,11 @@ var aiperfSchemaVersions = []string{"1.0", "1.1", "1.2", "1.3", "1.4", "1.5"}
 // (aiperf_version with schema_version or benchmark_id), and 0.1.x's
 // records-wrapped metrics.
 func aiperfSummarySignature(sh *shape) bool {
+	if sh.any("metadata", "metrics", "combined", "per_run") {
+		// The multi-run aggregate, collated and sweep exports: statistics
+		// across runs, not a run's.
+		return false
+	}
 	if sh.has("aiperf_version") && sh.any("schema_version", "benchmark_id") {
 		return true
 	}

@@ -199,6 +199,8 @@ var formatNames = map[Format]string{
 	FormatLLMPerfSummary: "LLMPerf summary",
 	FormatInferencePerf:  "inference-perf",
 	FormatInferenceStage: "inference-perf stage report",
+	FormatAIPerfGPU:      "GPU telemetry",
+	FormatAIPerfServer:   "server metrics",
 }
 
 // signature is what a format's files show in their first bytes.
@@ -222,6 +224,8 @@ var objectSignatures = []signature{
 		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase", "metadata.timestamp_ns", "metadata.credit_phase")
 	}},
 	{FormatInferenceStage, func(sh *shape) bool { return sh.has("load_summary") && sh.any("successes", "failures") }},
+	{FormatAIPerfGPU, aiperfGPUSignature},
+	{FormatAIPerfServer, aiperfServerSignature},
 	{FormatLLMPerfSummary, func(sh *shape) bool {
 		return sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version")
 	}},

@@ -57,6 +57,11 @@ func dumpImport(t *testing.T, imp *Import) []byte {
 		if env, ok := files[r.Dir+"/env.json"]; ok {
 			fmt.Fprintf(&b, "-- env.json\n%s", env)
 		}
+		for _, name := range []string{GPUFile, ingest.ScrapeStartFile, ingest.ScrapeEndFile} {
+			if data, ok := files[r.Dir+"/"+name]; ok {
+				fmt.Fprintf(&b, "-- %s\n%s", name, data)
+			}
+		}
 		if r.Requests != nil {
 			b.WriteString("-- requests: id prompt completion TTFT_ms E2E_ms t_request_sent status text_chunks phase chunk_ms\n")
 			dumpRequests(&b, r.Requests)
@@ -129,6 +134,7 @@ func TestImportGolden(t *testing.T) {
 		{"real-llmperf-bedrock", []string{"../real/llmperf-leaderboard-bedrock_70b_individual_responses.json", "../real/llmperf-leaderboard-bedrock_70b_summary.json"}, Options{}},
 		{"real-llmperf-summary-only", []string{"../real/llmperf-leaderboard-anyscale_70b_summary.json"}, Options{}},
 		{"perf-summary-only", []string{"aiperf/profile_export_aiperf.json"}, Options{}},
+		{"aiperf-sweep", []string{"aiperf-sweep"}, Options{}},
 		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
 	}
 	for _, tt := range tests {
