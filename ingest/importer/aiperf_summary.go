@@ -373,7 +373,7 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 						units = append(units, u)
 					}
 					sort.Strings(units)
-					return j.errorf("%s: unit %q is not one benchnote converts (%s)", metric, unit, strings.Join(units, ", "))
+					return j.errorf("unit %q is not one benchnote converts (%s)", unit, strings.Join(units, ", "))
 				}
 				get := func(k string) float64 {
 					if v, ok := st[k]; ok {

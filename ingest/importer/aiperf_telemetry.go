@@ -195,7 +195,7 @@ func readGPUTelemetry(s *source, opts Options) (*gpuTelemetry, error) {
 						return err
 					}
 					if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-						return j.errorf("%s: %s is not a finite non-negative number", metric, formatValue(v))
+						return j.errorf("%s is not a finite non-negative number", formatValue(v))
 					}
 					v *= col.scale
 					switch col.column {
@@ -205,7 +205,7 @@ func readGPUTelemetry(s *source, opts Options) (*gpuTelemetry, error) {
 						g.EnergyJ = v
 					case "util_percent":
 						if v > 100 {
-							return j.errorf("%s: %s is above 100 %%", metric, formatValue(v))
+							return j.errorf("%s is above 100 %%", formatValue(v))
 						}
 						g.UtilPercent = v
 					case "memory_used_mib":
