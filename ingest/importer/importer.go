@@ -66,8 +66,10 @@ const (
 )
 
 // Formats lists the values --format accepts, in documentation order.
+// AIPerf's GPU telemetry and server metrics are read only with the
+// records beside them, whose format --format names.
 var Formats = []Format{FormatVLLM, FormatSGLang, FormatGenAIPerf, FormatPerfSummary, FormatAIPerf, FormatGuideLLM,
-	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatAIPerfGPU, FormatAIPerfServer}
+	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
