@@ -699,6 +699,11 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 			ts, err := readTelemetrySummary(j)
 			sum.telemetry = ts
 			return err
+		case "telemetry_stats":
+			// GenAI-Perf's GPU telemetry.
+			ts, err := readGenAIPerfTelemetry(j)
+			sum.telemetry = ts
+			return err
 		case "records":
 			// 0.1.x: the metrics one level down.
 			if j.peek() != '{' {

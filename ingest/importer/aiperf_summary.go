@@ -472,7 +472,14 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 		if g.index >= 0 {
 			idx = strconv.FormatInt(g.index, 10)
 		}
-		label := strings.TrimSpace(fmt.Sprintf("GPU %s %s (%s) mean power", idx, g.name, shortUUID(g.uuid)))
+		label := "GPU " + idx
+		if g.name != "" {
+			label += " " + g.name
+		}
+		if g.uuid != "" {
+			label += " (" + shortUUID(g.uuid) + ")"
+		}
+		label += " mean power"
 		gn := src
 		if len(g.also) > 0 {
 			gn += "; also reported by " + strings.Join(g.also, ", ") + " (counted once)"
@@ -480,4 +487,108 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 		out = append(out, ingest.ReportedFigure{Key: "gpu.power_w", Label: label, Value: g.powerW, Unit: "W", Note: gn})
 	}
 	return out
+}
+
+// readGenAIPerfTelemetry reads GenAI-Perf's telemetry_stats: {metric:
+// {unit, gpu0: {avg, min, max, …}, gpu1: …}}, the GPUs named by their
+// index only (GenAI-Perf records no UUID), in the order first met.
+func readGenAIPerfTelemetry(j *jsonIn) (*telemetrySummary, error) {
+	ts := &telemetrySummary{endpoints: []string{"--server-metrics-urls"}}
+	byName := map[string]*gpuSummary{}
+	if j.peek() != '{' {
+		return ts, j.skip()
+	}
+	nan := math.NaN()
+	err := j.object(func(metric string) error {
+		var table map[string]float64
+		switch telemetryMetric(metric) {
+		case "power_usage":
+			table = powerUnits
+		case "energy_consumption":
+			table = energyUnits
+		case "utilization":
+			table = utilUnits
+		case "memory_used":
+			table = memoryUnits
+		default:
+			return j.skip()
+		}
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		unit := ""
+		type stat struct {
+			gpu           *gpuSummary
+			avg, min, max float64
+		}
+		var stats []stat
+		err := j.object(func(name string) error {
+			if name == "unit" {
+				u, err := j.scalarText()
+				unit = u
+				return err
+			}
+			if j.peek() != '{' {
+				return j.skip()
+			}
+			g := byName[name]
+			if g == nil {
+				if len(ts.gpus) >= maxGPUs {
+					return j.errorf("more than %d GPUs; refusing to import", maxGPUs)
+				}
+				g = &gpuSummary{name: "", index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
+				if n, err := strconv.ParseInt(strings.TrimPrefix(name, "gpu"), 10, 64); err == nil && n >= 0 {
+					g.index = n
+				}
+				g.host = name
+				byName[name] = g
+				ts.gpus = append(ts.gpus, g)
+			}
+			st := stat{gpu: g, avg: nan, min: nan, max: nan}
+			err := j.object(func(field string) error {
+				switch field {
+				case "avg", "min", "max":
+					v, err := j.optNumber()
+					switch field {
+					case "avg":
+						st.avg = v
+					case "min":
+						st.min = v
+					default:
+						st.max = v
+					}
+					return err
+				}
+				return j.skip()
+			})
+			stats = append(stats, st)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		scale, ok := unitScale(unit, table)
+		if !ok {
+			var units []string
+			for u := range table {
+				units = append(units, u)
+			}
+			sort.Strings(units)
+			return j.errorf("unit %q is not one benchnote converts (%s)", unit, strings.Join(units, ", "))
+		}
+		for _, st := range stats {
+			switch telemetryMetric(metric) {
+			case "power_usage":
+				st.gpu.powerW = st.avg * scale
+			case "energy_consumption":
+				st.gpu.energyJ = (st.max - st.min) * scale
+			case "utilization":
+				st.gpu.utilPercent = st.avg * scale
+			case "memory_used":
+				st.gpu.memUsedMiBMax = st.max * scale
+			}
+		}
+		return nil
+	})
+	return ts, err
 }
