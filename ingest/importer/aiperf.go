@@ -637,6 +637,17 @@ var perfMetrics = []struct {
 	{"input_sequence_length", "prompt_tokens", "input sequence length", "client tokenizer", false},
 	{"request_throughput", "throughput.requests_per_s", "request throughput", "", false},
 	{"output_token_throughput", "throughput.client_output_tokens_per_s", "output token throughput", "client tokenizer's tokens / benchmark duration", false},
+	// AIPerf's effective_* metrics (time-weighted over the benchmark
+	// window): its effective concurrency is benchnote's achieved
+	// concurrency; the decode throughput has no benchnote counterpart.
+	{"effective_concurrency", "workload.achieved_concurrency", "effective concurrency", "time-weighted in-flight requests over the benchmark window, failed requests included", false},
+	{"effective_decode_throughput", "aiperf.effective_decode_throughput", "effective decode throughput", "Σ per-request decode rates, time-weighted over the benchmark window", false},
+}
+
+// perfAvgOnly are the keys of perfMetrics whose only figure is the mean.
+var perfAvgOnly = map[string]bool{
+	"throughput.requests_per_s": true, "throughput.client_output_tokens_per_s": true,
+	"workload.achieved_concurrency": true, "aiperf.effective_decode_throughput": true,
 }
 
 func readPerfSummaryFile(s *source) (*perfSummary, error) {
@@ -862,7 +873,7 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 				stat = "mean"
 			}
 			key := m.key + "." + stat
-			if m.key == "throughput.requests_per_s" || m.key == "throughput.client_output_tokens_per_s" {
+			if perfAvgOnly[m.key] {
 				if k != "avg" {
 					continue
 				}

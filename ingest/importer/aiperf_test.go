@@ -73,7 +73,7 @@ func TestAIPerfSummaryGenerations(t *testing.T) {
 			ingest.ConcurrencyLoad(8), "AIPerf", "not recorded in the file", "ttft.mean", 12.5},
 		{"flat, no schema_version", `{"time_to_first_token": {"unit": "ms", "avg": 7}, "input_config": {"loadgen": {"request_rate": 2.5, "request_rate_mode": "poisson"}}}`,
 			ingest.RateLoad(2.5, "poisson"), "AIPerf", "not recorded in the file", "ttft.mean", 7},
-		{"schema 1.5, new input_config", `{"schema_version": "1.5", "aiperf_version": "0.14.0", "benchmark_id": "b", "time_to_first_token": {"unit": "ms", "avg": 9, "count": 4, "sum": 36}, "total_output_tokens": {"unit": "tokens", "avg": 400}, "input_config": {"models": {"items": [{"name": "m"}]}, "endpoint": {"urls": ["http://h:8000"], "streaming": true}, "phases": [{"name": "warmup", "type": "concurrency", "concurrency": 1}, {"name": "profiling", "type": "concurrency", "concurrency": 16}]}, "run_info": {"trial": 0, "run_label": "run_0001", "variation_label": "concurrency_16"}, "telemetry_data": {"endpoints": {"h:9400": {"gpus": {"gpu_0": {"gpu_index": 0, "gpu_name": "NVIDIA H100", "gpu_uuid": "GPU-1", "platform": "nvidia", "metrics": {"nvidia_power_usage": {"unit": "W", "avg": 500}, "nvidia_energy_consumption": {"unit": "MJ", "min": 1.0, "max": 1.0002}}}}}}}}`,
+		{"schema 1.5, new input_config", `{"schema_version": "1.5", "aiperf_version": "0.14.0", "benchmark_id": "b", "time_to_first_token": {"unit": "ms", "avg": 9, "count": 4, "sum": 36}, "effective_concurrency": {"unit": "requests", "avg": 14.6, "p50": 16}, "total_output_tokens": {"unit": "tokens", "avg": 400}, "input_config": {"models": {"items": [{"name": "m"}]}, "endpoint": {"urls": ["http://h:8000"], "streaming": true}, "phases": [{"name": "warmup", "type": "concurrency", "concurrency": 1}, {"name": "profiling", "type": "concurrency", "concurrency": 16}]}, "run_info": {"trial": 0, "run_label": "run_0001", "variation_label": "concurrency_16"}, "telemetry_data": {"endpoints": {"h:9400": {"gpus": {"gpu_0": {"gpu_index": 0, "gpu_name": "NVIDIA H100", "gpu_uuid": "GPU-1", "platform": "nvidia", "metrics": {"nvidia_power_usage": {"unit": "W", "avg": 500}, "nvidia_energy_consumption": {"unit": "MJ", "min": 1.0, "max": 1.0002}}}}}}}}`,
 			ingest.ConcurrencyLoad(16), "AIPerf", "0.14.0", "energy.j_per_output_token", 0.5},
 		{"GenAI-Perf telemetry_stats", `{"time_to_first_token": {"unit": "ms", "avg": 7}, "total_output_tokens": {"unit": "tokens", "avg": 1000}, "input_config": {"concurrency": 2}, "telemetry_stats": {"gpu_power_usage": {"unit": "W", "gpu0": {"avg": 100, "min": 90}, "gpu1": {"avg": 50}}, "energy_consumption": {"unit": "MJ", "gpu0": {"min": 2.0, "max": 2.0003}, "gpu1": {"min": 1.0, "max": 1.0001}}}}`,
 			ingest.ConcurrencyLoad(2), "GenAI-Perf", "not recorded in the file", "energy.j_per_output_token", 0.4},
@@ -91,6 +91,11 @@ func TestAIPerfSummaryGenerations(t *testing.T) {
 			}
 			if got := figure(t, p, tt.key); math.Abs(got-tt.value) > 1e-9 {
 				t.Errorf("%s %v, want %v", tt.key, got, tt.value)
+			}
+			if tt.version == "0.14.0" {
+				if got := figure(t, p, "workload.achieved_concurrency"); got != 14.6 {
+					t.Errorf("effective concurrency %v, want 14.6 (its mean only)", got)
+				}
 			}
 		})
 	}
