@@ -172,6 +172,8 @@ func TestImportRefusals(t *testing.T) {
 			`profile_export_aiperf.json: $.run_info.trial: trial 99999999 is above 10,000`},
 		{"AIPerf telemetry in a unit benchnote does not convert", [][2]string{{"profile_export_aiperf.json", `{"time_to_first_token": {"unit": "ms", "avg": 1}, "telemetry_data": {"endpoints": {"h:9400": {"gpus": {"gpu_0": {"gpu_uuid": "GPU-1", "metrics": {"gpu_power_usage": {"unit": "hp", "avg": 1}}}}}}}}`}}, Options{},
 			`profile_export_aiperf.json: $.telemetry_data.endpoints["h:9400"].gpus.gpu_0.metrics.gpu_power_usage: unit "hp" is not one benchnote converts (W, kW, mW)`},
+		{"GenAI-Perf telemetry_stats in a unit benchnote does not convert", [][2]string{{"profile_export_genai_perf.json", `{"time_to_first_token": {"unit": "ms", "avg": 1}, "telemetry_stats": {"energy_consumption": {"unit": "kWh", "gpu0": {"min": 1, "max": 2}}}}`}}, Options{},
+			`profile_export_genai_perf.json: $.telemetry_stats.energy_consumption: unit "kWh" is not one benchnote converts (J, MJ, kJ, mJ)`},
 		{"AIPerf 0.12 record: an error code beyond float64", [][2]string{{"profile_export.jsonl", `{"metadata": {"request_start_ns": 1700000000000000000, "benchmark_phase": "profiling"}, "metrics": {}, "error": {"code": 1e400, "message": "x"}}` + "\n"}}, Options{Level: mustLevel(t, "c=1")},
 			`profile_export.jsonl: line 1: $.error.code: 1e400 is not a finite number`},
 		{"AIPerf 0.1.x record: a timestamp that is not a count", [][2]string{{"profile_export.jsonl", `{"metadata": {"timestamp_ns": -5, "credit_phase": "profiling"}, "metrics": {}}` + "\n"}}, Options{Level: mustLevel(t, "c=1")},

@@ -296,6 +296,12 @@ func TestDetectFromContent(t *testing.T) {
 		{"inference-perf", `[{"start_time": 1, "end_time": 2, "info": {"input_tokens": 3}}]`, FormatInferencePerf},
 		{"inference-perf stage", `{"load_summary": {"count": 1}, "successes": {}}`, FormatInferenceStage},
 		{"vllm sweep summary", `[{"backend": "vllm", "run_number": 0, "request_rate": "inf"}]`, FormatVLLMSweepIndex},
+		{"aiperf 0.1.x", `{"record_id": "", "metadata": {"timestamp_ns": 1, "credit_phase": "profiling"}, "metrics": {}}`, FormatAIPerf},
+		{"aiperf summary 0.1.x", `{"records": {"request_latency": {"unit": "ms", "avg": 1}}}`, FormatPerfSummary},
+		{"aiperf summary, schema_version, no metrics", `{"schema_version": "1.5", "aiperf_version": "0.14.0", "benchmark_id": "b", "input_config": {}}`, FormatPerfSummary},
+		{"aiperf multi-run aggregate", `{"schema_version": "1.0", "aiperf_version": "0.12.0", "metadata": {"aggregation_type": "confidence"}, "metrics": {}}`, ""},
+		{"aiperf gpu telemetry", `{"timestamp_ns": 1, "dcgm_url": "u", "gpu_uuid": "U", "telemetry_data": {}}`, FormatAIPerfGPU},
+		{"aiperf server metrics", `{"endpoint_url": "u", "timestamp_ns": 1, "metrics": {}}`, FormatAIPerfServer},
 	} {
 		got, why, _ := detect(scanShape([]byte(tt.data)))
 		if got != tt.format {
