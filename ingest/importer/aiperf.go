@@ -117,7 +117,12 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.traits = perfTraits(sum.config)
 	}
 	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
+		if l, dir := aiperfDirLevel(s.path); l.Valid() {
+			run.Config.Load = l
+			prov.Recomputed = append(prov.Recomputed, "the level from AIPerf's sweep directory "+dir+" (no summary beside the records)")
+		} else {
+			run.Config.Load = opts.Level
+		}
 	}
 	if sum != nil && sum.schema != "" {
 		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(sumSrc.path)+", AIPerf summary schema_version "+sum.schema)

@@ -32,6 +32,32 @@ type aiperfPlace struct {
 	from         string // the directories read, for provenance
 }
 
+// aiperfLevelDir is a sweep directory naming the load.
+var aiperfLevelDir = regexp.MustCompile(`^(concurrency|request_rate)_([0-9]+(?:\.[0-9]+)?)$`)
+
+// aiperfDirLevel reads the load level from the nearest directory above
+// file named concurrency_N or request_rate_R (AIPerf's sweep directories),
+// for records without their summary.
+func aiperfDirLevel(file string) (ingest.LoadLevel, string) {
+	segs := strings.Split(filepath.ToSlash(filepath.Dir(file)), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		m := aiperfLevelDir.FindStringSubmatch(segs[i])
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[2], 64)
+		switch {
+		case err != nil || v <= 0:
+		case m[1] == "concurrency" && v == float64(int(v)) && v <= ingest.MaxConcurrency:
+			return ingest.ConcurrencyLoad(int(v)), segs[i]
+		case m[1] == "request_rate" && v <= ingest.MaxRate:
+			return ingest.RateLoad(v, ""), segs[i]
+		}
+		return ingest.LoadLevel{}, ""
+	}
+	return ingest.LoadLevel{}, ""
+}
+
 // aiperfPlaceOf reads a file's place from the directories above it.
 func aiperfPlaceOf(file string) aiperfPlace {
 	segs := strings.Split(filepath.ToSlash(filepath.Dir(file)), "/")

@@ -155,6 +155,20 @@ func TestAIPerfPlaces(t *testing.T) {
 			t.Errorf("%s: %+v", tt.path, pl)
 		}
 	}
+	for _, tt := range []struct {
+		path  string
+		level ingest.LoadLevel
+	}{
+		{"a/concurrency_10/profile_export.jsonl", ingest.ConcurrencyLoad(10)},
+		{"a/request_rate_2.5/profile_runs/trial_0001/profile_export.jsonl", ingest.RateLoad(2.5, "")},
+		{"a/concurrency_0/profile_export.jsonl", ingest.LoadLevel{}},
+		{"a/concurrency_2000000/profile_export.jsonl", ingest.LoadLevel{}},
+		{"a/isl_512/profile_export.jsonl", ingest.LoadLevel{}},
+	} {
+		if l, _ := aiperfDirLevel(tt.path); l != tt.level {
+			t.Errorf("%s: level %s, want %s", tt.path, l.Describe(), tt.level.Describe())
+		}
+	}
 	// A swept setting other than the load is a series.
 	var r Run
 	pl := aiperfPlaceOf("a/isl_512/profile_runs/trial_0001/profile_export.jsonl")
