@@ -284,8 +284,8 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 			return nil, err
 		}
 		run.GPU = gt.samples
-		line := fmt.Sprintf("gpu.csv from %s: %s of %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
-			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"))
+		line := fmt.Sprintf("gpu.csv from %s: %s of %s from %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
+			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"), strings.Join(gt.endpoints, ", "))
 		prov.AsReported = append(prov.AsReported, line)
 		if gt.duplicates > 0 {
 			prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))

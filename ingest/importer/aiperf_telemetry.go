@@ -24,6 +24,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ var gpuCSVHeader = []string{"timestamp", "host", "gpu_uuid", "gpu_index", "gpu_n
 // in UTC with nanoseconds, numbers as strconv's shortest 'g', an empty
 // cell for a value not recorded.
 func FormatGPUCSV(samples []GPUSample) []byte {
-	rows := slicesClone(samples)
+	rows := slices.Clone(samples)
 	sort.SliceStable(rows, func(a, b int) bool {
 		x, y := rows[a], rows[b]
 		if !x.Time.Equal(y.Time) {
@@ -90,8 +91,6 @@ func FormatGPUCSV(samples []GPUSample) []byte {
 	w.Flush()
 	return b.Bytes()
 }
-
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
 // gpuTelemetry is what benchnote keeps of a gpu_telemetry_export.jsonl.
 type gpuTelemetry struct {
@@ -243,7 +242,7 @@ func readGPUTelemetry(s *source, opts Options) (*gpuTelemetry, error) {
 		case !seen:
 			owner[key] = endpoint
 			gt.gpus++
-			if !containsString(gt.endpoints, endpoint) && len(gt.endpoints) < 64 {
+			if !slices.Contains(gt.endpoints, endpoint) && len(gt.endpoints) < 64 {
 				gt.endpoints = append(gt.endpoints, endpoint)
 			}
 		case first != endpoint:
@@ -260,15 +259,6 @@ func readGPUTelemetry(s *source, opts Options) (*gpuTelemetry, error) {
 		return nil, &SourceError{File: s.path, Msg: "empty file: expected one GPU sample per line"}
 	}
 	return gt, nil
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // endpointHost is the host of an endpoint URL ("http://node1:9401/metrics"
@@ -604,7 +594,7 @@ func formatScrapes(scrapes []*serverScrape, label bool) []byte {
 			for _, smp := range f.samples {
 				ls := smp.labels
 				if label {
-					ls = append(slicesClone(ls), [2]string{"aiperf_endpoint", sc.endpoint})
+					ls = append(slices.Clone(ls), [2]string{"aiperf_endpoint", sc.endpoint})
 				}
 				byName[f.name] = append(byName[f.name], series{labels: promLabels(ls), s: smp, ms: sc.ns / 1e6})
 				hist[f.name] = hist[f.name] || smp.histogram
@@ -625,7 +615,7 @@ func formatScrapes(scrapes []*serverScrape, label bool) []byte {
 				fmt.Fprintf(&b, "%s%s %s %d\n", name, braces(se.labels), strconv.FormatFloat(se.s.value, 'g', -1, 64), se.ms)
 				continue
 			}
-			bs := slicesClone(se.s.buckets)
+			bs := slices.Clone(se.s.buckets)
 			sort.SliceStable(bs, func(a, c int) bool {
 				x, _ := strconv.ParseFloat(bs[a][0], 64)
 				y, _ := strconv.ParseFloat(bs[c][0], 64)
@@ -654,7 +644,7 @@ func braces(labels string) string {
 
 // promLabels writes label pairs sorted by name.
 func promLabels(ls [][2]string) string {
-	ls = slicesClone(ls)
+	ls = slices.Clone(ls)
 	sort.SliceStable(ls, func(a, b int) bool { return ls[a][0] < ls[b][0] })
 	parts := make([]string, len(ls))
 	for i, l := range ls {
