@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
 )
 
@@ -55,6 +56,12 @@ func TestAcceptanceAIPerf02(t *testing.T) {
 		if got := figure(t, p, "ttft.max"); got != 51.189249999999994 {
 			t.Errorf("AIPerf's own TTFT max %v", got)
 		}
+	}
+	// Read back as report reads it, AIPerf's J/token is shown beside the
+	// run (benchnote has no counterpart until it reads gpu.csv).
+	s := analyzeImport(t, "warmup: none\n", dir)
+	if f := runFigure(t, s, "energy.j_per_output_token"); math.Abs(float64(f.Reported)-0.8865810156) > 1e-9 {
+		t.Errorf("J/token beside the run: %+v", f)
 	}
 	// The records alone still import, with --level.
 	imp, err := ImportFiles([]string{records}, Options{Level: ingest.ConcurrencyLoad(4)})
@@ -119,6 +126,14 @@ func TestAcceptanceAIPerfTelemetry(t *testing.T) {
 	}
 	if len(perGPU) != 8 || perGPU[0].Label != "GPU 0 NVIDIA A100-SXM4-80GB (GPU-8962cc8a…) mean power" || perGPU[0].Value != 94.61787741935483 {
 		t.Errorf("per-GPU power: %+v", perGPU)
+	}
+	// Read back as report reads it: the figures travel with the reported
+	// run.
+	sum := analyzeImport(t, "", realData(t, "aiperf/aiperf-pypi-jan2026-vllm-gpt-oss-20b-a100-c1-100req-dcgm-profile_export_aiperf.json"))
+	if len(sum.Reported) != 1 || !slices.ContainsFunc(sum.Reported[0].Import.Figures, func(f analyze.FigureComparison) bool {
+		return f.Key == "energy.j_per_output_token" && math.Abs(float64(f.Reported)-101.761615606) < 1e-6
+	}) {
+		t.Errorf("the reported run does not carry AIPerf's J/token")
 	}
 	for _, c := range []struct {
 		key  string
