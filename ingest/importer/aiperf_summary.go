@@ -224,11 +224,34 @@ type telemetrySummary struct {
 	duplicates int
 }
 
-// unitScale converts a value in unit to base, from the table; ok is false
-// for a unit not in it.
-func unitScale(unit string, table map[string]float64) (float64, bool) {
-	s, ok := table[unit]
-	return s, ok
+// telemetryUnits is the unit table of a summary telemetry metric benchnote
+// reads (its units converted to W, J, % and MiB), nil for another metric.
+func telemetryUnits(metric string) map[string]float64 {
+	switch telemetryMetric(metric) {
+	case "power_usage":
+		return powerUnits
+	case "energy_consumption":
+		return energyUnits
+	case "utilization":
+		return utilUnits
+	case "memory_used":
+		return memoryUnits
+	}
+	return nil
+}
+
+// unitScale converts unit by table, or returns the error naming the
+// units benchnote converts.
+func unitScale(j *jsonIn, unit string, table map[string]float64) (float64, error) {
+	if s, ok := table[unit]; ok {
+		return s, nil
+	}
+	var units []string
+	for u := range table {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	return 0, j.errorf("unit %q is not one benchnote converts (%s)", unit, strings.Join(units, ", "))
 }
 
 var (
@@ -335,17 +358,8 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 				return j.skip()
 			}
 			return j.object(func(metric string) error {
-				var table map[string]float64
-				switch telemetryMetric(metric) {
-				case "power_usage":
-					table = powerUnits
-				case "energy_consumption":
-					table = energyUnits
-				case "utilization":
-					table = utilUnits
-				case "memory_used":
-					table = memoryUnits
-				default:
+				table := telemetryUnits(metric)
+				if table == nil {
 					return j.skip()
 				}
 				st := map[string]float64{}
@@ -366,14 +380,9 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 				if err != nil {
 					return err
 				}
-				scale, ok := unitScale(unit, table)
-				if !ok {
-					var units []string
-					for u := range table {
-						units = append(units, u)
-					}
-					sort.Strings(units)
-					return j.errorf("unit %q is not one benchnote converts (%s)", unit, strings.Join(units, ", "))
+				scale, err := unitScale(j, unit, table)
+				if err != nil {
+					return err
 				}
 				get := func(k string) float64 {
 					if v, ok := st[k]; ok {
@@ -500,20 +509,8 @@ func readGenAIPerfTelemetry(j *jsonIn) (*telemetrySummary, error) {
 	}
 	nan := math.NaN()
 	err := j.object(func(metric string) error {
-		var table map[string]float64
-		switch telemetryMetric(metric) {
-		case "power_usage":
-			table = powerUnits
-		case "energy_consumption":
-			table = energyUnits
-		case "utilization":
-			table = utilUnits
-		case "memory_used":
-			table = memoryUnits
-		default:
-			return j.skip()
-		}
-		if j.peek() != '{' {
+		table := telemetryUnits(metric)
+		if table == nil || j.peek() != '{' {
 			return j.skip()
 		}
 		unit := ""
@@ -567,14 +564,9 @@ func readGenAIPerfTelemetry(j *jsonIn) (*telemetrySummary, error) {
 		if err != nil {
 			return err
 		}
-		scale, ok := unitScale(unit, table)
-		if !ok {
-			var units []string
-			for u := range table {
-				units = append(units, u)
-			}
-			sort.Strings(units)
-			return j.errorf("unit %q is not one benchnote converts (%s)", unit, strings.Join(units, ", "))
+		scale, err := unitScale(j, unit, table)
+		if err != nil {
+			return err
 		}
 		for _, st := range stats {
 			switch telemetryMetric(metric) {
