@@ -228,7 +228,11 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		}
 		windowed++
 	}
-	if windowed > 0 && last > first {
+	// AIPerf stamps requests with time.time_ns(); a start before 2000 is
+	// a monotonic clock's, which orders requests but cannot be placed
+	// beside a window or the server's scrapes.
+	monotonic := windowed > 0 && first < 946_684_800e9
+	if windowed > 0 && last > first && !monotonic {
 		run.Config.Window = &ingest.Window{Start: unixNs(first), End: unixNs(last), Source: "run.yaml"}
 	}
 	if sum != nil && sum.version != "" {
@@ -241,7 +245,11 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		"phase from benchmark_phase (credit_phase in 0.1.x): " + plural(warm, "warm-up request") + ", excluded as warm-up",
 		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", plural(failed, "request"), plural(cancelled, "request")),
 	}
-	if noStart < len(recs) {
+	switch {
+	case noStart < len(recs) && monotonic:
+		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns, which is on a monotonic clock here (before 2000)")
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWallClock)
+	case noStart < len(recs):
 		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns (timestamp_ns in 0.1.x; wall clock)")
 	}
 	switch {
@@ -293,11 +301,17 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	}
 	if serverSrc != nil {
 		start, end, notes, err := readServerMetrics(serverSrc, run.Config.Window, opts)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, err
+		case monotonic:
+			// Scrapes on the wall clock would make a window the requests'
+			// monotonic send times all lie outside.
+			prov.AsReported = append(prov.AsReported, filepath.Base(serverSrc.path)+" not written as the run's scrapes: the records' times are on a monotonic clock, which the scrapes' wall-clock times cannot be matched with")
+		default:
+			run.ScrapeStart, run.ScrapeEnd = start, end
+			prov.AsReported = append(prov.AsReported, notes...)
 		}
-		run.ScrapeStart, run.ScrapeEnd = start, end
-		prov.AsReported = append(prov.AsReported, notes...)
 	}
 	if sum == nil {
 		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")

@@ -177,3 +177,18 @@ func TestAIPerfPlaces(t *testing.T) {
 		t.Errorf("traits %+v", r.traits.list)
 	}
 }
+
+// Send times before 2000 are a monotonic clock's: kept for order, with no
+// window and wall clock unavailable.
+func TestAIPerfMonotonicClock(t *testing.T) {
+	line := `{"metadata": {"request_start_ns": 5000000000, "request_end_ns": 6000000000, "benchmark_phase": "profiling"}, "metrics": {"time_to_first_token": {"value": 20, "unit": "ms"}, "output_token_count": {"value": 1, "unit": "tokens"}, "input_sequence_length": {"value": 7, "unit": "tokens"}}}`
+	imp, err := importIn(t, [][2]string{{"profile_export.jsonl", line + "\n"}}, Options{Level: ingest.ConcurrencyLoad(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := imp.Runs[0]
+	p := r.Config.Provenance
+	if r.Config.Window != nil || !p.Has(ingest.UnavailableWallClock) || !p.Has(ingest.UnavailableWindow) || r.Requests.TRequestSent[0] != 5 {
+		t.Errorf("window %v, unavailable %v, sent %v", r.Config.Window, p.Unavailable, r.Requests.TRequestSent[0])
+	}
+}
