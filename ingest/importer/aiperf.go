@@ -41,18 +41,27 @@ func durationScale(unit string) (float64, bool) {
 	return 0, false
 }
 
-// aiperfRecord is one record of profile_export.jsonl.
+// aiperfRecord is one record of profile_export.jsonl, of any generation:
+// 0.1.x (metadata.timestamp_ns, metadata.credit_phase, the error in
+// metadata or beside it), 0.2–0.11 (request_start_ns/request_end_ns,
+// benchmark_phase, was_cancelled) and 0.12+ (the msgspec wire format,
+// which omits members at their defaults: no error on success, no
+// was_cancelled when false; error.cause and error.cause_chain).
 type aiperfRecord struct {
 	id                string
-	startNs           int64
+	startNs, endNs    int64
+	hasStart, hasEnd  bool
+	phase             string // as recorded: warmup, profiling, or another
 	warmup, cancelled bool
 	ttft, latency     float64 // ms
 	icl               []float64
 	prompt, output    int64
 	errType, errMsg   string
+	errCause          string // the root of error.cause_chain, else error.cause
 	errCode           int64
 	hasError          bool
 	hasMetadata       bool
+	generation        string // "0.1" for timestamp_ns records, else ""
 }
 
 func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
@@ -86,9 +95,20 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	prov := &ingest.Provenance{Tool: "AIPerf", Version: "not recorded in the records", File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
 	var sum *perfSummary
-	if len(companions) == 1 {
+	var sumSrc, gpuSrc, serverSrc *source
+	for _, c := range companions {
+		switch c.format {
+		case FormatPerfSummary:
+			sumSrc = c
+		case FormatAIPerfGPU:
+			gpuSrc = c
+		case FormatAIPerfServer:
+			serverSrc = c
+		}
+	}
+	if sumSrc != nil {
 		var err error
-		if sum, err = readPerfSummaryFile(companions[0]); err != nil {
+		if sum, err = readPerfSummaryFile(sumSrc); err != nil {
 			return nil, err
 		}
 		run.Config.Load = sum.level
@@ -97,29 +117,64 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.traits = perfTraits(sum.config)
 	}
 	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
+		if l, dir := aiperfDirLevel(s.path); l.Valid() {
+			run.Config.Load = l
+			prov.Recomputed = append(prov.Recomputed, "the level from AIPerf's sweep directory "+dir+" (no summary beside the records)")
+		} else {
+			run.Config.Load = opts.Level
+		}
+	}
+	if sum != nil && sum.schema != "" {
+		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(sumSrc.path)+", AIPerf summary schema_version "+sum.schema)
 	}
 	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
 	t.where = func(i int, _ string) string { return fmt.Sprintf("line %d", i+1) }
-	var warm, failed, zero int
+	var warm, failed, cancelled, zero, unary, otherPhase, gapsShort, withGaps, noStart int
+	var firstOther string
 	ids := map[string]bool{}
 	for i, rec := range recs {
 		row := newRow()
 		row.id, _ = uniqueID(ids, rec.id, strconv.Itoa(i+1))
-		row.sent = float64(rec.startNs) / 1e9
+		if rec.hasStart {
+			row.sent = float64(rec.startNs) / 1e9
+		} else {
+			noStart++
+		}
 		row.prompt = rec.prompt
-		if rec.warmup {
+		switch rec.phase {
+		case "warmup":
 			row.phase = ingest.PhaseWarmup
 			warm++
+		case "profiling", "":
+		default:
+			// AIPerf itself keeps a phase it does not know among the
+			// measured ones; so does benchnote, and says so.
+			if otherPhase == 0 {
+				firstOther = rec.phase
+			}
+			otherPhase++
 		}
 		switch {
-		case rec.hasError || rec.cancelled:
+		case rec.cancelled:
+			cancelled++
+			row.status = "cancelled"
+			row.completion = rec.output
+			if !math.IsNaN(rec.ttft) {
+				row.ttft = rec.ttft
+			}
+		case rec.hasError:
 			failed++
 			row.status = aiperfStatus(rec)
 			row.completion = rec.output
 			if !math.IsNaN(rec.ttft) {
 				row.ttft = rec.ttft
 			}
+		case rec.output > 0 && math.IsNaN(rec.ttft) && !math.IsNaN(rec.latency):
+			// A non-streaming request: one response, no TTFT of its own.
+			unary++
+			row.completion = rec.output
+			row.e2e, row.ttft = rec.latency, rec.latency
+			row.textChunks = 1
 		case rec.output == 0 || math.IsNaN(rec.ttft):
 			zero++
 			row.completion, row.textChunks = 0, 0
@@ -137,27 +192,127 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 				row.e2e = rec.latency
 			}
 			row.textChunks = int64(len(row.chunks))
+			if len(rec.icl) > 0 {
+				withGaps++
+				if rec.output > 0 && int64(len(rec.icl)) != rec.output-1 {
+					gapsShort++
+				}
+			}
 		}
 		if err := t.add(&row); err != nil {
 			return nil, err
 		}
 	}
 	run.Requests, run.Excluded = t.q, t.excluded
+	if sum != nil {
+		sum.addRunInfo(&run)
+	}
+	place := aiperfPlaceOf(s.path)
+	place.apply(&run)
+	if place.from != "" {
+		prov.Recomputed = append(prov.Recomputed, "the run's place from AIPerf's directories: "+place.from)
+	}
+	// The measurement window: the measured requests' first start to
+	// their last end, as AIPerf's benchmark_duration spans them.
+	var first, last int64
+	windowed := 0
+	for _, rec := range recs {
+		if rec.warmup || !rec.hasStart || !rec.hasEnd || rec.endNs < rec.startNs {
+			continue
+		}
+		if windowed == 0 || rec.startNs < first {
+			first = rec.startNs
+		}
+		if windowed == 0 || rec.endNs > last {
+			last = rec.endNs
+		}
+		windowed++
+	}
+	// AIPerf stamps requests with time.time_ns(); a start before 2000 is
+	// a monotonic clock's, which orders requests but cannot be placed
+	// beside a window or the server's scrapes.
+	monotonic := windowed > 0 && first < 946_684_800e9
+	if windowed > 0 && last > first && !monotonic {
+		run.Config.Window = &ingest.Window{Start: unixNs(first), End: unixNs(last), Source: "run.yaml"}
+	}
+	if sum != nil && sum.version != "" {
+		prov.Version = sum.version + ", from " + filepath.Base(sumSrc.path)
+	} else if recs[0].generation == "0.1" {
+		prov.Version = "0.1.x (records with metadata.timestamp_ns)"
+	}
 	prov.Recomputed = []string{
 		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
-		"t_request_sent from request_start_ns (wall clock)",
-		fmt.Sprintf("phase from benchmark_phase: %d warm-up requests", warm),
-		fmt.Sprintf("status from error and was_cancelled: %d failed or cancelled", failed),
+		"phase from benchmark_phase (credit_phase in 0.1.x): " + plural(warm, "warm-up request") + ", excluded as warm-up",
+		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", plural(failed, "request"), plural(cancelled, "request")),
+	}
+	switch {
+	case noStart < len(recs) && monotonic:
+		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns, which is on a monotonic clock here (before 2000)")
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWallClock)
+	case noStart < len(recs):
+		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns (timestamp_ns in 0.1.x; wall clock)")
+	}
+	switch {
+	case noStart == len(recs):
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableSendTime)
+	case noStart > 0:
+		prov.Approximate = append(prov.Approximate, fmt.Sprintf("%d of %d records have no request_start_ns: their send times are unknown", noStart, len(recs)))
+	}
+	if otherPhase > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s of phase %q (neither warmup nor profiling) kept as measured, as AIPerf keeps them", plural(otherPhase, "request"), firstOther))
 	}
 	if zero > 0 {
 		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests", zero))
+	}
+	if unary > 0 {
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
+		why := "their records have no time_to_first_token"
+		if sum != nil && sum.streaming() == "false" {
+			why = "the summary's input_config.endpoint.streaming is false"
+		}
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s not streamed (%s): E2E is request_latency and TTFT is set to it, never reported as measured", plural(unary, "request"), why))
+	}
+	if gapsShort > 0 {
+		prov.Approximate = append(prov.Approximate, fmt.Sprintf("inter_chunk_latency holds the gaps between chunks, not tokens: %d of %d requests' lists are not output_token_count − 1 long (chunks of several tokens), so per-gap ITL percentiles are per chunk; mean ITL and TPOT use the token counts",
+			gapsShort, withGaps))
 	}
 	prov.AsReported = []string{"TTFT (time_to_first_token, AIPerf's first response)", "prompt and output token counts (input_sequence_length, output_token_count: AIPerf's client tokenizer)"}
 	prov.TokenCounts = "tokenizer"
 	if sum != nil && sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
-	prov.Unavailable = []string{ingest.UnavailableWindow}
+	if run.Config.Window == nil {
+		prov.Unavailable = append([]string{ingest.UnavailableWindow}, prov.Unavailable...)
+	} else {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window: the first request_start_ns to the last request_end_ns of the %s measured requests (warm-up left out)", strconv.Itoa(windowed)))
+	}
+	if gpuSrc != nil {
+		gt, err := readGPUTelemetry(gpuSrc, opts)
+		if err != nil {
+			return nil, err
+		}
+		run.GPU = gt.samples
+		line := fmt.Sprintf("gpu.csv from %s: %s of %s from %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
+			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"), strings.Join(gt.endpoints, ", "))
+		prov.AsReported = append(prov.AsReported, line)
+		if gt.duplicates > 0 {
+			prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))
+		}
+	}
+	if serverSrc != nil {
+		start, end, notes, err := readServerMetrics(serverSrc, run.Config.Window, opts)
+		switch {
+		case err != nil:
+			return nil, err
+		case monotonic:
+			// Scrapes on the wall clock would make a window the requests'
+			// monotonic send times all lie outside.
+			prov.AsReported = append(prov.AsReported, filepath.Base(serverSrc.path)+" not written as the run's scrapes: the records' times are on a monotonic clock, which the scrapes' wall-clock times cannot be matched with")
+		default:
+			run.ScrapeStart, run.ScrapeEnd = start, end
+			prov.AsReported = append(prov.AsReported, notes...)
+		}
+	}
 	if sum == nil {
 		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
 	}
@@ -173,6 +328,11 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 }
 
 func aiperfStatus(rec aiperfRecord) string {
+	if rec.errCause != "" && rec.errCause != rec.errType {
+		r := rec
+		r.errCause = ""
+		return aiperfStatus(r) + " (cause: " + lastLine(rec.errCause) + ")"
+	}
 	switch {
 	case rec.hasError && rec.errType != "" && rec.errCode != 0:
 		return fmt.Sprintf("%s %d: %s", rec.errType, rec.errCode, lastLine(rec.errMsg))
@@ -262,66 +422,133 @@ func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
 				switch name {
 				case "x_request_id":
 					v, err := j.scalarText()
-					rec.id = v
+					if v != "" {
+						rec.id = v
+					}
 					return err
-				case "request_start_ns":
+				case "request_start_ns", "timestamp_ns":
+					if j.peek() == 'n' {
+						return j.skip()
+					}
 					v, err := j.bigCount()
-					rec.startNs = v
+					rec.startNs, rec.hasStart = v, err == nil
+					if name == "timestamp_ns" {
+						rec.generation = "0.1"
+					}
 					return err
-				case "benchmark_phase":
+				case "request_end_ns":
+					if j.peek() == 'n' {
+						return j.skip()
+					}
+					v, err := j.bigCount()
+					rec.endNs, rec.hasEnd = v, err == nil
+					return err
+				case "benchmark_phase", "credit_phase":
 					v, err := j.str()
+					rec.phase = v
 					rec.warmup = v == "warmup"
 					return err
 				case "was_cancelled":
 					v, err := j.boolean()
 					rec.cancelled = v
 					return err
+				case "error":
+					// 0.1.x kept the error in the metadata.
+					return readAIPerfError(j, &rec)
 				}
 				return j.skip()
 			})
+		case "record_id":
+			// 0.1.x: an id of the record, often empty.
+			if j.peek() != '"' {
+				return j.skip()
+			}
+			v, err := j.str()
+			if rec.id == "" {
+				rec.id = v
+			}
+			return err
 		case "metrics":
 			if j.peek() == 'n' {
 				return j.skip()
 			}
 			return j.object(metric)
 		case "error":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			rec.hasError = true
-			return j.object(func(name string) error {
-				switch name {
-				case "code":
-					v, err := j.optNumber()
-					if !math.IsNaN(v) {
-						rec.errCode = int64(v)
-					}
-					return err
-				case "type":
-					v, err := j.scalarText()
-					rec.errType = v
-					return err
-				case "message":
-					v, err := j.scalarText()
-					rec.errMsg = v
-					return err
-				}
-				return j.skip()
-			})
+			return readAIPerfError(j, &rec)
 		}
 		return j.skip()
 	})
 	return rec, err
 }
 
+// readAIPerfError reads a record's error: null or absent on success;
+// {code, type, message} and, since the msgspec wire format, cause (the
+// repr of the exception's cause) and cause_chain (exception type names,
+// outermost first).
+func readAIPerfError(j *jsonIn, rec *aiperfRecord) error {
+	if j.peek() == 'n' {
+		return j.skip()
+	}
+	rec.hasError = true
+	return j.object(func(name string) error {
+		switch name {
+		case "code":
+			v, err := j.optNumber()
+			if !math.IsNaN(v) && math.Abs(v) < 1e9 {
+				rec.errCode = int64(v)
+			}
+			return err
+		case "type":
+			v, err := j.scalarText()
+			rec.errType = v
+			return err
+		case "message":
+			v, err := j.scalarText()
+			rec.errMsg = v
+			return err
+		case "cause":
+			v, err := j.scalarText()
+			if rec.errCause == "" {
+				rec.errCause = v
+			}
+			return err
+		case "cause_chain":
+			if j.peek() != '[' {
+				return j.skip()
+			}
+			var last string
+			err := j.array(func(int) error {
+				v, err := j.scalarText()
+				last = v
+				return err
+			})
+			if last != "" {
+				rec.errCause = last
+			}
+			return err
+		}
+		return j.skip()
+	})
+}
+
 // perfSummary is what benchnote reads of a GenAI-Perf or AIPerf aggregate
 // export.
 type perfSummary struct {
-	tool      string
-	level     ingest.LoadLevel
-	tokenizer string
-	figures   []ingest.ReportedFigure
-	env       []ingest.KV
+	tool string
+	// version is AIPerf's aiperf_version; schema its schema_version ("" for
+	// files before 0.4).
+	version, schema string
+	runInfo         aiperfRunInfo
+	telemetry       *telemetrySummary
+	// outputTokens is total_output_tokens (NaN when absent).
+	outputTokens float64
+	// hasTTFT and hasLatency say whether the file holds
+	// time_to_first_token and request_latency.
+	hasTTFT, hasLatency bool
+	level               ingest.LoadLevel
+	tokenizer           string
+	figures             []ingest.ReportedFigure
+	env                 []ingest.KV
 	// config holds the settings of input_config that describe the
 	// workload and the model, by dotted path ("input.prompt.input_tokens.mean").
 	config map[string]string
@@ -334,6 +561,8 @@ var perfConfigKeys = map[string]bool{
 	"synthetic_input_tokens_mean": true, "output_tokens_mean": true,
 	"endpoint.model_names": true, "input.file": true, "input.public_dataset": true,
 	"input.prompt.input_tokens.mean": true, "input.prompt.output_tokens.mean": true,
+	"endpoint.streaming": true, "endpoint.type": true, "endpoint.url": true, "endpoint.urls": true,
+	"endpoint.custom_endpoint": true,
 }
 
 // readPerfConfig reads the value at path of an input_config into config
@@ -427,6 +656,17 @@ var perfMetrics = []struct {
 	{"input_sequence_length", "prompt_tokens", "input sequence length", "client tokenizer", false},
 	{"request_throughput", "throughput.requests_per_s", "request throughput", "", false},
 	{"output_token_throughput", "throughput.client_output_tokens_per_s", "output token throughput", "client tokenizer's tokens / benchmark duration", false},
+	// AIPerf's effective_* metrics (time-weighted over the benchmark
+	// window): its effective concurrency is benchnote's achieved
+	// concurrency; the decode throughput has no benchnote counterpart.
+	{"effective_concurrency", "workload.achieved_concurrency", "effective concurrency", "time-weighted in-flight requests over the benchmark window, failed requests included", false},
+	{"effective_decode_throughput", "aiperf.effective_decode_throughput", "effective decode throughput", "Σ per-request decode rates, time-weighted over the benchmark window", false},
+}
+
+// perfAvgOnly are the keys of perfMetrics whose only figure is the mean.
+var perfAvgOnly = map[string]bool{
+	"throughput.requests_per_s": true, "throughput.client_output_tokens_per_s": true,
+	"workload.achieved_concurrency": true, "aiperf.effective_decode_throughput": true,
 }
 
 func readPerfSummaryFile(s *source) (*perfSummary, error) {
@@ -439,15 +679,85 @@ func readPerfSummaryFile(s *source) (*perfSummary, error) {
 }
 
 func readPerfSummary(j *jsonIn) (*perfSummary, error) {
-	sum := &perfSummary{tool: "GenAI-Perf", config: map[string]string{}}
+	sum := &perfSummary{tool: "GenAI-Perf", config: map[string]string{}, outputTokens: math.NaN(), runInfo: aiperfRunInfo{trial: -1}}
 	stats := map[string]map[string]float64{}
 	units := map[string]string{}
 	var concurrency, rate float64
 	var rateMode string
+	paths := map[string]string{}
+	// metric reads one metric's {unit, avg, p50, …}.
+	metric := func(name string) error {
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		st := map[string]float64{}
+		paths[name] = j.path()
+		err := j.object(func(field string) error {
+			if field == "unit" {
+				u, err := j.scalarText()
+				units[name] = u
+				return err
+			}
+			if j.peek() != '0' {
+				return j.skip()
+			}
+			v, err := j.number()
+			st[field] = v
+			return err
+		})
+		if len(stats) < maxPerfMetrics {
+			stats[name] = st
+		}
+		return err
+	}
 	err := j.object(func(name string) error {
+		switch name {
+		case "schema_version":
+			sum.tool = "AIPerf"
+			v, err := checkAIPerfSchema(j)
+			sum.schema = v
+			return err
+		case "aiperf_version":
+			sum.tool = "AIPerf"
+			v, err := j.scalarText()
+			sum.version = v
+			return err
+		case "run_info":
+			sum.tool = "AIPerf"
+			return readAIPerfRunInfo(j, &sum.runInfo)
+		case "telemetry_data":
+			ts, err := readTelemetrySummary(j)
+			sum.telemetry = ts
+			return err
+		case "telemetry_stats":
+			// GenAI-Perf's GPU telemetry.
+			ts, err := readGenAIPerfTelemetry(j)
+			sum.telemetry = ts
+			return err
+		case "records":
+			// 0.1.x: the metrics one level down.
+			if j.peek() != '{' {
+				return j.skip()
+			}
+			sum.tool = "AIPerf"
+			return j.object(metric)
+		case "warmup_metrics":
+			// Schema 1.4: the warm-up phase's own metrics; benchnote
+			// reports the measured phase.
+			return j.skip()
+		}
 		if name == "input_config" {
+			if j.peek() != '{' {
+				return j.skip()
+			}
 			return j.object(func(name string) error {
 				switch name {
+				case "models":
+					sum.tool = "AIPerf"
+					return readAIPerfModels(j, sum.config)
+				case "phases":
+					sum.tool = "AIPerf"
+					return readAIPerfPhases(j, &concurrency, &rate, &rateMode)
 				case "loadgen":
 					sum.tool = "AIPerf"
 					return j.object(func(name string) error {
@@ -531,25 +841,7 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 				return readPerfConfig(j, name, sum.config)
 			})
 		}
-		if j.peek() != '{' {
-			return j.skip()
-		}
-		st := map[string]float64{}
-		err := j.object(func(field string) error {
-			if field == "unit" {
-				u, err := j.scalarText()
-				units[name] = u
-				return err
-			}
-			if j.peek() != '0' {
-				return j.skip()
-			}
-			v, err := j.number()
-			st[field] = v
-			return err
-		})
-		stats[name] = st
-		return err
+		return metric(name)
 	})
 	if err == nil {
 		err = j.end()
@@ -578,7 +870,7 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 		if m.duration {
 			sc, ok := durationScale(unit)
 			if !ok {
-				return nil, &SourceError{File: j.file, Path: "$." + m.name + ".unit", Msg: fmt.Sprintf("expected a time unit, got %q", unit)}
+				return nil, &SourceError{File: j.file, Path: paths[m.name] + ".unit", Msg: fmt.Sprintf("expected a time unit, got %q", unit)}
 			}
 			scale, unit = sc, "ms"
 		}
@@ -600,7 +892,7 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 				stat = "mean"
 			}
 			key := m.key + "." + stat
-			if m.key == "throughput.requests_per_s" || m.key == "throughput.client_output_tokens_per_s" {
+			if perfAvgOnly[m.key] {
 				if k != "avg" {
 					continue
 				}
@@ -609,8 +901,37 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 			sum.figures = append(sum.figures, ingest.ReportedFigure{Key: key, Label: k + " " + m.label, Value: v * scale, Unit: unit, Note: m.note})
 		}
 	}
+	_, sum.hasTTFT = stats["time_to_first_token"]
+	_, sum.hasLatency = stats["request_latency"]
+	if st, ok := stats["total_output_tokens"]; ok {
+		if v, ok := st["avg"]; ok {
+			sum.outputTokens = v
+		}
+	}
+	if sum.telemetry != nil {
+		sum.figures = append(sum.telemetry.figures(sum.tool, sum.outputTokens), sum.figures...)
+	}
+	for _, e := range []struct{ key, env string }{
+		{"endpoint.model_names", "model"}, {"endpoint.url", "url"}, {"endpoint.urls", "url"},
+		{"endpoint.type", "endpoint_type"}, {"endpoint.custom_endpoint", "endpoint"}, {"endpoint.streaming", "streaming"},
+	} {
+		if v := sum.config[e.key]; v != "" {
+			sum.env = append(sum.env, ingest.KV{Key: e.env, Value: v})
+		}
+	}
+	if sum.tokenizer != "" {
+		sum.env = append(sum.env, ingest.KV{Key: "tokenizer", Value: sum.tokenizer})
+	}
 	return sum, nil
 }
+
+// maxPerfMetrics bounds the metrics a summary may hold: AIPerf writes
+// about 60.
+const maxPerfMetrics = 10_000
+
+// streaming says whether the summary records a streaming run: "true",
+// "false", or "" when it does not say.
+func (s *perfSummary) streaming() string { return s.config["endpoint.streaming"] }
 
 // statRank orders summary statistics; statHidden and above are not shown.
 func statRank(k string) int {
@@ -650,11 +971,48 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
 	prov.Definitions = perfSummaryDefinitions
+	if sum.version != "" {
+		prov.Version = sum.version
+	}
+	if sum.schema != "" {
+		prov.AsReported = append(prov.AsReported, "AIPerf summary schema_version "+sum.schema)
+	}
+	switch {
+	case sum.streaming() == "false":
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
+		prov.AsReported = append(prov.AsReported, "the run was not streamed (input_config.endpoint.streaming false): the file has no TTFT, TPOT or ITL, and none is shown")
+	case sum.tool == "AIPerf" && sum.streaming() == "" && !sum.hasTTFT && sum.hasLatency:
+		// AIPerf omits settings left at their defaults, streaming off
+		// among them.
+		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
+		prov.AsReported = append(prov.AsReported, "the run was not streamed (input_config.endpoint has no streaming setting, AIPerf's default is off, and the file has request_latency but no time_to_first_token): no TTFT, TPOT or ITL is shown")
+	}
+	if sum.telemetry != nil && len(sum.telemetry.gpus) > 0 && math.IsNaN(sum.outputTokens) {
+		prov.AsReported = append(prov.AsReported, "no total_output_tokens in the file: energy per output token is not shown")
+	}
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: perfTraits(sum.config)}
+	sum.addRunInfo(&run)
+	aiperfPlaceOf(s.path).apply(&run)
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
 	return []Run{run}, nil
+}
+
+// addRunInfo gives a run what an AIPerf summary's run_info says of its
+// place: the sweep variation is a series trait; the trial (from 0) is
+// the repeat of a run with per-request records.
+func (s *perfSummary) addRunInfo(r *Run) {
+	if v := s.runInfo.variationLabel; v != "" && v != "base" {
+		if m := aiperfParamDir.FindStringSubmatch(v); m != nil {
+			aiperfPlace{param: m[1], value: m[2], from: "run_info.variation_label"}.apply(r)
+		} else {
+			r.traits.add("variation", v, "run_info.variation_label")
+		}
+	}
+	if s.runInfo.trial >= 0 && r.Requests != nil {
+		r.Config.Repeat = int(s.runInfo.trial) + 1
+	}
 }
 
 // perfSummaryDefinitions are how GenAI-Perf and AIPerf define the figures
@@ -666,4 +1024,12 @@ var perfSummaryDefinitions = []ingest.Definition{
 		Benchnote: "the server's usage.completion_tokens"},
 	{Metric: "E2E", Source: "request latency ends at the last response received",
 		Benchnote: "E2E ends at the last text-bearing chunk"},
+}
+
+// plural writes n and a noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -148,6 +148,13 @@ func FuzzImport(f *testing.F) {
 		`{"backend": "vllm", "request_rate": 1e400, "experiments": [{"requests": []}], "x": ` + strings.Repeat("9", 600) + `}`,
 		`{"backend": "vllm", "request_rate": 1, "input_lens": [1], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""]}` + "\n" + `{"x":1}`,
 		`{"version": "2023-08-31", "num_concurrent_requests": 5, "results_ttft_s_mean": NaN, "results_ttft_s_max": 1e308}`,
+		// AIPerf, every generation, and its telemetry files.
+		`{"record_id": "", "metadata": {"timestamp_ns": 1700000000000000000, "credit_phase": "warmup", "error": {"code": 500, "message": "x"}}, "metrics": {}}`,
+		`{"metadata": {"request_start_ns": 1700000000000000000, "request_end_ns": 1700000000100000000, "benchmark_phase": "profiling", "was_cancelled": true}, "metrics": {"request_latency": {"value": 1, "unit": "sec"}, "output_token_count": {"value": 2, "unit": "tokens"}, "input_sequence_length": {"value": 1, "unit": "tokens"}}, "error": {"message": "m", "cause_chain": ["A", "B"]}}`,
+		`{"records": {"request_latency": {"unit": "ms", "avg": 1}}, "input_config": {"loadgen": {"concurrency": 2}}}`,
+		`{"schema_version": "1.5", "aiperf_version": "0.14", "run_info": {"trial": 1, "variation_label": "isl_5"}, "total_output_tokens": {"unit": "tokens", "avg": 3}, "input_config": {"phases": [{"name": "profiling", "concurrency": 3}]}, "telemetry_data": {"endpoints": {"a": {"gpus": {"g": {"gpu_uuid": "U", "metrics": {"nvidia_energy_consumption": {"unit": "MJ", "min": 1, "max": 2}, "nvidia_power_usage": {"unit": "W", "avg": 1}}}}}, "b": {"gpus": {"g": {"gpu_uuid": "U", "metrics": {}}}}}}}`,
+		`{"timestamp_ns": 1700000000000000000, "dcgm_url": "u", "gpu_index": 0, "gpu_uuid": "U", "telemetry_data": {"gpu_power_usage": 1, "energy_consumption": 2}}`,
+		`{"endpoint_url": "u", "timestamp_ns": 1700000000000000000, "metrics": {"m": [{"labels": {"a": "b"}, "value": 1}], "h": [{"buckets": {"+Inf": 1}, "sum": 1, "count": 1}]}}`,
 		// Series labels from values no label takes as they are: control
 		// characters, invalid UTF-8, a value too long, a slash, a dot.
 		`{"backend": "sglang", "dataset_name": "random", "random_input_len": 1, "request_rate": 1}` + "\n" +

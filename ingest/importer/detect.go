@@ -201,6 +201,8 @@ var formatNames = map[Format]string{
 	FormatInferenceStage: "inference-perf stage report",
 	FormatGenAIBench:     "genai-bench",
 	FormatGenAIBenchMeta: "genai-bench experiment metadata",
+	FormatAIPerfGPU:      "GPU telemetry",
+	FormatAIPerfServer:   "server metrics",
 }
 
 // signature is what a format's files show in their first bytes.
@@ -221,9 +223,11 @@ var objectSignatures = []signature{
 		return sh.has("benchmarks") && (sh.any("metadata", "args", "config") || sh.scalars["benchmarks[].type_"] == "generative_benchmark")
 	}},
 	{FormatAIPerf, func(sh *shape) bool {
-		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase")
+		return sh.has("metadata", "metrics") && sh.any("metadata.request_start_ns", "metadata.benchmark_phase", "metadata.timestamp_ns", "metadata.credit_phase")
 	}},
 	{FormatInferenceStage, func(sh *shape) bool { return sh.has("load_summary") && sh.any("successes", "failures") }},
+	{FormatAIPerfGPU, aiperfGPUSignature},
+	{FormatAIPerfServer, aiperfServerSignature},
 	{FormatLLMPerfSummary, func(sh *shape) bool {
 		return sh.any("results_ttft_s_mean", "results_num_completed_requests") && sh.any("num_concurrent_requests", "version")
 	}},
@@ -237,7 +241,8 @@ var objectSignatures = []signature{
 	}},
 	{FormatPerfSummary, func(sh *shape) bool {
 		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
-			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit")
+			sh.any("time_to_first_token.unit", "request_latency.unit", "request_throughput.unit") ||
+			aiperfSummarySignature(sh)
 	}},
 	{FormatGenAIBench, func(sh *shape) bool {
 		return sh.has("aggregated_metrics") && sh.any("individual_request_metrics", "aggregated_metrics.iteration_type", "aggregated_metrics.stats")

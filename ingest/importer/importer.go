@@ -62,11 +62,15 @@ const (
 	FormatLLMPerfSummary Format = "llmperf-summary"    // LLMPerf *_summary.json
 	FormatInferencePerf  Format = "inference-perf"     // inference-perf per_request_lifecycle_metrics.json
 	FormatInferenceStage Format = "inference-perf-stage"
-	FormatGenAIBench     Format = "genai-bench"          // genai-bench run file (one scenario and level)
-	FormatGenAIBenchMeta Format = "genai-bench-metadata" // genai-bench experiment_metadata.json (read with the run files)
+	FormatGenAIBench     Format = "genai-bench"           // genai-bench run file (one scenario and level)
+	FormatGenAIBenchMeta Format = "genai-bench-metadata"  // genai-bench experiment_metadata.json (read with the run files)
+	FormatAIPerfGPU      Format = "aiperf-gpu-telemetry"  // AIPerf gpu_telemetry_export.jsonl, read with the run's records
+	FormatAIPerfServer   Format = "aiperf-server-metrics" // AIPerf server_metrics_export.jsonl, read with the run's records
 )
 
 // Formats lists the values --format accepts, in documentation order.
+// AIPerf's GPU telemetry and server metrics are read only with the
+// records beside them, whose format --format names.
 var Formats = []Format{FormatVLLM, FormatSGLang, FormatGenAIPerf, FormatPerfSummary, FormatAIPerf, FormatGuideLLM,
 	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatGenAIBench}
 
@@ -122,6 +126,14 @@ type Run struct {
 	// Excluded counts the requests of the file left out of the run, by
 	// reason: values ingest would not keep (see checkRow).
 	Excluded []Excluded
+	// GPU is the run's GPU telemetry, written as its gpu.csv (see
+	// FormatGPUCSV); nil when the source has none.
+	GPU []GPUSample
+	// ScrapeStart and ScrapeEnd are the server's /metrics at the start
+	// and end of the run, in Prometheus text format, written as
+	// metrics-start.prom and metrics-end.prom; nil when the source has
+	// none.
+	ScrapeStart, ScrapeEnd []byte
 	// Source is the file the run came from, as given.
 	Source string
 	// Dir is the run's directory in the sweep, set by Layout.
@@ -184,6 +196,8 @@ var companionOf = map[Format][]Format{
 	FormatInferenceStage: {FormatInferencePerf},
 	FormatVLLMSweepIndex: {FormatVLLM},
 	FormatGenAIBenchMeta: {FormatGenAIBench},
+	FormatAIPerfGPU:      {FormatAIPerf},
+	FormatAIPerfServer:   {FormatAIPerf},
 }
 
 // source is one input file.
@@ -299,6 +313,10 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			continue
 		case comp.used[s]:
 			imp.Files = append(imp.Files, FileFormat{s.path, s.format, "read with " + comp.usedBy[s]})
+			continue
+		case s.format == FormatAIPerfGPU || s.format == FormatAIPerfServer:
+			// A time series of a run, with no run to attach it to.
+			imp.Skipped = append(imp.Skipped, FileFormat{s.path, s.format, "AIPerf " + formatNames[s.format] + " without one profile_export.jsonl in its directory: it belongs to a run's records"})
 			continue
 		case s.sweepWarmup:
 			warmups = append(warmups, s)
@@ -470,7 +488,7 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 		runs, err = importGenAIBench(f, s, companions, opts)
 	case FormatGenAIBenchMeta:
 		runs, err = importGenAIBenchMetadata(s)
-	case FormatVLLMSweepIndex:
+	case FormatVLLMSweepIndex, FormatAIPerfGPU, FormatAIPerfServer:
 		return nil, nil
 	default:
 		return nil, fmt.Errorf("%s: unknown format %q", s.path, s.format)
@@ -551,7 +569,7 @@ func pairCompanions(srcs []*source) companions {
 		if len(found) > 1 && !several {
 			return
 		}
-		c.of[s] = found
+		c.of[s] = append(c.of[s], found...)
 		for _, o := range found {
 			if c.used[o] && c.usedBy[o] != s.path {
 				// One companion of several record files (genai-bench's
@@ -570,7 +588,11 @@ func pairCompanions(srcs []*source) companions {
 				return o.format == FormatLLMPerfSummary && (prefix == filepath.Base(s.path) || strings.HasPrefix(filepath.Base(o.path), prefix))
 			})
 		case FormatAIPerf:
-			pair(s, false, func(o *source) bool { return o.format == FormatPerfSummary })
+			// One each of the summary, the GPU telemetry and the server
+			// metrics of its directory.
+			for _, f := range []Format{FormatPerfSummary, FormatAIPerfGPU, FormatAIPerfServer} {
+				pair(s, false, func(o *source) bool { return o.format == f })
+			}
 		case FormatGenAIPerf:
 			// profile_export.json beside its profile_export_genai_perf.json
 			// (any prefix shared), or an export renamed by its

@@ -57,6 +57,11 @@ func dumpImport(t *testing.T, imp *Import) []byte {
 		if env, ok := files[r.Dir+"/env.json"]; ok {
 			fmt.Fprintf(&b, "-- env.json\n%s", env)
 		}
+		for _, name := range []string{GPUFile, ingest.ScrapeStartFile, ingest.ScrapeEndFile} {
+			if data, ok := files[r.Dir+"/"+name]; ok {
+				fmt.Fprintf(&b, "-- %s\n%s", name, data)
+			}
+		}
 		if r.Requests != nil {
 			b.WriteString("-- requests: id prompt completion TTFT_ms E2E_ms t_request_sent status text_chunks phase chunk_ms\n")
 			dumpRequests(&b, r.Requests)
@@ -129,6 +134,7 @@ func TestImportGolden(t *testing.T) {
 		{"real-llmperf-bedrock", []string{"../real/llmperf-leaderboard-bedrock_70b_individual_responses.json", "../real/llmperf-leaderboard-bedrock_70b_summary.json"}, Options{}},
 		{"real-llmperf-summary-only", []string{"../real/llmperf-leaderboard-anyscale_70b_summary.json"}, Options{}},
 		{"perf-summary-only", []string{"aiperf/profile_export_aiperf.json"}, Options{}},
+		{"aiperf-sweep", []string{"aiperf-sweep"}, Options{}},
 		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
 		{"genai-bench", []string{"genai-bench/streamed"}, Options{}},
 		{"genai-bench-not-streamed", []string{"genai-bench/not-streamed"}, Options{}},
@@ -292,6 +298,12 @@ func TestDetectFromContent(t *testing.T) {
 		{"inference-perf", `[{"start_time": 1, "end_time": 2, "info": {"input_tokens": 3}}]`, FormatInferencePerf},
 		{"inference-perf stage", `{"load_summary": {"count": 1}, "successes": {}}`, FormatInferenceStage},
 		{"vllm sweep summary", `[{"backend": "vllm", "run_number": 0, "request_rate": "inf"}]`, FormatVLLMSweepIndex},
+		{"aiperf 0.1.x", `{"record_id": "", "metadata": {"timestamp_ns": 1, "credit_phase": "profiling"}, "metrics": {}}`, FormatAIPerf},
+		{"aiperf summary 0.1.x", `{"records": {"request_latency": {"unit": "ms", "avg": 1}}}`, FormatPerfSummary},
+		{"aiperf summary, schema_version, no metrics", `{"schema_version": "1.5", "aiperf_version": "0.14.0", "benchmark_id": "b", "input_config": {}}`, FormatPerfSummary},
+		{"aiperf multi-run aggregate", `{"schema_version": "1.0", "aiperf_version": "0.12.0", "metadata": {"aggregation_type": "confidence"}, "metrics": {}}`, ""},
+		{"aiperf gpu telemetry", `{"timestamp_ns": 1, "dcgm_url": "u", "gpu_uuid": "U", "telemetry_data": {}}`, FormatAIPerfGPU},
+		{"aiperf server metrics", `{"endpoint_url": "u", "timestamp_ns": 1, "metrics": {}}`, FormatAIPerfServer},
 	} {
 		got, why, _ := detect(scanShape([]byte(tt.data)))
 		if got != tt.format {

@@ -42,6 +42,20 @@ func verifyLayout(imp *Import, files map[string][]byte) error {
 				return bug(name, fmt.Sprintf("%d rows read back of %d written", rf.Requests.N, r.Requests.N))
 			}
 		}
+		for _, name := range []string{ingest.ScrapeStartFile, ingest.ScrapeEndFile} {
+			name = path.Join(r.Dir, name)
+			data, ok := files[name]
+			if !ok {
+				continue
+			}
+			sc, err := ingest.ParseScrape(bytes.NewReader(data), name, ingest.DefaultMetricNames(), nil)
+			switch {
+			case err != nil:
+				return bug(name, err.Error())
+			case sc.Timestamp.IsZero():
+				return bug(name, "no sample timestamps")
+			}
+		}
 		if diags := ingest.CheckRunConfig(files[config], config); len(diags) > 0 {
 			return bug(config, diags[0].String())
 		}

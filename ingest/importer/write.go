@@ -104,6 +104,13 @@ func Layout(imp *Import) (map[string][]byte, error) {
 			return nil, err
 		}
 		files[path.Join(runDir, ingest.RunConfigFile)] = data
+		if len(r.GPU) > 0 {
+			files[path.Join(runDir, GPUFile)] = FormatGPUCSV(r.GPU)
+		}
+		if r.ScrapeStart != nil && r.ScrapeEnd != nil {
+			files[path.Join(runDir, ingest.ScrapeStartFile)] = r.ScrapeStart
+			files[path.Join(runDir, ingest.ScrapeEndFile)] = r.ScrapeEnd
+		}
 		if len(r.Env) > 0 {
 			env, err := envJSON(r.Env)
 			if err != nil {
