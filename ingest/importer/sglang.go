@@ -27,7 +27,7 @@ func sglangRun(res *servingResult, s *source, record int, opts Options) (Run, er
 	backend := res.strs["backend"]
 	native := backend == "sglang" || backend == "sglang-native"
 	prov := &ingest.Provenance{Tool: "SGLang bench_serving", Version: "not recorded in the file", File: filepath.Base(s.path)}
-	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: res.env}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: servingEnv(res)}
 	run.Config.Load = res.level()
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level

@@ -23,6 +23,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -410,6 +411,25 @@ func importServing(r io.Reader, s *source, opts Options, convert func(*servingRe
 	return runs, nil
 }
 
+// servingEngines maps a bench serve --backend that names the serving
+// engine to the engine; the others ("openai", "openai-chat", ...) name
+// the API spoken, not what served it, and say nothing of the engine.
+var servingEngines = map[string]string{
+	"vllm": "vllm", "vllm-pooling": "vllm", "sglang": "sglang", "sglang-native": "sglang", "sglang-oai": "sglang",
+	"tgi": "tgi", "lmdeploy": "lmdeploy", "tensorrt-llm": "tensorrt-llm", "deepspeed-mii": "deepspeed-mii",
+	"scalellm": "scalellm", "llama.cpp": "llama.cpp",
+}
+
+// servingEnv is the file's environment keys, with the engine its backend
+// names (key "engine", unless the file has one).
+func servingEnv(res *servingResult) []ingest.KV {
+	engine, ok := servingEngines[strings.ToLower(strings.TrimSpace(res.strs["backend"]))]
+	if !ok || slices.ContainsFunc(res.env, func(kv ingest.KV) bool { return kv.Key == "engine" }) {
+		return res.env
+	}
+	return append(slices.Clip(res.env), ingest.KV{Key: "engine", Value: engine})
+}
+
 // vllmRun converts one vLLM result object.
 func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, error) {
 	recent := res.has["start_times"] || res.has["failed"] || res.has["latencies"]
@@ -418,7 +438,7 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 		tool, version = "vllm bench serve", "not recorded in the file; the format with start_times"
 	}
 	prov := &ingest.Provenance{Tool: tool, Version: version, File: filepath.Base(s.path)}
-	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: res.env}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: servingEnv(res)}
 	run.Config.Load = res.level()
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
