@@ -371,7 +371,7 @@ func notJSON(sh *shape) string {
 	if sh.head == "" {
 		return "empty (or only blank lines)"
 	}
-	return fmt.Sprintf("not JSON (it begins %s): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output", quoteShort(sh.head))
+	return fmt.Sprintf("not JSON (it begins %s): benchnote imports the JSON, JSON Lines and YAML result files of each tool (docs/import.md), not its CSV or console output", quoteShort(sh.head))
 }
 
 // firstLine returns the first non-blank line of data, trimmed.

@@ -41,6 +41,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/controls"
 )
@@ -198,6 +200,8 @@ type source struct {
 	sweepSeries string
 	sweepRepeat int
 	sweepWarmup bool
+	// yaml is set for a file read as YAML: in holds it converted to JSON.
+	yaml bool
 }
 
 // open returns the source's content from its start (see input).
@@ -246,6 +250,9 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			}
 		}
 	}()
+	// yamlDocs holds the files read as YAML, to name the YAML line of a
+	// JSON path in an error.
+	yamlDocs := map[string]*yaml.Node{}
 	kept := srcs[:0]
 	for _, s := range srcs {
 		in, head, err := openInput(s.path, opts.MaxFileBytes)
@@ -253,7 +260,25 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			return nil, err
 		}
 		s.in = in
+		if !opensJSON(head) && looksLikeYAML(head) {
+			doc, err := readYAML(in, opts.MaxFileBytes)
+			in.close()
+			switch {
+			case err != nil && !s.named:
+				// Not a YAML result either (a manifest, a log): like any
+				// file that is not JSON in a directory, not listed.
+				continue
+			case err != nil:
+				return nil, err
+			}
+			in = &input{path: s.path, head: doc.json, whole: true, max: opts.MaxFileBytes}
+			s.in, head, s.yaml = in, doc.json, true
+			yamlDocs[s.path] = doc.root
+		}
 		d, err := detectHead(s.path, head)
+		if err != nil && s.yaml {
+			err.(*SourceError).Msg = strings.Replace(err.(*SourceError).Msg, "a JSON object", "a YAML mapping", 1)
+		}
 		s.multiValue = d.shape.values > 1
 		switch {
 		case !s.named && d.notJSON:
@@ -300,12 +325,14 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			warmups = append(warmups, s)
 			imp.Files = append(imp.Files, FileFormat{s.path, s.format, "vllm bench sweep warm-up: marked as warm-up in the first repeat"})
 			continue
+		case s.yaml:
+			imp.Files = append(imp.Files, FileFormat{s.path, s.format, "read as YAML"})
 		default:
 			imp.Files = append(imp.Files, FileFormat{s.path, s.format, ""})
 		}
 		runs, err := importSource(s, comp.of[s], opts)
 		if err != nil {
-			return nil, err
+			return nil, withYAMLLine(err, yamlDocs)
 		}
 		imp.Runs = append(imp.Runs, runs...)
 	}

@@ -202,7 +202,7 @@ func TestImportErrors(t *testing.T) {
 		{"JSON Lines names the line", "r.jsonl", `{"backend": "vllm", "model_id": "m", "request_rate": 1}` + "\n" + `{"backend": "vllm", "model_id": "m", "request_rate": "often"}` + "\n", Options{},
 			`r.jsonl: line 2: $.request_rate: expected a request rate (a number or "inf"), got "often"`},
 		{"a CSV is not JSON", "profile_export_aiperf.csv", "Metric,avg,min,max\r\nTime to First Token (ms),1,2,3\r\n", Options{},
-			`profile_export_aiperf.csv: not a result file benchnote can import: not JSON (it begins "Metric,avg,min,max"): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output`},
+			`profile_export_aiperf.csv: not a result file benchnote can import: not JSON (it begins "Metric,avg,min,max"): benchnote imports the JSON, JSON Lines and YAML result files of each tool (docs/import.md), not its CSV or console output`},
 		{"a CSV starting with t is not a JSON true", "gpu.csv", "time,gpu,pwr\n0.15,0,109\n", Options{},
 			`gpu.csv: not a result file benchnote can import: not JSON (it begins "time,gpu,pwr")`},
 		{"YAML is not JSON", "benchmarks.yaml", "---\nbenchmarks:\n- type_: generative_benchmark\n", Options{},
