@@ -199,6 +199,7 @@ var formatNames = map[Format]string{
 	FormatLLMPerfSummary: "LLMPerf summary",
 	FormatInferencePerf:  "inference-perf",
 	FormatInferenceStage: "inference-perf stage report",
+	FormatLLMD:           "llm-d Benchmark Report",
 }
 
 // signature is what a format's files show in their first bytes.
@@ -232,6 +233,11 @@ var objectSignatures = []signature{
 	}},
 	{FormatVLLM, func(sh *shape) bool {
 		return servingSignature(sh) && !(sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date"))
+	}},
+	// llm-d Benchmark Reports: v0.2's run and results, v0.1's scenario
+	// and metrics, each with its version.
+	{FormatLLMD, func(sh *shape) bool {
+		return sh.has("version") && (sh.has("run", "results") || sh.has("scenario", "metrics"))
 	}},
 	{FormatPerfSummary, func(sh *shape) bool {
 		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&

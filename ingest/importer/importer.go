@@ -63,11 +63,12 @@ const (
 	FormatLLMPerfSummary Format = "llmperf-summary"    // LLMPerf *_summary.json
 	FormatInferencePerf  Format = "inference-perf"     // inference-perf per_request_lifecycle_metrics.json
 	FormatInferenceStage Format = "inference-perf-stage"
+	FormatLLMD           Format = "llm-d" // llm-d Benchmark Report v0.1 / v0.2.x (YAML or JSON)
 )
 
 // Formats lists the values --format accepts, in documentation order.
 var Formats = []Format{FormatVLLM, FormatSGLang, FormatGenAIPerf, FormatPerfSummary, FormatAIPerf, FormatGuideLLM,
-	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage}
+	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatLLMD}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -489,6 +490,8 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 		runs, err = importInferencePerf(f, s, companions, opts)
 	case FormatInferenceStage:
 		runs, err = importInferenceStage(f, s, opts)
+	case FormatLLMD:
+		runs, err = importLLMD(f, s, opts)
 	case FormatVLLMSweepIndex:
 		return nil, nil
 	default:
