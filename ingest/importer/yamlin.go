@@ -129,7 +129,23 @@ func yamlError(file string, err error) error {
 			}
 		}
 	}
+	if yamlParserErrors[msg] {
+		// yaml.v3 numbers the lines of the parser's errors (not the
+		// scanner's) from 0: the line of the collection left open.
+		line++
+	}
 	return &SourceError{File: file, Record: line, Msg: "not valid YAML: " + msg}
+}
+
+// yamlParserErrors are yaml.v3's parser errors, whose line it counts from
+// 0 (its scanner's errors it counts from 1).
+var yamlParserErrors = map[string]bool{
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
 }
 
 // countNodes counts the nodes of the tree as parsed, aliases not expanded
@@ -167,9 +183,15 @@ type yamlConverter struct {
 	file   string
 	out    []byte
 	budget int // values still to write, aliases expanded
+	// alias is the outermost alias being expanded, whose line an error
+	// names; nil outside aliases.
+	alias *yaml.Node
 }
 
 func (c *yamlConverter) errorf(n *yaml.Node, format string, args ...any) error {
+	if c.alias != nil {
+		n = c.alias
+	}
 	return &SourceError{File: c.file, Record: n.Line, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -185,6 +207,10 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) error {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return c.errorf(n, "YAML alias *%s names no anchor", n.Value)
+		}
+		if c.alias == nil {
+			c.alias = n
+			defer func() { c.alias = nil }()
 		}
 		return c.value(n.Alias, depth+1)
 	case yaml.MappingNode:
@@ -251,6 +277,13 @@ func (c *yamlConverter) scalar(n *yaml.Node) error {
 		}
 		c.out = strconv.AppendBool(c.out, b)
 		return nil
+	case "!!str":
+		// A plain number yaml.v3 does not resolve (1e400, beyond float64)
+		// is still a number: the readers refuse it at its path.
+		if n.Style == 0 && jsonNumber.MatchString(n.Value) {
+			c.out = append(c.out, n.Value...)
+			return nil
+		}
 	case "!!int", "!!float":
 		if jsonNumber.MatchString(n.Value) {
 			c.out = append(c.out, n.Value...)
