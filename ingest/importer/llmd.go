@@ -375,6 +375,7 @@ func (rep *llmdReport) addModel(v, from string) {
 func (rep *llmdReport) readLoad(j *jsonIn) error {
 	rate, conc := math.NaN(), math.NaN()
 	ratePath, concPath := "", ""
+	var native ingest.LoadLevel
 	err := j.object(func(name string) error {
 		switch name {
 		case "name": // v0.1
@@ -403,6 +404,35 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 					return err
 				}
 				return j.skip()
+			})
+		case "native": // v0.2: a report benchnote exported records its level
+			if j.peek() != '{' {
+				return j.skip()
+			}
+			return j.object(func(name string) error {
+				if name != "config" || j.peek() != '{' {
+					return j.skip()
+				}
+				return j.object(func(name string) error {
+					if name != "benchnote" || j.peek() != '{' {
+						return j.skip()
+					}
+					return j.object(func(name string) error {
+						if name != "level" {
+							return j.skip()
+						}
+						v, err := j.str()
+						if err != nil {
+							return err
+						}
+						l, perr := ingest.ParseLoadKey(v)
+						if perr != nil {
+							return j.errorf("%v", perr)
+						}
+						native = l
+						return nil
+					})
+				})
 			})
 		case "standardized": // v0.2
 			return j.object(func(name string) error {
@@ -483,6 +513,10 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 			path, v = ratePath, rate
 		}
 		return &SourceError{File: j.file, Path: path, Msg: fmt.Sprintf("expected a positive load, got %s", formatValue(v))}
+	default:
+		// No standardized load: a report benchnote exported names its
+		// level (rate inf, which JSON cannot write as .inf) natively.
+		rep.level = native
 	}
 	return nil
 }
