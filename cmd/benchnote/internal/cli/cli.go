@@ -78,6 +78,7 @@ func commands() []*command {
 		validateCommand(),
 		reportCommand(),
 		importCommand(),
+		exportCommand(),
 		compareCommand(),
 		archiveCommand(),
 		historyCommand(),
