@@ -504,6 +504,8 @@ func TestYAMLAndLLMDRefusals(t *testing.T) {
 			"r.yaml: line 3: YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)"},
 		{"an alias to its own anchor", [][2]string{{"r.yaml", "a: &x [1, *x]\n"}}, Options{},
 			"r.yaml: line 1: YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)"},
+		{"a 1 MiB scalar aliased 100 times", [][2]string{{"r.yaml", "a: &a \"" + strings.Repeat("x", 1<<20) + "\"\nb: [" + strings.Repeat("*a,", 99) + "*a]\n"}}, Options{},
+			"r.yaml: line 2: YAML aliases expand to more than 4,199,656 bytes of values (4 times the file); refusing to expand them (an alias bomb?)"},
 		{"flow nesting 100,000 deep", [][2]string{{"r.yaml", "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n"}}, Options{},
 			"r.yaml: not valid YAML: exceeded max depth of 10000"},
 		{"block nesting 100,000 deep", [][2]string{{"r.yaml", "a:\n" + strings.Repeat("- ", 100_000) + "x\n"}}, Options{},

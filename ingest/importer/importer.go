@@ -31,6 +31,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -264,10 +265,16 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 		if !opensJSON(head) && looksLikeYAML(head) {
 			doc, err := readYAML(in, opts.MaxFileBytes)
 			in.close()
+			var se *SourceError
 			switch {
+			case err != nil && !s.named && errors.As(err, &se) && isYAMLName(s.path):
+				// A .yaml file of a directory that cannot be read (too
+				// large, broken): listed, with why.
+				imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: strings.TrimPrefix(se.Error(), controls.Escape(s.path)+": ")})
+				continue
 			case err != nil && !s.named:
-				// Not a YAML result either (a manifest, a log): like any
-				// file that is not JSON in a directory, not listed.
+				// Not YAML either (a log whose first line reads "key:"):
+				// like any file that is not JSON in a directory, not listed.
 				continue
 			case err != nil:
 				return nil, err

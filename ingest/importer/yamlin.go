@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,8 +27,9 @@ import (
 // read (at most maxYAMLBytes, counted as read: a size is never trusted),
 // by yaml.v3's own limit of 10,000 nesting levels, by maxYAMLDepth levels
 // in what is converted, and by expanding aliases only while the values
-// written stay within twice the nodes the file holds (a "billion laughs"
-// file of nested aliases is refused, not expanded). Merge keys (<<) and
+// written stay within twice the nodes the file holds and four times its
+// bytes (a "billion laughs" file of nested aliases, or a long scalar
+// aliased many times, is refused, not expanded). Merge keys (<<) and
 // mapping keys that are not scalars are refused with their line.
 
 // maxYAMLBytes is the most bytes a YAML file may hold (with
@@ -64,6 +66,14 @@ func looksLikeYAML(data []byte) bool {
 		return t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "%YAML") || yamlKeyLine.MatchString(t)
 	}
 	return false
+}
+
+// isYAMLName reports whether a file is named as YAML: only to decide
+// whether a directory's file that cannot be read as YAML is listed as
+// skipped (a log is not), never its format.
+func isYAMLName(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".yaml" || ext == ".yml"
 }
 
 // readYAML reads the YAML file in from its start (at most max bytes) and
@@ -110,9 +120,12 @@ func yamlToJSON(data []byte, file string) (*yamlDoc, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &SourceError{File: file, Record: root.Line, Msg: fmt.Sprintf("a YAML %s, not a mapping: benchnote reads YAML result files whose top value is a mapping", yamlKindName(root))}
 	}
-	c := yamlConverter{file: file, budget: 2*countNodes(root) + 64}
+	c := yamlConverter{file: file, budget: 2*countNodes(root) + 64, maxOut: 4*len(data) + 4096}
 	if err := c.value(root, 0); err != nil {
 		return nil, err
+	}
+	if len(c.out) > c.maxOut {
+		return nil, &SourceError{File: file, Msg: fmt.Sprintf("YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", thousands(int64(c.maxOut)))}
 	}
 	return &yamlDoc{json: c.out, root: root}, nil
 }
@@ -183,6 +196,7 @@ type yamlConverter struct {
 	file   string
 	out    []byte
 	budget int // values still to write, aliases expanded
+	maxOut int // the most bytes of JSON written: a large scalar aliased many times
 	// alias is the outermost alias being expanded, whose line an error
 	// names; nil outside aliases.
 	alias *yaml.Node
@@ -199,6 +213,9 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) error {
 	c.budget--
 	if c.budget < 0 {
 		return c.errorf(n, "YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)")
+	}
+	if len(c.out) > c.maxOut {
+		return c.errorf(n, "YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", thousands(int64(c.maxOut)))
 	}
 	if depth > maxYAMLDepth {
 		return c.errorf(n, "YAML nested more than %d levels deep", maxYAMLDepth)

@@ -2,6 +2,8 @@ package importer
 
 import (
 	"bytes"
+	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -133,4 +135,63 @@ func TestLooksLikeYAML(t *testing.T) {
 			t.Errorf("looksLikeYAML(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// In a directory, a .yaml file that cannot be read is listed as skipped
+// with why; a log whose first line happens to read "key:" is not listed,
+// as no file that is not JSON is.
+func TestYAMLInDirectory(t *testing.T) {
+	imp, err := importIn(t, [][2]string{{".", ""},
+		{"d/benchmarks.json", `{"args": {}, "benchmarks": [{"config": {"strategy": {"type_": "synchronous"}}, "requests": {"successful": []}}]}`},
+		{"d/broken.yaml", "benchmarks:\n- {a: 1\n"},
+		{"d/run.log", "INFO: starting\nINFO: a: b\n"},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for _, s := range imp.Skipped {
+		skipped = append(skipped, filepath.Base(s.Path)+": "+s.Note)
+	}
+	want := []string{"broken.yaml: line 2: not valid YAML: did not find expected ',' or '}'"}
+	if !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q\nwant %q", skipped, want)
+	}
+}
+
+// FuzzYAMLToJSON: any bytes give an error or JSON that reads back whole
+// (Python's NaN and Infinity, which YAML's .nan and .inf become, read as
+// the importers read them), within the time budget.
+func FuzzYAMLToJSON(f *testing.F) {
+	for _, seed := range []string{
+		"a: 1\nb: [1, 2.5, .inf, -.nan, 0x1f, 1e400, ~, true, 2025-11-05T18:01:00Z]\n",
+		"a: &x {k: [v]}\nb: *x\nc: {<<: *x}\n",
+		"? [1]\n: 2\n",
+		"---\na: 1\n---\nb: 2\n",
+		"a: \"\\u00e9\\x00\"\nb: |\n  text\n  more\n",
+		"a: &a [*a]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := yamlToJSON(data, "f.yaml")
+		if err != nil {
+			var se *SourceError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *SourceError", err)
+			}
+			return
+		}
+		j := newJSONIn(bytes.NewReader(doc.json), "f.json")
+		if err := j.skip(); err != nil {
+			t.Fatalf("%q converts to JSON that does not read back: %v\n%s", data, err, doc.json)
+		}
+		if err := j.end(); err != nil {
+			t.Fatalf("%q converts to more than one JSON value: %v\n%s", data, err, doc.json)
+		}
+		if len(doc.json) > 4*len(data)+64 {
+			// Aliases may double the values; quoting may add escapes.
+			t.Errorf("%d bytes of YAML became %d bytes of JSON", len(data), len(doc.json))
+		}
+	})
 }
