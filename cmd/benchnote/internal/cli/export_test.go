@@ -151,3 +151,47 @@ func TestExportUsage(t *testing.T) {
 		}
 	}
 }
+
+// Exported from the example report's summary.json, the reports hold the
+// same figures as exported from the sweep: only what names the input
+// differs.
+func TestExportFromSummary(t *testing.T) {
+	dir := t.TempDir()
+	fromSummary, fromSweep := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, c := range [][2]string{{"testdata/golden/example/summary.json", fromSummary}, {"../../../../runs/example", fromSweep}} {
+		if code, _, stderr := runCLI(t, "export", "--format", "llm-d", "-q", c[0], "-o", c[1]); code != ExitClean {
+			t.Fatalf("%s: exit %d: %s", c[0], code, stderr)
+		}
+	}
+	entries, err := os.ReadDir(fromSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		a, errA := os.ReadFile(filepath.Join(fromSummary, e.Name()))
+		b, errB := os.ReadFile(filepath.Join(fromSweep, e.Name()))
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v %v", e.Name(), errA, errB)
+		}
+		strip := func(s string) string {
+			var keep []string
+			for _, line := range strings.Split(s, "\n") {
+				if !strings.Contains(line, "uid:") && !strings.Contains(line, "eid:") && !strings.Contains(line, "description: 'benchnote export of") && !strings.Contains(line, "source:") {
+					keep = append(keep, line)
+				}
+			}
+			return strings.Join(keep, "\n")
+		}
+		if strip(string(a)) != strip(string(b)) {
+			t.Errorf("%s differs between the exports from summary.json and from the sweep", e.Name())
+		}
+		compared++
+	}
+	if compared != 3 {
+		t.Errorf("%d reports compared, want 3", compared)
+	}
+}
