@@ -166,8 +166,9 @@ var uidPlaceholder = strings.Repeat("0", 32)
 
 // LLMDStages builds one report per level of s, in the summary's order;
 // source names what was analysed (a sweep directory or summary.json), for
-// the reports' descriptions. A level whose runs all failed is left out.
-func LLMDStages(s *analyze.Summary, source string) ([]Stage, error) {
+// the reports' descriptions. A level whose runs all failed has no
+// figures: it is left out and named in leftOut.
+func LLMDStages(s *analyze.Summary, source string) (stages []Stage, leftOut []string, err error) {
 	runsByDir := map[string]analyze.RunSummary{}
 	for _, r := range s.Runs {
 		runsByDir[r.Dir] = r
@@ -176,6 +177,7 @@ func LLMDStages(s *analyze.Summary, source string) ([]Stage, error) {
 	var out []Stage
 	for _, lv := range s.Levels {
 		if len(lv.Runs) == 0 {
+			leftOut = append(leftOut, levelLabel(lv.LevelKey))
 			continue
 		}
 		stage := len(out)
@@ -308,9 +310,20 @@ func LLMDStages(s *analyze.Summary, source string) ([]Stage, error) {
 		})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no level with a usable run to export")
+		return nil, leftOut, fmt.Errorf("no level with a usable run to export (a sweep of the tools' aggregates only has no level statistics)")
 	}
-	return out, nil
+	return out, leftOut, nil
+}
+
+// Label names the stage's level with its series: "c=16", "model=x c=16".
+func (s Stage) Label() string { return levelLabel(s.Level) }
+
+// levelLabel names a level with its series: "c=16", "model=x c=16".
+func levelLabel(k analyze.LevelKey) string {
+	if k.Series.IsZero() {
+		return k.Load().Key()
+	}
+	return k.Series.String() + " " + k.Load().Key()
 }
 
 // seriesLabels returns a series' labels, or nil for none.

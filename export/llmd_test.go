@@ -23,9 +23,9 @@ func exampleStages(t *testing.T) (*analyze.Summary, []Stage) {
 		t.Fatal(err)
 	}
 	s := analyze.Analyze(sw)
-	stages, err := LLMDStages(s, "runs/example")
-	if err != nil {
-		t.Fatal(err)
+	stages, leftOut, err := LLMDStages(s, "runs/example")
+	if err != nil || len(leftOut) != 0 {
+		t.Fatal(err, leftOut)
 	}
 	if len(stages) != len(s.Levels) || len(stages) != 3 {
 		t.Fatalf("%d stages for %d levels, want 3", len(stages), len(s.Levels))
@@ -181,5 +181,21 @@ func TestOurs(t *testing.T) {
 		if Ours([]byte("version: '0.2'\nrun:\n  uid: " + uidPlaceholder + "\n")) {
 			t.Error("a file with benchnote's placeholder is taken for benchnote's")
 		}
+	}
+}
+
+// A level whose runs all failed has no statistic: it is left out and
+// named; a summary with no usable level is an error.
+func TestLLMDLeftOut(t *testing.T) {
+	s, _ := exampleStages(t)
+	failed := analyze.Level{LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 64}}
+	s.Levels = append(s.Levels, failed)
+	stages, leftOut, err := LLMDStages(s, "x")
+	if err != nil || len(stages) != 3 || len(leftOut) != 1 || leftOut[0] != "c=64" {
+		t.Errorf("%d stages, left out %q, %v; want 3 and c=64", len(stages), leftOut, err)
+	}
+	_, _, err = LLMDStages(&analyze.Summary{Levels: []analyze.Level{failed}}, "x")
+	if err == nil {
+		t.Error("a summary with no usable level exported")
 	}
 }

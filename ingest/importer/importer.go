@@ -1,6 +1,7 @@
 // Package importer converts the result files of other LLM-serving benchmark
 // tools (vLLM bench serve, SGLang bench_serving, GenAI-Perf, AIPerf,
-// GuideLLM, LLMPerf, inference-perf) into benchnote's recorded-run layout:
+// GuideLLM, LLMPerf, inference-perf, llm-d Benchmark Reports) into
+// benchnote's recorded-run layout:
 // one run directory per run, holding requests.parquet, run.yaml and
 // env.json, so that validate and report read an import like any sweep.
 //
@@ -13,6 +14,10 @@
 // counts came from and how the tool's definitions differ from benchnote's.
 // A file holding only aggregates becomes a reported.yaml: the tool's own
 // figures, shown as such and never mixed with recomputed ones.
+//
+// A file in YAML (GuideLLM's benchmarks.yaml, llm-d reports) is decoded
+// whole, within bounds of its own (yamlin.go), converted to JSON and read
+// by the same importer as the tool's JSON; errors name its YAML line.
 //
 // Files are read as a stream of JSON tokens: memory grows with the number
 // of requests and chunk timings kept, not with the text around them, and

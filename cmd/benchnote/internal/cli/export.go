@@ -65,13 +65,16 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				if err != nil {
 					return c.fail(err)
 				}
-				stages, err := export.LLMDStages(summary, args[0])
+				stages, leftOut, err := export.LLMDStages(summary, args[0])
 				if err != nil {
 					return c.fail(fmt.Errorf("%s: %w", args[0], err))
 				}
+				for _, l := range leftOut {
+					fmt.Fprintf(c.stderr, "benchnote export: %s left out: no usable run, so no statistic\n", l)
+				}
 				var levels []string
 				for _, st := range stages {
-					levels = append(levels, st.Level.Load().Key())
+					levels = append(levels, st.Label())
 				}
 				if single {
 					if len(stages) != 1 {
