@@ -130,6 +130,8 @@ func TestImportGolden(t *testing.T) {
 		{"real-llmperf-summary-only", []string{"../real/llmperf-leaderboard-anyscale_70b_summary.json"}, Options{}},
 		{"perf-summary-only", []string{"aiperf/profile_export_aiperf.json"}, Options{}},
 		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
+		{"real-llmd-v0.1", []string{"../real/llm-d-benchmark-docs-example-br_v0_1_example.yaml"}, Options{}},
+		{"real-llmd-v0.2", []string{"../real/llm-d-benchmark-docs-example-br_v0_2_example.yaml"}, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
