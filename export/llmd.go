@@ -110,6 +110,7 @@ type llmdNativeConfig struct {
 
 type llmdBenchnote struct {
 	Level     string            `json:"level" yaml:"level"`
+	Arrival   string            `json:"arrival,omitempty" yaml:"arrival,omitempty"`
 	Series    map[string]string `json:"series,omitempty" yaml:"series,omitempty"`
 	Runs      []string          `json:"runs" yaml:"runs"`
 	Statistic string            `json:"statistic" yaml:"statistic"`
@@ -278,7 +279,7 @@ func LLMDStages(s *analyze.Summary, source string) (stages []Stage, leftOut []st
 				Description: "benchnote's analysis of the level's runs; input and output lengths are the median across runs of each run's mean (observed lengths, not the workload's settings)"},
 			Standardized: std,
 			Native: llmdLoadNative{Config: llmdNativeConfig{Benchnote: llmdBenchnote{
-				Level: load.Key(), Series: seriesLabels(lv.Series), Runs: lv.Runs,
+				Level: load.Key(), Arrival: load.Arrival, Series: seriesLabels(lv.Series), Runs: lv.Runs,
 				Statistic: "median across runs of each run's statistic",
 				Source:    source,
 			}}},

@@ -3,8 +3,10 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -197,5 +199,42 @@ func TestLLMDLeftOut(t *testing.T) {
 	_, _, err = LLMDStages(&analyze.Summary{Levels: []analyze.Level{failed}}, "x")
 	if err == nil {
 		t.Error("a summary with no usable level exported")
+	}
+}
+
+// Rate levels export as rate_qps; rate inf, which JSON cannot write as
+// .inf, through native.config.benchnote.level: both import at their level,
+// the arrival process kept.
+func TestLLMDRateLevels(t *testing.T) {
+	s, _ := exampleStages(t)
+	s.Levels[0].LevelKey = analyze.LevelKey{Mode: "rate", Rate: analyze.Rate(math.Inf(1))}
+	s.Levels[1].LevelKey = analyze.LevelKey{Mode: "rate", Rate: 2.5, Arrival: "poisson"}
+	stages, _, err := LLMDStages(s, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i, st := range stages[:2] {
+		b, err := st.Report.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && bytes.Contains(b, []byte("rate_qps")) {
+			t.Errorf("rate inf written as rate_qps:\n%s", b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, st.Name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imp, err := importer.ImportFiles([]string{dir}, importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range imp.Runs {
+		got = append(got, r.Config.Load.DirName())
+	}
+	if strings.Join(got, " ") != "rate-inf rate2.5-poisson" {
+		t.Errorf("imported at %q, want rate-inf rate2.5-poisson", got)
 	}
 }

@@ -418,19 +418,29 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 						return j.skip()
 					}
 					return j.object(func(name string) error {
-						if name != "level" {
-							return j.skip()
-						}
-						v, err := j.str()
-						if err != nil {
+						switch name {
+						case "level":
+							v, err := j.str()
+							if err != nil {
+								return err
+							}
+							l, perr := ingest.ParseLoadKey(v)
+							if perr != nil {
+								return j.errorf("%v", perr)
+							}
+							native.Mode, native.Concurrency, native.Rate = l.Mode, l.Concurrency, l.Rate
+							return nil
+						case "arrival":
+							v, err := j.str()
+							switch v {
+							case "", ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma:
+							default:
+								return j.errorf("expected an arrival process (poisson, constant or gamma), got %q", shorten(v))
+							}
+							native.Arrival = v
 							return err
 						}
-						l, perr := ingest.ParseLoadKey(v)
-						if perr != nil {
-							return j.errorf("%v", perr)
-						}
-						native = l
-						return nil
+						return j.skip()
 					})
 				})
 			})
@@ -497,6 +507,10 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 			return err
 		}
 		rep.level = ingest.RateLoad(rate, "")
+		if native.Mode == ingest.ModeRate && native.Rate == rate {
+			// The arrival process of a report benchnote exported.
+			rep.level.Arrival = native.Arrival
+		}
 	case conc >= 1 && !math.IsInf(conc, 1):
 		if conc != math.Trunc(conc) {
 			return &SourceError{File: j.file, Path: concPath, Msg: fmt.Sprintf("expected an integer concurrency or .inf, got %s", formatValue(conc))}
@@ -516,7 +530,9 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 	default:
 		// No standardized load: a report benchnote exported names its
 		// level (rate inf, which JSON cannot write as .inf) natively.
-		rep.level = native
+		if native.Mode != "" {
+			rep.level = native
+		}
 	}
 	return nil
 }
