@@ -176,3 +176,27 @@ func TestISODuration(t *testing.T) {
 		}
 	}
 }
+
+// v0.2.N are additive revisions of v0.2, read alike; a version written as
+// a YAML number reads as its text.
+func TestLLMDVersions(t *testing.T) {
+	data, err := os.ReadFile(llmdV02Example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"'0.2.1'", "0.2", "'0.2.7'"} {
+		text := strings.Replace(string(data), "version: '0.2'", "version: "+v, 1)
+		imp, err := importIn(t, [][2]string{{"r.yaml", text}}, Options{})
+		if err != nil {
+			t.Errorf("version %s: %v", v, err)
+			continue
+		}
+		want := "0.2, from inference-perf 0.3.0, stage 3"
+		if v != "0.2" {
+			want = strings.Trim(v, "'") + ", from inference-perf 0.3.0, stage 3"
+		}
+		if got := imp.Runs[0].Config.Provenance.Version; got != want {
+			t.Errorf("version %s: %q, want %q", v, got, want)
+		}
+	}
+}
