@@ -160,6 +160,12 @@ func FuzzImport(f *testing.F) {
 		`{"backend": "sglang", "dataset_name": "random", "random_input_len": 1, "request_rate": 1}` + "\n" +
 			`{"backend": "a\u0001b/..", "dataset_name": "\ud800` + strings.Repeat("é", 200) + `", "request_rate": 1}` + "\n" +
 			`{"backend": ".", "dataset_name": "random", "random_input_len": 1e308, "request_rate": 1}`,
+		// YAML (issue 23): GuideLLM's benchmarks.yaml, llm-d reports in
+		// YAML and JSON, aliases.
+		"---\nargs: {}\nbenchmarks:\n- config: {strategy: {type_: concurrent, streams: 4}}\n  requests:\n    successful: [{request_id: a}]\n",
+		"version: '0.2'\nrun: {uid: x, time: {duration: PT49.97S}}\nscenario:\n  load:\n    standardized: {rate_qps: 10, concurrency: .inf, stage: 3}\nresults:\n  request_performance:\n    aggregate:\n      requests: {total: 5, failures: 1}\n      latency:\n        time_to_first_token: {units: s, mean: 0.1, p50: 0.09}\n",
+		`{"version": "0.1", "scenario": {"load": {"args": {"max-concurrency": 8}}}, "metrics": {"throughput": {"requests_per_sec": 1.5}, "latency": {"request_latency": {"units": "ms", "mean": 3}}}}`,
+		"a: &a [x, x]\nb: &b [*a, *a, *a]\nversion: '0.2'\nrun: *b\nresults: {}\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -203,6 +203,7 @@ var formatNames = map[Format]string{
 	FormatGenAIBenchMeta: "genai-bench experiment metadata",
 	FormatAIPerfGPU:      "GPU telemetry",
 	FormatAIPerfServer:   "server metrics",
+	FormatLLMD:           "llm-d Benchmark Report",
 }
 
 // signature is what a format's files show in their first bytes.
@@ -238,6 +239,11 @@ var objectSignatures = []signature{
 	}},
 	{FormatVLLM, func(sh *shape) bool {
 		return servingSignature(sh) && !(sh.any("dataset_name", "total_output_tokens_retokenized") && !sh.any("model_id", "date"))
+	}},
+	// llm-d Benchmark Reports: v0.2's run and results, v0.1's scenario
+	// and metrics, each with its version.
+	{FormatLLMD, func(sh *shape) bool {
+		return sh.has("version") && (sh.has("run", "results") || sh.has("scenario", "metrics"))
 	}},
 	{FormatPerfSummary, func(sh *shape) bool {
 		return sh.any("time_to_first_token", "request_latency", "request_throughput") &&
@@ -387,7 +393,7 @@ func notJSON(sh *shape) string {
 	if sh.head == "" {
 		return "empty (or only blank lines)"
 	}
-	return fmt.Sprintf("not JSON (it begins %s): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output", quoteShort(sh.head))
+	return fmt.Sprintf("not JSON (it begins %s): benchnote imports the JSON, JSON Lines and YAML result files of each tool (docs/import.md), not its CSV or console output", quoteShort(sh.head))
 }
 
 // firstLine returns the first non-blank line of data, trimmed.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -554,6 +555,83 @@ func TestAmbiguityPastDetection(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("error %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// YAML and llm-d reports: hostile input costs what its bytes allow and is
+// refused with the file, the YAML line and the JSON path.
+func TestYAMLAndLLMDRefusals(t *testing.T) {
+	// Nine levels of nine aliases each: 9⁹ values if expanded.
+	var laughs strings.Builder
+	laughs.WriteString(`l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&laughs, "l%d: &l%d [*l%d,*l%d,*l%d,*l%d,*l%d,*l%d,*l%d,*l%d,*l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	report := func(load, extra string) string {
+		return "version: '0.2'\nrun: {uid: x}\nscenario:\n  load:\n    metadata: {}\n    standardized: {" + load + "}\n    native: {}\nresults:\n  request_performance:\n    aggregate:\n" + extra
+	}
+	ttft := func(stat string) string {
+		return "      latency:\n        time_to_first_token: {" + stat + "}\n"
+	}
+	tests := []struct {
+		name  string
+		files [][2]string
+		opts  Options
+		want  string
+	}{
+		{"an alias bomb", [][2]string{{"r.yaml", laughs.String()}}, Options{},
+			"r.yaml: line 3: YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)"},
+		{"an alias to its own anchor", [][2]string{{"r.yaml", "a: &x [1, *x]\n"}}, Options{},
+			"r.yaml: line 1: YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)"},
+		{"a 1 MiB scalar aliased 100 times", [][2]string{{"r.yaml", "a: &a \"" + strings.Repeat("x", 1<<20) + "\"\nb: [" + strings.Repeat("*a,", 99) + "*a]\n"}}, Options{},
+			"r.yaml: line 2: YAML aliases expand to more than 4,199,656 bytes of values (4 times the file); refusing to expand them (an alias bomb?)"},
+		{"flow nesting 100,000 deep", [][2]string{{"r.yaml", "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n"}}, Options{},
+			"r.yaml: not valid YAML: exceeded max depth of 10000"},
+		{"block nesting 100,000 deep", [][2]string{{"r.yaml", "a:\n" + strings.Repeat("- ", 100_000) + "x\n"}}, Options{},
+			"r.yaml: line 2: not valid YAML: exceeded max depth of 10000"},
+		{"nesting within yaml.v3's limit, beyond benchnote's", [][2]string{{"r.yaml", "a: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n"}}, Options{},
+			"r.yaml: line 1: YAML nested more than 256 levels deep"},
+		{"a scalar beyond the bytes a YAML file may hold", [][2]string{{"r.yaml", "version: '0.2'\nrun: \"" + strings.Repeat("x", 40<<20) + "\"\n"}}, Options{},
+			"r.yaml: a YAML file larger than 33,554,432 bytes; refusing to read more (YAML is decoded whole: convert it to JSON to import it)"},
+		{"a YAML file above --max-file-bytes", [][2]string{{"r.yaml", "version: '0.2'\nrun: {uid: " + strings.Repeat("x", 200) + "}\n"}}, Options{MaxFileBytes: 100},
+			"r.yaml: larger than 100 bytes; refusing to read more"},
+		{"a truncated YAML file", [][2]string{{"r.yaml", "version: '0.2'\nrun: {uid: x\n"}}, Options{},
+			"r.yaml: line 2: not valid YAML: did not find expected ',' or '}'"},
+		{"a tab in the indentation", [][2]string{{"r.yaml", "version: '0.2'\nrun:\n\tuid: x\n"}}, Options{},
+			"r.yaml: line 3: not valid YAML: found character that cannot start any token"},
+
+		{"an llm-d version benchnote does not know", [][2]string{{"r.yaml", "version: '0.3'\nrun: {uid: x}\nresults: {}\n"}}, Options{},
+			`r.yaml: line 1: $.version: llm-d Benchmark Report version "0.3" is not supported (benchnote reads versions 0.1 and 0.2.x)`},
+		{"an ISO-8601 duration in years", [][2]string{{"r.yaml", "version: '0.2'\nrun:\n  uid: x\n  time: {duration: P1Y}\nresults: {}\n"}}, Options{},
+			`r.yaml: line 4: $.run.time.duration: expected an ISO-8601 duration such as PT49.97S, got "P1Y"`},
+		{"a concurrency that is no integer", [][2]string{{"r.yaml", report("concurrency: 2.5", "")}}, Options{},
+			"r.yaml: line 6: $.scenario.load.standardized.concurrency: expected an integer concurrency or .inf, got 2.5"},
+		{"a rate above ingest's bound", [][2]string{{"r.yaml", report("rate_qps: 1e7", "")}}, Options{},
+			"r.yaml: line 6: $.scenario.load.standardized.rate_qps: 10000000 is above 1,000,000"},
+		{"a rate beyond float64", [][2]string{{"r.yaml", report("rate_qps: 1e400", "")}}, Options{},
+			"r.yaml: line 6: $.scenario.load.standardized.rate_qps: 1e400 is not a finite number"},
+		{"TTFT in hours", [][2]string{{"r.yaml", report("concurrency: 4", ttft("units: h, mean: 1"))}}, Options{},
+			`r.yaml: line 12: $.results.request_performance.aggregate.latency.time_to_first_token.units: expected units ms or s, got "h"`},
+		{"a statistic that is text", [][2]string{{"r.yaml", report("concurrency: 4", ttft("units: s, mean: fast"))}}, Options{},
+			`r.yaml: line 12: $.results.request_performance.aggregate.latency.time_to_first_token.mean: expected a number, got "fast"`},
+		{"a statistic beyond float64", [][2]string{{"r.json", `{"version": "0.2", "run": {"uid": "x"}, "results": {"request_performance": {"aggregate": {"latency": {"request_latency": {"units": "s", "p99": 1e999}}}}}}`}}, Options{},
+			"r.json: $.results.request_performance.aggregate.latency.request_latency.p99: 1e999 is not a finite number"},
+		{"a negative request count", [][2]string{{"r.yaml", report("concurrency: 4", "      requests: {total: -3}\n")}}, Options{},
+			"r.yaml: line 11: $.results.request_performance.aggregate.requests.total: expected a non-negative integer, got -3"},
+		{"results that are a list", [][2]string{{"r.json", `{"version": "0.2", "run": {"uid": "x"}, "results": {"request_performance": []}}`}}, Options{},
+			"r.json: $.results.request_performance: expected an object, got an array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := importIn(t, tt.files, tt.opts)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error\n got %v\nwant %s", err, tt.want)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
 			}
 		})
 	}

@@ -1,9 +1,9 @@
 // Package importer converts the result files of other LLM-serving benchmark
 // tools (vLLM bench serve, SGLang bench_serving, GenAI-Perf, AIPerf,
-// GuideLLM, LLMPerf, inference-perf, genai-bench) into benchnote's
-// recorded-run layout: one run directory per run, holding
-// requests.parquet, run.yaml and env.json, so that validate and report
-// read an import like any sweep.
+// GuideLLM, LLMPerf, inference-perf, genai-bench, llm-d Benchmark
+// Reports) into benchnote's recorded-run layout: one run directory per
+// run, holding requests.parquet, run.yaml and env.json, so that validate
+// and report read an import like any sweep.
 //
 // The format is detected from a file's content, never from its name. Each
 // importer recomputes what the tool's raw records allow under benchnote's
@@ -14,6 +14,10 @@
 // counts came from and how the tool's definitions differ from benchnote's.
 // A file holding only aggregates becomes a reported.yaml: the tool's own
 // figures, shown as such and never mixed with recomputed ones.
+//
+// A file in YAML (GuideLLM's benchmarks.yaml, llm-d reports) is decoded
+// whole, within bounds of its own (yamlin.go), converted to JSON and read
+// by the same importer as the tool's JSON; errors name its YAML line.
 //
 // Files are read as a stream of JSON tokens: memory grows with the number
 // of requests and chunk timings kept, not with the text around them, and
@@ -32,6 +36,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -41,6 +46,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/controls"
@@ -66,13 +73,14 @@ const (
 	FormatGenAIBenchMeta Format = "genai-bench-metadata"  // genai-bench experiment_metadata.json (read with the run files)
 	FormatAIPerfGPU      Format = "aiperf-gpu-telemetry"  // AIPerf gpu_telemetry_export.jsonl, read with the run's records
 	FormatAIPerfServer   Format = "aiperf-server-metrics" // AIPerf server_metrics_export.jsonl, read with the run's records
+	FormatLLMD           Format = "llm-d"                 // llm-d Benchmark Report v0.1 / v0.2.x (YAML or JSON)
 )
 
 // Formats lists the values --format accepts, in documentation order.
 // AIPerf's GPU telemetry and server metrics are read only with the
 // records beside them, whose format --format names.
 var Formats = []Format{FormatVLLM, FormatSGLang, FormatGenAIPerf, FormatPerfSummary, FormatAIPerf, FormatGuideLLM,
-	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatGenAIBench}
+	FormatLLMPerf, FormatLLMPerfSummary, FormatInferencePerf, FormatInferenceStage, FormatGenAIBench, FormatLLMD}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -216,6 +224,8 @@ type source struct {
 	sweepSeries string
 	sweepRepeat int
 	sweepWarmup bool
+	// yaml is set for a file read as YAML: in holds it converted to JSON.
+	yaml bool
 }
 
 // open returns the source's content from its start (see input).
@@ -264,6 +274,9 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			}
 		}
 	}()
+	// yamlDocs holds the files read as YAML, to name the YAML line of a
+	// JSON path in an error.
+	yamlDocs := map[string]*yaml.Node{}
 	kept := srcs[:0]
 	for _, s := range srcs {
 		in, head, err := openInput(s.path, opts.MaxFileBytes)
@@ -271,7 +284,31 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			return nil, err
 		}
 		s.in = in
+		if !opensJSON(head) && looksLikeYAML(head) {
+			doc, err := readYAML(in, opts.MaxFileBytes)
+			in.close()
+			var se *SourceError
+			switch {
+			case err != nil && !s.named && errors.As(err, &se) && isYAMLName(s.path):
+				// A .yaml file of a directory that cannot be read (too
+				// large, broken): listed, with why.
+				imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: strings.TrimPrefix(se.Error(), controls.Escape(s.path)+": ")})
+				continue
+			case err != nil && !s.named:
+				// Not YAML either (a log whose first line reads "key:"):
+				// like any file that is not JSON in a directory, not listed.
+				continue
+			case err != nil:
+				return nil, err
+			}
+			in = &input{path: s.path, head: doc.json, whole: true, max: opts.MaxFileBytes}
+			s.in, head, s.yaml = in, doc.json, true
+			yamlDocs[s.path] = doc.root
+		}
 		d, err := detectHead(s.path, head)
+		if err != nil && s.yaml {
+			err.(*SourceError).Msg = strings.Replace(err.(*SourceError).Msg, "a JSON object", "a YAML mapping", 1)
+		}
 		s.multiValue = d.shape.values > 1
 		switch {
 		case !s.named && d.notJSON:
@@ -322,12 +359,14 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			warmups = append(warmups, s)
 			imp.Files = append(imp.Files, FileFormat{s.path, s.format, "vllm bench sweep warm-up: marked as warm-up in the first repeat"})
 			continue
+		case s.yaml:
+			imp.Files = append(imp.Files, FileFormat{s.path, s.format, "read as YAML"})
 		default:
 			imp.Files = append(imp.Files, FileFormat{s.path, s.format, ""})
 		}
 		runs, err := importSource(s, comp.of[s], opts)
 		if err != nil {
-			return nil, err
+			return nil, withYAMLLine(err, yamlDocs)
 		}
 		imp.Runs = append(imp.Runs, runs...)
 	}
@@ -488,6 +527,8 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 		runs, err = importGenAIBench(f, s, companions, opts)
 	case FormatGenAIBenchMeta:
 		runs, err = importGenAIBenchMetadata(s)
+	case FormatLLMD:
+		runs, err = importLLMD(f, s, opts)
 	case FormatVLLMSweepIndex, FormatAIPerfGPU, FormatAIPerfServer:
 		return nil, nil
 	default:

@@ -138,6 +138,8 @@ func TestImportGolden(t *testing.T) {
 		{"inference-perf-stage-only", []string{"inference-perf/stage_1_lifecycle_metrics.json"}, Options{}},
 		{"genai-bench", []string{"genai-bench/streamed"}, Options{}},
 		{"genai-bench-not-streamed", []string{"genai-bench/not-streamed"}, Options{}},
+		{"real-llmd-v0.1", []string{"../real/llm-d-benchmark-docs-example-br_v0_1_example.yaml"}, Options{}},
+		{"real-llmd-v0.2", []string{"../real/llm-d-benchmark-docs-example-br_v0_2_example.yaml"}, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,11 +212,13 @@ func TestImportErrors(t *testing.T) {
 		{"JSON Lines names the line", "r.jsonl", `{"backend": "vllm", "model_id": "m", "request_rate": 1}` + "\n" + `{"backend": "vllm", "model_id": "m", "request_rate": "often"}` + "\n", Options{},
 			`r.jsonl: line 2: $.request_rate: expected a request rate (a number or "inf"), got "often"`},
 		{"a CSV is not JSON", "profile_export_aiperf.csv", "Metric,avg,min,max\r\nTime to First Token (ms),1,2,3\r\n", Options{},
-			`profile_export_aiperf.csv: not a result file benchnote can import: not JSON (it begins "Metric,avg,min,max"): benchnote imports the JSON and JSON Lines result files of each tool (docs/import.md), not its CSV, YAML or console output`},
+			`profile_export_aiperf.csv: not a result file benchnote can import: not JSON (it begins "Metric,avg,min,max"): benchnote imports the JSON, JSON Lines and YAML result files of each tool (docs/import.md), not its CSV or console output`},
 		{"a CSV starting with t is not a JSON true", "gpu.csv", "time,gpu,pwr\n0.15,0,109\n", Options{},
 			`gpu.csv: not a result file benchnote can import: not JSON (it begins "time,gpu,pwr")`},
-		{"YAML is not JSON", "benchmarks.yaml", "---\nbenchmarks:\n- type_: generative_benchmark\n", Options{},
-			`benchmarks.yaml: not a result file benchnote can import: not JSON (it begins "---")`},
+		{"YAML is read as YAML", "benchmarks.yaml", "---\nbenchmarks:\n- type_: generative_benchmark\n", Options{},
+			`benchmarks.yaml: the file does not record its load level`},
+		{"a log that looks like YAML is neither", "run.log", "INFO: starting\nINFO: x: y\n", Options{},
+			`run.log: line 2: not valid YAML: mapping values are not allowed in this context`},
 		{"a broken object is not JSON", "notes.json", "{hello", Options{},
 			`notes.json: not a result file benchnote can import: not JSON (it begins "{hello")`},
 		{"empty", "empty.json", "\n\n", Options{}, "empty.json: not a result file benchnote can import: empty (or only blank lines)"},

@@ -21,7 +21,8 @@ import (
 type SourceError struct {
 	File string
 	// Record is the 1-based line (JSON Lines) or top-level value of a
-	// stream of several; 0 for a file holding one JSON value.
+	// stream of several, or the line of the value in a file read as YAML;
+	// 0 for a file holding one JSON value.
 	Record int
 	// Path is the JSON path, "$" for the whole value; empty when the error
 	// concerns the file as a whole.

@@ -79,6 +79,7 @@ func commands() []*command {
 		validateCommand(),
 		reportCommand(),
 		importCommand(),
+		exportCommand(),
 		compareCommand(),
 		archiveCommand(),
 		historyCommand(),
