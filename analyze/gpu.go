@@ -356,3 +356,68 @@ func gpuStatSpecs() []statSpec {
 		{KeyTokensPerSecondPKW, "output tokens/s per kW", "ratio", "tokens/s/kW", "output tokens/s / mean total GPU power in kW", get(func(g *GPUSummary) Num { return g.OutputTokensPerSPerKW })},
 	}
 }
+
+// gpuFigure returns the run's value of a GPU or energy statistic key, for
+// a tool's reported figure of that key; ok is false for another key. A
+// gpu.power_w figure whose label names one GPU ("GPU 0 NVIDIA A100
+// (GPU-8962cc8a…) mean power") is that GPU's mean power, found by its
+// UUID (or the UUID's prefix before "…") in the label, else by "GPU N ".
+func (r *RunSummary) gpuFigure(key, label string) (Num, string, bool) {
+	if !strings.HasPrefix(key, "gpu.") && !strings.HasPrefix(key, "energy.") {
+		return NaN, "", false
+	}
+	g := r.GPU
+	if g == nil {
+		return NaN, "the run has no GPU telemetry benchnote could read", true
+	}
+	if key == KeyGPUPower && strings.HasPrefix(label, "GPU ") {
+		for _, f := range g.GPUs {
+			if gpuNamedIn(f, label) {
+				if !f.PowerW.Valid() {
+					return NaN, "GPU " + f.Key + ": " + f.Unavailable, true
+				}
+				return f.PowerW, "GPU " + f.Key + "'s energy / window (" + f.Method + ")", true
+			}
+		}
+		return NaN, "no GPU of the run's telemetry matches the label", true
+	}
+	why := g.Unavailable
+	if why == "" {
+		why = "unavailable"
+	}
+	val := func(v Num, basis string) (Num, string, bool) {
+		if !v.Valid() {
+			return NaN, why, true
+		}
+		return v, basis, true
+	}
+	switch key {
+	case KeyGPUCount:
+		return Num(g.Count), "distinct GPUs in the run's GPU telemetry", true
+	case KeyGPUPower:
+		return val(g.PowerW, "energy of all GPUs / window ("+g.Method+")")
+	case KeyGPUUtil:
+		return val(g.UtilPercent, "time-weighted over the window, averaged over GPUs")
+	case KeyGPUMemoryUsed:
+		return val(g.MemoryUsedMiB, "each GPU's highest in the window, summed")
+	case KeyEnergyPerToken:
+		return val(g.JPerOutputToken, "energy over the window ("+g.Method+") / "+g.OutputTokensBasis)
+	case KeyTokensPerSecondPKW:
+		return val(g.OutputTokensPerSPerKW, "1000 / J per output token")
+	}
+	return NaN, "no benchnote counterpart", true
+}
+
+// gpuNamedIn reports whether a figure's label names GPU f.
+func gpuNamedIn(f GPUFigures, label string) bool {
+	if strings.Contains(label, f.Key) {
+		return true
+	}
+	// A label may shorten the UUID: "(GPU-8962cc8a…)".
+	for _, part := range strings.FieldsFunc(label, func(r rune) bool { return r == '(' || r == ')' || r == ' ' }) {
+		if p, ok := strings.CutSuffix(part, "…"); ok && len(p) >= 8 && strings.HasPrefix(f.Key, p) {
+			return true
+		}
+	}
+	return f.Index >= 0 && strings.HasPrefix(label, fmt.Sprintf("GPU %d ", f.Index))
+}

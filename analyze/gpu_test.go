@@ -210,3 +210,27 @@ func TestGPUUnavailable(t *testing.T) {
 		})
 	}
 }
+
+// An imported run's reported GPU figures are set beside benchnote's: the
+// run's total, or one GPU's mean power when the label names the GPU.
+func TestGPUReportedFigures(t *testing.T) {
+	a := everySecond("GPU-8962cc8a-0000", 0, 10, 1, func(t float64) ingest.GPUSample { return sample(t, 100, math.NaN(), 30, 1000) })
+	a.Index = 0
+	b := everySecond("GPU-1111aaaa-0000", 0, 10, 1, func(t float64) ingest.GPUSample { return sample(t, 200, math.NaN(), 50, 1000) })
+	b.Index = 1
+	run := gpuRun("c4/r1", 1, a, b)
+	run.Provenance = &ingest.Provenance{Tool: "AIPerf", Reported: []ingest.ReportedFigure{
+		{Key: KeyEnergyPerToken, Label: "energy per output token", Value: 4, Unit: "J/token"},
+		{Key: KeyGPUPower, Label: "GPU 0 NVIDIA A100-SXM4-80GB (GPU-8962cc8a…) mean power", Value: 99, Unit: "W"},
+		{Key: KeyGPUPower, Label: "GPU 1 NVIDIA A100-SXM4-80GB mean power", Value: 199, Unit: "W"},
+		{Key: KeyGPUPower, Label: "all GPUs", Value: 299, Unit: "W"},
+	}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	figs := s.Runs[0].Import.Figures
+	// (100 + 200) W × 10 s / 600 tokens = 5 J/token.
+	for i, want := range []float64{5, 100, 200, 300} {
+		if float64(figs[i].Benchnote) != want {
+			t.Errorf("figure %q: benchnote %v (%s), want %v", figs[i].Label, figs[i].Benchnote, figs[i].Basis, want)
+		}
+	}
+}
