@@ -474,6 +474,27 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
 	}
+	var gpu []string
+	for _, r := range sw.Runs {
+		if r.GPU == nil {
+			continue
+		}
+		for _, f := range r.GPU.Files {
+			line := fmt.Sprintf("  %s [%s]: %s read, %d used", f.Path, f.Format, plural(f.Rows, "row", "rows"), f.Used)
+			for _, e := range f.Excluded {
+				line += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
+			}
+			gpu = append(gpu, controls.Escape(line))
+		}
+		what := fmt.Sprintf("  %s: %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"))
+		if r.GPU.Unplaced != "" {
+			what += "; not placed in the window: " + r.GPU.Unplaced
+		}
+		gpu = append(gpu, controls.Escape(what))
+	}
+	if len(gpu) > 0 {
+		fmt.Fprintf(w, "\nGPU telemetry:\n%s\n", strings.Join(gpu, "\n"))
+	}
 	if len(sw.Reported) > 0 {
 		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", plural(len(sw.Reported), "run", "runs"))
 		for _, r := range sw.Reported {
