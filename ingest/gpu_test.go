@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -241,4 +244,91 @@ func TestGPURowUnits(t *testing.T) {
 	if d := diags[0]; d.Line != 2 || d.Column != 3 || !strings.Contains(d.Message, `unit "mW", expected "W"`) {
 		t.Errorf("diagnostic = %+v", d)
 	}
+}
+
+// FuzzReadGPUFile: whatever a GPU file holds, reading it stays within the
+// budget, every row is either used or counted, and every kept sample is
+// finite where recorded and within its range, sorted, of a keyed GPU.
+func FuzzReadGPUFile(f *testing.F) {
+	for _, name := range []string{"bsc-nvidia-smi-dmon-timeseries-llama-2-13b.csv", "bsc-nvidia-smi-query-gpu-timeseries-llama-2-13b.csv"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", "envlogs", name)); err == nil {
+			f.Add(data[:min(len(data), 4<<10)])
+		}
+	}
+	for _, s := range []string{
+		"timestamp,gpu_uuid,gpu_index,power_w,energy_j,util_percent,memory_used_mib\n1700000000,GPU-a,0,100,5,50,1024\n1700000001,GPU-a,0,110,,,\n",
+		"timestamp, index, uuid, power.draw [W], utilization.gpu [%]\n2025/01/15 06:27:34.166, 0, GPU-x, 250.50 W, 41 %\n",
+		"time,gpu,pwr,sm,fb\ns,Idx,W,%,MB\n0.1,0,100,50,1000\n",
+		"timestamp,host,gpu_index,power_w\n\"1\n2\",h,0,1\n",
+		"\ufefftimestamp,gpu_uuid,power_w\n1e999,a,1\nNaN,a,2\n1,a,-1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var (
+			gf   GPUFile
+			recs []gpuRecord
+			err  error
+		)
+		withinBudget(t, "readGPUFile", len(data), func() { gf, recs, _, err = readGPUFile(bytes.NewReader(data), "gpu.csv") })
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.File != "gpu.csv" {
+				t.Fatalf("error %v is not a FileError naming the file", err)
+			}
+			return
+		}
+		excluded := 0
+		for _, e := range gf.Excluded {
+			excluded += e.Rows
+		}
+		if gf.Used != len(recs) || gf.Used+excluded != gf.Rows {
+			t.Fatalf("rows %d = used %d + excluded %d? records %d", gf.Rows, gf.Used, excluded, len(recs))
+		}
+		tel := &GPUTelemetry{}
+		if msg := mergeGPURecords(tel, recs); msg != "" {
+			return
+		}
+		n := 0
+		for _, g := range tel.GPUs {
+			if g.Key == "" {
+				t.Fatal("a GPU without a key")
+			}
+			for i, s := range g.Samples {
+				n++
+				if math.IsNaN(s.Time) || i > 0 && s.Time <= g.Samples[i-1].Time {
+					t.Fatalf("GPU %s: sample %d at %v, not after the previous", g.Key, i, s.Time)
+				}
+				for _, v := range []float64{s.PowerW, s.EnergyJ, s.UtilPercent, s.MemoryUsedMiB} {
+					if math.IsInf(v, 0) || v < 0 {
+						t.Fatalf("GPU %s: sample %+v out of range", g.Key, s)
+					}
+				}
+			}
+		}
+		if n+tel.DuplicateSamples != len(recs) {
+			t.Fatalf("%d samples + %d duplicates != %d records", n, tel.DuplicateSamples, len(recs))
+		}
+	})
+}
+
+// A GPU file of one endless line, or of a million rows, costs no more
+// than the limits allow: the line is refused at MaxGPULineBytes.
+func TestGPUHostileLongLine(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("timestamp,gpu_uuid,power_w\n1,GPU-"), hostileRepeat('a'))
+	_, _, _, err := readGPUFile(r, "gpu.csv")
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Reason != "too large" || fe.Line != 2 {
+		t.Fatalf("error %v, want a too-large error on line 2", err)
+	}
+}
+
+// hostileRepeat is an endless stream of one byte.
+type hostileRepeat byte
+
+func (b hostileRepeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }
