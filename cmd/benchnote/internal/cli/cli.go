@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -479,18 +480,19 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		if r.GPU == nil {
 			continue
 		}
+		var files []string
 		for _, f := range r.GPU.Files {
-			line := fmt.Sprintf("  %s [%s]: %s read, %d used", f.Path, f.Format, plural(f.Rows, "row", "rows"), f.Used)
+			file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, plural(f.Rows, "row", "rows"), f.Used)
 			for _, e := range f.Excluded {
-				line += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
+				file += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
 			}
-			gpu = append(gpu, controls.Escape(line))
+			files = append(files, file)
 		}
-		what := fmt.Sprintf("  %s: %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"))
+		line := fmt.Sprintf("  %s: %s from %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
 		if r.GPU.Unplaced != "" {
-			what += "; not placed in the window: " + r.GPU.Unplaced
+			line += "; not placed in the window: " + r.GPU.Unplaced
 		}
-		gpu = append(gpu, controls.Escape(what))
+		gpu = append(gpu, controls.Escape(line))
 	}
 	if len(gpu) > 0 {
 		fmt.Fprintf(w, "\nGPU telemetry:\n%s\n", strings.Join(gpu, "\n"))
