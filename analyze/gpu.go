@@ -131,6 +131,9 @@ func gpuSummary(run *ingest.Run, tp Throughput, led *ledger) *GPUSummary {
 			led.add(ScopeFile, "GPU telemetry column not used: "+c, 1, f.Path)
 		}
 	}
+	for _, u := range tel.Unread {
+		led.add(ScopeFile, "GPU telemetry file not used", 1, u.Reason)
+	}
 	g.Notes = append(g.Notes, tel.Notes...)
 	if tel.DuplicateSamples > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("%d %s of a GPU at a time it already had one (the same GPU reported twice) not used",
@@ -139,6 +142,8 @@ func gpuSummary(run *ingest.Run, tp Throughput, led *ledger) *GPUSummary {
 	}
 	win := run.Window
 	switch {
+	case len(tel.Files) == 0 && len(tel.Unread) > 0:
+		g.Unavailable = "no GPU file could be read: " + tel.Unread[0].Reason
 	case tel.Unplaced != "":
 		g.Unavailable = tel.Unplaced
 	case !win.Known():

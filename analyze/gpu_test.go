@@ -196,6 +196,11 @@ func TestGPUUnavailable(t *testing.T) {
 			return r
 		}},
 		{"one GPU short", "GPU GPU-b: its samples cover 50.0 % of the window", func() *ingest.Run { return gpuRun("c4/r1", 1, full, short) }},
+		{"unreadable file", "no GPU file could be read: gpu.csv:1: warning: header", func() *ingest.Run {
+			r := gpuRun("c4/r1", 1)
+			r.GPU = &ingest.GPUTelemetry{Unread: []ingest.IgnoredFile{{Path: "gpu.csv", Reason: "gpu.csv:1: warning: header \"a,b\" is not GPU telemetry"}}}
+			return r
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{tc.run()}})

@@ -91,6 +91,9 @@ type GPUTelemetry struct {
 	// a sample for (the same UUID reported by two hosts or endpoints, or
 	// two files); the first was kept.
 	DuplicateSamples int
+	// Unread lists the GPU files that could not be used at all, with why
+	// (the diagnostic's text); their samples are not in GPUs.
+	Unread []IgnoredFile
 }
 
 // GPUFile is one GPU telemetry file that was read.
@@ -622,20 +625,28 @@ func unixSeconds(t time.Time) float64 {
 }
 
 // readGPUTelemetry reads a run directory's GPU files (names sorted) and
-// merges them. A file that cannot be used is a Warning: the run's other
-// figures do not depend on it.
+// merges them; nil when the run has none. A file that cannot be used is a
+// Warning (the run's other figures do not depend on it) and is listed in
+// Unread.
 func readGPUTelemetry(root, dir string, names []string) (*GPUTelemetry, []Diagnostic) {
 	var diags []Diagnostic
-	tel := &GPUTelemetry{}
+	var tel *GPUTelemetry
 	var all []gpuRecord
 	for _, name := range names {
 		if !isGPUFile(name) {
 			continue
 		}
+		if tel == nil {
+			tel = &GPUTelemetry{}
+		}
 		rel := path.Join(dir, name)
+		unread := func(d Diagnostic) {
+			diags = append(diags, d)
+			tel.Unread = append(tel.Unread, IgnoredFile{Path: rel, Reason: d.String()})
+		}
 		f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
-			diags = append(diags, Diagnostic{Severity: Warning, File: rel, Reason: "unreadable GPU telemetry", Message: err.Error()})
+			unread(Diagnostic{Severity: Warning, File: rel, Reason: "unreadable GPU telemetry", Message: err.Error()})
 			continue
 		}
 		gf, recs, ds, err := readGPUFile(f, rel)
@@ -647,11 +658,11 @@ func readGPUTelemetry(root, dir string, names []string) (*GPUTelemetry, []Diagno
 				d = fe.Diagnostic
 				d.Severity = Warning
 			}
-			diags = append(diags, d)
+			unread(d)
 			continue
 		}
 		if len(all)+len(recs) > MaxGPUSamplesPerRun {
-			diags = append(diags, Diagnostic{Severity: Warning, File: rel, Reason: reasonTooLarge,
+			unread(Diagnostic{Severity: Warning, File: rel, Reason: reasonTooLarge,
 				Message: fmt.Sprintf("the run's GPU files hold more than %s samples, the limit for a run; this file is not read", groupDigits(MaxGPUSamplesPerRun))})
 			continue
 		}
@@ -669,8 +680,8 @@ func readGPUTelemetry(root, dir string, names []string) (*GPUTelemetry, []Diagno
 			tel.Notes = append(tel.Notes, rel+": nvidia-smi writes timestamps in local time without a zone; they were read as UTC")
 		}
 	}
-	if len(tel.Files) == 0 {
-		return nil, diags
+	if tel == nil || len(all) == 0 {
+		return tel, diags
 	}
 	if err := mergeGPURecords(tel, all); err != "" {
 		diags = append(diags, Diagnostic{Severity: Warning, File: dir, Reason: reasonTooLarge, Message: err})

@@ -218,8 +218,8 @@ func TestGPUFileErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tel, diags := gpuDir(t, map[string]string{"gpu.csv": tc.body})
-			if tel != nil {
-				t.Fatalf("telemetry read: %+v", tel)
+			if tel == nil || len(tel.Files) != 0 || len(tel.GPUs) != 0 || len(tel.Unread) != 1 || tel.Unread[0].Path != "gpu.csv" {
+				t.Fatalf("telemetry %+v, want gpu.csv unread", tel)
 			}
 			if len(diags) != 1 {
 				t.Fatalf("diagnostics = %v", diags)

@@ -488,6 +488,9 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 			}
 			files = append(files, file)
 		}
+		for _, u := range r.GPU.Unread {
+			files = append(files, path.Base(u.Path)+" not read ("+u.Reason+")")
+		}
 		line := fmt.Sprintf("  %s: %s from %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
 		if r.GPU.Unplaced != "" {
 			line += "; not placed in the window: " + r.GPU.Unplaced

@@ -78,6 +78,13 @@ type validateGPU struct {
 	GPUs  int               `json:"gpus"`
 	// Unplaced says why the samples cannot be placed in the window ("" when they can).
 	Unplaced string `json:"unplaced,omitempty"`
+	// Unread lists the GPU files that could not be used, with why.
+	Unread []validateUnread `json:"unread,omitempty"`
+}
+
+type validateUnread struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 type validateGPUFile struct {
@@ -206,6 +213,9 @@ func jsonRun(r *ingest.Run) validateRun {
 				vf.Excluded = append(vf.Excluded, validateReason{Reason: e.Reason, Count: e.Rows})
 			}
 			jr.GPU.Files = append(jr.GPU.Files, vf)
+		}
+		for _, u := range g.Unread {
+			jr.GPU.Unread = append(jr.GPU.Unread, validateUnread{Path: u.Path, Reason: u.Reason})
 		}
 	}
 	return jr
