@@ -330,6 +330,18 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 		}
 	}
 	var recs []gpuRecord
+	interned := map[string]string{}
+	intern := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		if c, ok := interned[v]; ok {
+			return c
+		}
+		c := strings.Clone(v)
+		interned[c] = c
+		return c
+	}
 	first := true
 	for {
 		rec, err := cr.Read()
@@ -361,6 +373,12 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 		if reason != "" {
 			exclude(line, col, reason, msg)
 			continue
+		}
+		// Hosts, UUIDs and names repeat on every row: one copy each, so
+		// that a sample does not keep its line alive.
+		gr.host, gr.uuid, gr.name = intern(gr.host), intern(gr.uuid), intern(gr.name)
+		if len(interned) > 3*MaxGPUsPerRun {
+			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %d distinct GPUs, hosts and names, the limit for a run's GPU telemetry", 3*MaxGPUsPerRun)
 		}
 		if len(recs) >= MaxGPUSamplesPerRun {
 			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %s samples, the limit for a run's GPU telemetry", groupDigits(MaxGPUSamplesPerRun))

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -331,4 +332,19 @@ func (b hostileRepeat) Read(p []byte) (int, error) {
 		p[i] = byte(b)
 	}
 	return len(p), nil
+}
+
+// More distinct GPUs (UUIDs, hosts and names) than a run may hold stop
+// the file at the row that passes the limit.
+func TestGPUTooManyDistinct(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp,gpu_uuid,power_w\n")
+	for i := range 3*MaxGPUsPerRun + 1 {
+		fmt.Fprintf(&b, "1,GPU-%d,1\n", i)
+	}
+	_, _, _, err := readGPUFile(strings.NewReader(b.String()), "gpu.csv")
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Reason != "too large" || fe.Line != 3*MaxGPUsPerRun+2 {
+		t.Fatalf("error %v, want too large on line %d", err, 3*MaxGPUsPerRun+2)
+	}
 }
