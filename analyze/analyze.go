@@ -445,7 +445,14 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 			lv.ServerObservations = append(lv.ServerObservations, rc)
 		}
 	}
-	for _, sp := range levelStatSpecs() {
+	specs := levelStatSpecs()
+	for _, r := range ok {
+		if r.GPU != nil {
+			specs = append(specs, gpuStatSpecs()...)
+			break
+		}
+	}
+	for _, sp := range specs {
 		ar := AcrossRuns{Key: sp.key, Metric: sp.metric, Statistic: sp.stat, Unit: sp.unit, Sample: sp.sample, Median: NaN, MAD: NaN}
 		var vals []float64
 		for _, r := range ok {

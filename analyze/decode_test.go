@@ -141,8 +141,8 @@ func TestDecodeSummaryBounded(t *testing.T) {
 		{"a file longer than it says", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), 10, tooLarge, -1},
 		{"endless white space, no size", repeat(' '), -1, tooLarge, -1},
 		{"endless white space in a string", io.MultiReader(strings.NewReader(`{"title":"`), repeat(' ')), -1, tooLarge, -1},
-		// 2,032 bytes a run: the 16,514th passes 32 MiB, after 9 + 16,513 × 3 bytes.
-		{"a hundred thousand empty runs", repeated(`{"runs":[`, "{}", 100_000, "]}"), -1, tooMuch(9 + 16_513*3), -1},
+		// 2,040 bytes a run: the 16,449th passes 32 MiB, after 9 + 16,448 × 3 bytes.
+		{"a hundred thousand empty runs", repeated(`{"runs":[`, "{}", 100_000, "]}"), -1, tooMuch(9 + 16_448*3), -1},
 		// A level (1,560 bytes), a statistic (136) and 8 bytes a value:
 		// the 4,194,093rd value passes 32 MiB, after 33 + 4,194,092 × 2
 		// bytes.
@@ -168,7 +168,7 @@ func TestDecodeSummaryBounded(t *testing.T) {
 	}
 }
 
-// TestDecodedSize pins the estimate: a run is 2,016 bytes, a level 1,544,
+// TestDecodedSize pins the estimate: a run is 2,040 bytes, a level 1,544,
 // a string header 16 and a string's bytes their count; keys match as
 // encoding/json matches them, so a key spelt another way costs the same.
 func TestDecodedSize(t *testing.T) {
@@ -177,18 +177,18 @@ func TestDecodedSize(t *testing.T) {
 		size int64
 		err  error
 	}{
-		{`{"runs":[{},{}]}`, 2 * 2032, nil},
+		{`{"runs":[{},{}]}`, 2 * 2040, nil},
 		{`{"title":"abc","unknown":[{},{},"long string"]}`, 3, nil},
 		{`{"levels":[{"runs":["a","bc"]}]}`, 1560 + 2*16 + 3, nil},
-		{`{"RUNS":[{}]}`, 2032, nil},
-		{`{"run\u0073":[{}]}`, 2032, nil},
-		{`{"runſ":[{}]}`, 2032, nil}, // ſ folds to s, as encoding/json folds it
+		{`{"RUNS":[{}]}`, 2040, nil},
+		{`{"run\u0073":[{}]}`, 2040, nil},
+		{`{"runſ":[{}]}`, 2040, nil}, // ſ folds to s, as encoding/json folds it
 		{`{"title":"a\"b\\"}`, 6, nil},
-		{`{"runs":[{"import":{"tool":"x"}}]}`, 2032 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
-		{`{"runs":[{"import":null}]}`, 2032, nil},
-		{`{"runs":[{},{}`, 2 * 2032, errMalformed},
+		{`{"runs":[{"import":{"tool":"x"}}]}`, 2040 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
+		{`{"runs":[{"import":null}]}`, 2040, nil},
+		{`{"runs":[{},{}`, 2 * 2040, errMalformed},
 		{`{"runs" [`, 0, errMalformed},
-		{`{"runs":[{},{},{}]}`, 3 * 2032, errTooLarge},
+		{`{"runs":[{},{},{}]}`, 3 * 2040, errTooLarge},
 	}
 	for _, tt := range tests {
 		_, size, err := decodedSize([]byte(tt.in), reflect.TypeFor[Summary](), 5000)

@@ -87,7 +87,11 @@ func importSummary(p *ingest.Provenance, rs *RunSummary) *ImportSummary {
 		fc := FigureComparison{Key: f.Key, Label: f.Label, Unit: f.Unit, Reported: Num(f.Value), Benchnote: NaN, Note: f.Note,
 			Basis: "only reported: nothing to recompute it from"}
 		if rs != nil {
-			fc.Benchnote, fc.Basis = rs.figure(f.Key)
+			if v, basis, ok := rs.gpuFigure(f.Key, f.Label); ok {
+				fc.Benchnote, fc.Basis = v, basis
+			} else {
+				fc.Benchnote, fc.Basis = rs.figure(f.Key)
+			}
 		}
 		s.Figures = append(s.Figures, fc)
 	}

@@ -77,7 +77,7 @@ func unitRange(unit string) numberRange {
 		return numberRange{0, MaxPerSecond, unit}
 	case "%":
 		return percentRange
-	case "tokens", "requests":
+	case "tokens", "requests", "GPUs", "W", "MiB", "J/token", "tokens/s/kW":
 		return numberRange{0, MaxCount, unit}
 	}
 	return numberRange{-MaxCount, MaxCount, unit}
@@ -121,6 +121,13 @@ func fieldRange(typ, field string) (r numberRange, byUnit, ok bool) {
 		return numberRange{0, MaxRatio, ""}, false, true
 	case "WarmupSeries.slowdown", "WarmupPoint.ttft_stat", "WarmupPoint.tpot_stat":
 		return ratioRange, false, true
+	case "GPUSummary.coverage_percent", "GPUSummary.util_percent", "GPUFigures.coverage_percent", "GPUFigures.util_percent":
+		return percentRange, false, true
+	case "GPUSummary.output_tokens":
+		return tokenCount, false, true
+	case "GPUSummary.energy_j", "GPUSummary.power_w", "GPUSummary.memory_used_mib", "GPUSummary.j_per_output_token",
+		"GPUSummary.output_tokens_per_s_per_kw", "GPUFigures.energy_j", "GPUFigures.power_w", "GPUFigures.memory_used_mib":
+		return countRange, false, true
 	case "LevelKey.rate":
 		return numberRange{0, ingest.MaxRate, "req/s"}, false, true
 	}

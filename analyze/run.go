@@ -223,6 +223,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Scrapes = checkScrapes(run)
 	rs.Throughput = throughput(run, req, &m, &a, rs.Scrapes, led)
 	rs.Server = serverHistograms(run, a.lowToken, cfg, rs.Scrapes, led)
+	rs.GPU = gpuSummary(run, rs.Throughput, led)
 	rs.Goodput = goodput(run, req, &m, cfg.SLO, rs.Streamed)
 	rs.Workload, smp.prompt, smp.output = workload(&m, method)
 	int64Scratch.give(m.prompt)

@@ -756,6 +756,9 @@ type RunSummary struct {
 	Workload Workload          `json:"workload"`
 	// Errors counts failed measured requests by error class, largest first.
 	Errors []ErrorClass `json:"errors"`
+	// GPU is the run's GPU and energy figures; absent when the run has no
+	// GPU telemetry.
+	GPU *GPUSummary `json:"gpu,omitempty"`
 	// Notes is run.yaml's free-text notes ("" when none).
 	Notes string `json:"notes,omitempty"`
 	// Import says where an imported run came from; absent otherwise.

@@ -62,8 +62,10 @@ func TestAddExample(t *testing.T) {
 	if want := hex.EncodeToString(sum[:]); e.InputHash != want || e.ID != want[:16] {
 		t.Errorf("input hash %s id %s, want %s", e.InputHash, e.ID, want)
 	}
-	if len(e.Inputs) != 39 {
-		t.Errorf("%d inputs, want 39", len(e.Inputs))
+	// sweep.yaml, env.json, env.txt and 9 runs × (requests, run.yaml, two
+	// scrapes, gpu.csv).
+	if len(e.Inputs) != 48 {
+		t.Errorf("%d inputs, want 48", len(e.Inputs))
 	}
 	// The time is the first request sent (the example's c1/run-1 window
 	// starts with it), never a file time.
@@ -274,8 +276,9 @@ func TestStatsParquetRoundTrip(t *testing.T) {
 
 	rows := readXitongsys(t, filepath.Join(dir, e.ID, StatsFile))
 	n := len(rows)
-	// 3 levels × 3 runs × (50 summary statistics + the error rate).
-	if n != len(want) || n != 3*3*51 {
+	// 3 levels × 3 runs × (50 summary statistics + 6 GPU and energy
+	// statistics + the error rate).
+	if n != len(want) || n != 3*3*57 {
 		t.Fatalf("%d rows, want %d", n, len(want))
 	}
 	micro := e.When().UnixMicro()
@@ -636,9 +639,27 @@ func TestStatsParquetRoundTripSeries(t *testing.T) {
 // series existed (the example's bytes are pinned by their SHA-256), and
 // its entry.json keeps schema v1; a sweep with labels gets v2 and its
 // levels carry their series.
+//
+// The example as it was then had no GPU telemetry: its copy here leaves
+// out the gpu.csv files.
 func TestStatsParquetWithoutSeriesIsUnchanged(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "archive")
-	e := addExample(t, dir, AddOptions{Label: "x"})
+	root := t.TempDir()
+	sweep := filepath.Join(root, "sweep")
+	copyTree(t, example, sweep)
+	gpuFiles, err := filepath.Glob(filepath.Join(sweep, "*", "*", "gpu.csv"))
+	if err != nil || len(gpuFiles) != 9 {
+		t.Fatalf("gpu.csv files %v, %v", gpuFiles, err)
+	}
+	for _, f := range gpuFiles {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(root, "archive")
+	e, err := Add(dir, sweep, AddOptions{Label: "x", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	data, err := os.ReadFile(filepath.Join(dir, e.ID, StatsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -652,7 +673,7 @@ func TestStatsParquetWithoutSeriesIsUnchanged(t *testing.T) {
 		t.Errorf("entry.json of an unlabelled sweep: schema %q", e.Schema)
 	}
 
-	sweep := filepath.Join(t.TempDir(), "sweep")
+	sweep = filepath.Join(t.TempDir(), "sweep")
 	copyTree(t, example, sweep)
 	for _, run := range []string{"c1/run-1", "c1/run-2", "c1/run-3"} {
 		p := filepath.Join(sweep, run, "run.yaml")

@@ -62,8 +62,8 @@ func TestArchiveInsideSweepIsNotInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Inputs) != 39 {
-		t.Errorf("%d inputs, want the example's 39", len(e.Inputs))
+	if len(e.Inputs) != 48 {
+		t.Errorf("%d inputs, want the example's 48", len(e.Inputs))
 	}
 	if len(e.Ignored) != 1 || e.Ignored[0].Path != "arch/" || !strings.HasPrefix(e.Ignored[0].Reason, "a benchnote archive (it holds archive.json), not input") {
 		t.Errorf("ignored %+v, want the inner archive", e.Ignored)

@@ -260,6 +260,7 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 	}
 	baseLevels := map[LevelID]bool{}
 	sloSet := SLOSet(bs.Method.SLO) && SLOSet(ns.Method.SLO)
+	metrics := metricsFor(bs, ns)
 	for _, bl := range bs.Levels {
 		id := LevelOf(bl)
 		baseLevels[id] = true
@@ -269,7 +270,7 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 			continue
 		}
 		lr := LevelResult{Level: id, Label: label(id), BaseRuns: len(bl.Runs), NewRuns: len(nl.Runs)}
-		for _, m := range Headline {
+		for _, m := range metrics {
 			b, okB := across(bs, bRuns, bl, m.Key)
 			n, okN := across(ns, nRuns, nl, m.Key)
 			row := newRow(m, b, n, okB && okN, opts)
@@ -288,8 +289,8 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 		}
 	}
 	sortLevels(res.Levels)
-	res.Tests = decide(res.Levels, opts)
-	res.Findings = findings(res.Levels, opts)
+	res.Tests = decide(res.Levels, len(metrics), opts)
+	res.Findings = findings(res.Levels, metrics, opts)
 	res.Family = decideFindings(res.Findings, res.Levels, opts)
 	res.ErrorRate = errorRateRises(res.Levels, opts)
 	if sloSet {
@@ -399,7 +400,7 @@ func (r Row) beyond() bool {
 
 // decide applies the correction over the family of tests and gives every
 // tested row its verdict.
-func decide(levels []LevelResult, opts Options) Tests {
+func decide(levels []LevelResult, metrics int, opts Options) Tests {
 	type ref struct{ l, r int }
 	var refs []ref
 	var ps []float64
@@ -416,7 +417,7 @@ func decide(levels []LevelResult, opts Options) Tests {
 		row := levels[rf.l].Rows[rf.r]
 		t.ExpectedFalseFlags += stats.StratifiedSize([]stats.Stratum{{X: row.New.values(), Y: row.Base.values()}}, opts.Alpha)
 	}
-	t.Family = fmt.Sprintf("%d headline statistics × %d levels present on both sides; %d of those pairs have values and variation on both sides", len(Headline), len(levels), len(ps))
+	t.Family = fmt.Sprintf("%d headline statistics × %d levels present on both sides; %d of those pairs have values and variation on both sides", metrics, len(levels), len(ps))
 	adjusted := ps
 	if opts.Correction == CorrectionHolm && len(ps) > 0 {
 		adjusted = stats.Holm(ps)

@@ -53,7 +53,7 @@ func TestSameSweepIsNoChange(t *testing.T) {
 	// The gate: 6 primary statistics, 4 of which vary (goodput and the
 	// error rate are equal in every run); each tested once across the 3
 	// levels, p = 1.
-	if r.Family.Tests != 4 || len(r.Findings) != len(Headline) {
+	if r.Family.Tests != 4 || len(r.Findings) != coreHeadline() {
 		t.Errorf("family %+v, %d findings; want 4 tests and one finding a statistic", r.Family, len(r.Findings))
 	}
 	for _, f := range r.Findings {
@@ -350,7 +350,7 @@ func TestErrorRateRiseIsATest(t *testing.T) {
 		return baseValue(c, r, key)
 	}}
 	r = run(base, new, DefaultOptions())
-	f := r.Findings[len(Headline)-1]
+	f := r.Findings[coreHeadline()-1]
 	if f.Metric.Key != ErrorRateKey || f.Verdict != VerdictRegression || float64(f.Change) != 2 || math.Abs(float64(f.Test.P)-2.0/8000) > 1e-15 {
 		t.Fatalf("error-rate finding %+v test %+v", f, f.Test)
 	}
@@ -583,5 +583,49 @@ func TestNoCommonLevelComparesNothing(t *testing.T) {
 	r = run(fakeSweep{levels: []int{1, 4}, runs: 3}, other, DefaultOptions())
 	if g := r.Gate(GateOptions{FailOn: FailOnRegression}); g.Code != ExitIncomparable || !strings.HasPrefix(g.Lines[0], "not comparable: gpu") {
 		t.Errorf("not comparable and nothing compared: gate %+v", g)
+	}
+}
+
+// Energy per output token is a primary statistic when both sides have GPU
+// telemetry: 30 % more J/token at every level, 5 runs a side, is a
+// flagged regression; when one side has no GPU telemetry it is not
+// available and not in the family.
+func TestEnergyPerTokenGates(t *testing.T) {
+	base := fakeSweep{levels: []int{1, 4, 16}, runs: 5, energy: true}
+	worse := base
+	worse.value = func(c, r int, key string) float64 {
+		if key == EnergyKey {
+			return 1.3 * baseValue(c, r, key)
+		}
+		return baseValue(c, r, key)
+	}
+	r := run(base, worse, DefaultOptions())
+	var f *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Metric.Key == EnergyKey {
+			f = &r.Findings[i]
+		}
+	}
+	if f == nil || !f.Primary || f.Verdict != VerdictRegression || f.Direction != "worse" || math.Abs(float64(f.Change)-0.3) > 1e-12 {
+		t.Fatalf("energy finding %+v", f)
+	}
+	if r.Outcome != OutcomeRegression || !strings.Contains(strings.Join(r.Family.Statistics, " "), EnergyKey) {
+		t.Errorf("outcome %q, family %v", r.Outcome, r.Family.Statistics)
+	}
+	if len(r.Levels[0].Rows) != len(Headline) {
+		t.Errorf("%d rows, want %d (the energy statistics included)", len(r.Levels[0].Rows), len(Headline))
+	}
+
+	noGPU := base
+	noGPU.energy = false
+	r = run(noGPU, worse, DefaultOptions())
+	for _, f := range r.Findings {
+		if f.Metric.Key == EnergyKey && (f.Verdict != VerdictNotAvailable || f.Test != nil) {
+			t.Errorf("one-sided energy finding %+v", f)
+		}
+	}
+	r = run(noGPU, noGPU, DefaultOptions())
+	if len(r.Levels[0].Rows) != coreHeadline() || strings.Contains(strings.Join(r.Family.Statistics, " "), EnergyKey) {
+		t.Errorf("without GPU telemetry: %d rows, family %v", len(r.Levels[0].Rows), r.Family.Statistics)
 	}
 }

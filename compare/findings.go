@@ -18,9 +18,12 @@ import (
 // p50; its p95 mostly repeats E2E p95), the capacity (output tokens/s),
 // the SLO answer (goodput, when both sides set targets) and the error
 // rate. p99s rest on the few slowest requests of a run and move with
-// them; the other statistics largely repeat these. Every other headline
-// statistic is tested too, and reported as secondary: it does not gate.
-var DefaultGate = []string{"ttft.p95", "tpot.p50", "e2e.p95", "throughput.output_tokens_per_s", GoodputKey, ErrorRateKey}
+// them; the other statistics largely repeat these. Energy per output
+// token (lower is better) joins them when both sides have GPU telemetry;
+// without it on both sides its finding is not available and not in the
+// family. Every other headline statistic is tested too, and reported as
+// secondary: it does not gate.
+var DefaultGate = []string{"ttft.p95", "tpot.p50", "e2e.p95", "throughput.output_tokens_per_s", GoodputKey, ErrorRateKey, EnergyKey}
 
 // Finding is one headline statistic of one series tested once across
 // every level both sides share (a stratified rank test on the per-run
@@ -95,7 +98,7 @@ func (o Options) inGate(key string) bool {
 
 // findings tests every headline statistic of every series across the
 // levels both sides share.
-func findings(levels []LevelResult, opts Options) []Finding {
+func findings(levels []LevelResult, metrics []Metric, opts Options) []Finding {
 	var order []ingest.Series
 	bySeries := map[ingest.Series][]LevelResult{}
 	for _, l := range levels {
@@ -107,7 +110,7 @@ func findings(levels []LevelResult, opts Options) []Finding {
 	var out []Finding
 	for _, ser := range order {
 		ls := bySeries[ser]
-		for mi, m := range Headline {
+		for mi, m := range metrics {
 			f := Finding{Series: ser, Metric: m, Primary: opts.inGate(m.Key), Threshold: opts.ThresholdFor(m),
 				Change: analyze.NaN, ChangeLow: analyze.NaN, ChangeHigh: analyze.NaN, Severity: analyze.NaN, Direction: "n/a"}
 			var strata []stats.Stratum
@@ -227,7 +230,17 @@ func decideFindings(fs []Finding, levels []LevelResult, opts Options) Family {
 		effective = opts.Alpha / float64(len(ps))
 	}
 	famDesc := Family{Alpha: opts.Alpha, Correction: opts.Correction, EffectiveAlpha: effective, Tests: len(fam), PerLevel: opts.PerLevel, NoTest: opts.NoTest}
-	famDesc.Statistics = gateKeys(opts)
+	// An optional statistic (energy) is in the family only when compared.
+	compared := map[string]bool{}
+	for _, f := range fs {
+		compared[f.Metric.Key] = true
+	}
+	for _, k := range gateKeys(opts) {
+		if m, ok := MetricByKey(k); ok && m.Optional && !compared[k] {
+			continue
+		}
+		famDesc.Statistics = append(famDesc.Statistics, k)
+	}
 	inFamily := make([]bool, len(fs))
 	for k, m := range fam {
 		if m.finding >= 0 {

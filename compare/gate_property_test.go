@@ -547,7 +547,7 @@ func TestSubSummaryIsTheSweepsAnalysis(t *testing.T) {
 	}
 	for _, c := range levels {
 		for rep := 2; rep <= 3; rep++ {
-			for _, f := range []string{"run.yaml", "requests.csv", "metrics-start.prom", "metrics-end.prom"} {
+			for _, f := range []string{"run.yaml", "requests.csv", "metrics-start.prom", "metrics-end.prom", "gpu.csv"} {
 				copyFile(filepath.Join(fmt.Sprintf("c%d", c), fmt.Sprintf("run-%d", rep), f))
 			}
 		}

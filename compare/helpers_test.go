@@ -25,6 +25,8 @@ type fakeSweep struct {
 	// series labels every level and run ("tp=2,engine=vllm"); its runs'
 	// directories start with the labels ("tp=2/c4/run-1").
 	series string
+	// energy gives the levels the optional statistics (GPU telemetry's).
+	energy bool
 }
 
 // mustSeries parses "KEY=V[,KEY=V]" into a series ("" is the zero one).
@@ -112,7 +114,7 @@ func (f fakeSweep) build() *analyze.Summary {
 				Counts: analyze.Counts{Measured: 1000, Errors: errs, MultiToken: 1000 - errs}})
 		}
 		for _, m := range Headline {
-			if m.Key == ErrorRateKey {
+			if m.Key == ErrorRateKey || m.Optional && !f.energy {
 				continue
 			}
 			ar := analyze.AcrossRuns{Key: m.Key, Unit: m.Unit}
@@ -157,4 +159,16 @@ func withEnv(key, value string) map[string]string {
 	}
 	env[key] = value
 	return env
+}
+
+// coreHeadline is the number of headline statistics every sweep has
+// (not Optional): the rows and findings of a sweep without GPU telemetry.
+func coreHeadline() int {
+	n := 0
+	for _, m := range Headline {
+		if !m.Optional {
+			n++
+		}
+	}
+	return n
 }

@@ -21,6 +21,10 @@ type Metric struct {
 	Points bool `json:"points"`
 	// Family groups keys for threshold overrides ("ttft" covers ttft.*).
 	Family string `json:"family"`
+	// Optional marks a statistic only some sweeps have (the energy
+	// figures, from GPU telemetry): it is compared, and has rows, only
+	// when a level of either side has it.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // ErrorRateKey is the per-run error rate: failed requests / measured
@@ -47,6 +51,34 @@ var Headline = []Metric{
 	{Key: "throughput.requests_per_s", Name: "requests/s", Unit: "req/s", Family: "throughput"},
 	{Key: GoodputKey, Name: "goodput", Unit: "%", Points: true, Family: "goodput"},
 	{Key: ErrorRateKey, Name: "error rate", Unit: "%", LowerIsBetter: true, Points: true, Family: "errors"},
+	{Key: EnergyKey, Name: "energy per output token", Unit: "J/token", LowerIsBetter: true, Family: "energy", Optional: true},
+	{Key: "energy.output_tokens_per_s_per_kw", Name: "output tokens/s per kW", Unit: "tokens/s/kW", Family: "energy", Optional: true},
+}
+
+// EnergyKey is the per-run energy per output token (J/token), from GPU
+// telemetry (analyze.KeyEnergyPerToken).
+const EnergyKey = "energy.j_per_output_token"
+
+// metricsFor is Headline without the optional statistics no level of
+// either summary has.
+func metricsFor(base, new *analyze.Summary) []Metric {
+	var out []Metric
+	for _, m := range Headline {
+		if !m.Optional || hasStat(base, m.Key) || hasStat(new, m.Key) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hasStat reports whether a level of s has the statistic key.
+func hasStat(s *analyze.Summary, key string) bool {
+	for _, l := range s.Levels {
+		if _, ok := l.Stat(key); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // MetricByKey returns the headline metric with the key, or false.

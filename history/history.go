@@ -463,7 +463,7 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 	// The family: every primary test, Holm over them when asked.
 	var fam []int
 	var ps []float64
-	h.Tests = Tests{Statistics: gate, Alpha: o.Alpha, Correction: o.Correction, EffectiveAlpha: o.Alpha}
+	h.Tests = Tests{Statistics: familyPresent(gate, entries), Alpha: o.Alpha, Correction: o.Correction, EffectiveAlpha: o.Alpha}
 	for i, c := range cands {
 		if c.change.Primary {
 			fam = append(fam, i)
@@ -630,6 +630,33 @@ func tracksOf(entries []Input, segOf []int, levels []compare.LevelID, gate []str
 		}
 	}
 	return out
+}
+
+// familyPresent is the gate's statistics without the optional ones (the
+// energy figures) that no entry has.
+func familyPresent(gate []string, entries []Input) []string {
+	var out []string
+	for _, k := range gate {
+		if m, ok := compare.MetricByKey(k); ok && m.Optional && !anyHas(entries, k) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// anyHas reports whether an entry has a value of key at some level.
+func anyHas(entries []Input, key string) bool {
+	for _, e := range entries {
+		for _, vals := range e.Values {
+			for _, v := range vals[key] {
+				if !math.IsNaN(v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // hasRuns reports whether the entry has a value of key at some level.

@@ -387,16 +387,16 @@ func shifted(n, at int, k float64) []Input {
 // TestOneShiftIsOneEntry: every latency × 1.25 (throughput ÷ 1.25) from
 // entry 6 of 8 at two levels is one entry of changes: one change point
 // per primary statistic that moved (TTFT p95, TPOT p50, E2E p95, output
-// tokens/s), the other eight statistics that moved secondary, nothing
-// awaiting confirmation at the latest entry.
+// tokens/s, energy per output token), the other nine statistics that
+// moved secondary, nothing awaiting confirmation at the latest entry.
 func TestOneShiftIsOneEntry(t *testing.T) {
 	h := Build(shifted(8, 5, 1.25), DefaultOptions())
 	if len(h.ByEntry) != 1 {
 		t.Fatalf("%d entries with changes, want 1: %+v", len(h.ByEntry), h.ByEntry)
 	}
 	g := h.ByEntry[0]
-	if g.Entry != fmt.Sprintf("%016x", 6) || g.ChangePoints != 4 || g.Secondary != 8 || g.Pending != 0 || g.Undecided != 0 || g.Worse != 4 {
-		t.Errorf("entry %+v, want entry 6 with 4 change points, all worse, and 8 secondary", g)
+	if g.Entry != fmt.Sprintf("%016x", 6) || g.ChangePoints != 5 || g.Secondary != 9 || g.Pending != 0 || g.Undecided != 0 || g.Worse != 5 {
+		t.Errorf("entry %+v, want entry 6 with 5 change points, all worse, and 9 secondary", g)
 	}
 	for _, c := range h.Changes {
 		want := KindSecondary
@@ -410,10 +410,10 @@ func TestOneShiftIsOneEntry(t *testing.T) {
 	if w := h.Changes[g.Worst]; w.Kind != KindChange {
 		t.Errorf("the worst of the entry is %s %s, want a change point", w.Kind, w.Metric.Key)
 	}
-	// With a gate of TTFT p95 alone, the other three are secondary.
+	// With a gate of TTFT p95 alone, the other four are secondary.
 	opts := DefaultOptions()
 	opts.Compare.Gate = []string{"ttft.p95"}
-	if g := Build(shifted(8, 5, 1.25), opts).ByEntry; len(g) != 1 || g[0].ChangePoints != 1 || g[0].Secondary != 11 {
+	if g := Build(shifted(8, 5, 1.25), opts).ByEntry; len(g) != 1 || g[0].ChangePoints != 1 || g[0].Secondary != 13 {
 		t.Errorf("--gate ttft.p95: %+v", g)
 	}
 }

@@ -10,7 +10,8 @@ import (
 
 // InputFiles lists the files of the sweep rooted at root that Load reads:
 // sweep.yaml, every environment log (env.*), and in every run directory
-// its requests file, run.yaml and the two scrapes. Paths are relative to
+// its requests file, run.yaml, the two scrapes and its GPU telemetry
+// (gpu.csv, gpu-*.csv). Paths are relative to
 // root, slash-separated and sorted. The files Load does not read are
 // returned with the reason, as in Sweep.IgnoredFiles. An archive copies
 // exactly the inputs, so that a sweep can be analysed again from them.
@@ -37,7 +38,7 @@ func InputFiles(root string) (inputs []string, ignored []IgnoredFile, err error)
 	read := map[string]bool{RunConfigFile: true, RequestsCSV: true, RequestsParquet: true, ScrapeStartFile: true, ScrapeEndFile: true}
 	for _, dir := range t.runDirs {
 		for _, name := range t.runFiles[dir] {
-			if read[name] {
+			if read[name] || isGPUFile(name) {
 				inputs = append(inputs, path.Join(dir, name))
 			}
 		}

@@ -10,13 +10,14 @@ func TestInputFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sweep.yaml, two environment logs, and four files in each of nine runs.
-	if len(inputs) != 3+9*4 || len(ignored) != 0 {
-		t.Fatalf("%d inputs, %d ignored; want 39 and 0: %v", len(inputs), len(ignored), inputs)
+	// sweep.yaml, two environment logs, and five files in each of nine
+	// runs (gpu.csv among them).
+	if len(inputs) != 3+9*5 || len(ignored) != 0 {
+		t.Fatalf("%d inputs, %d ignored; want 48 and 0: %v", len(inputs), len(ignored), inputs)
 	}
-	want := []string{"c1/run-1/metrics-end.prom", "c1/run-1/metrics-start.prom", "c1/run-1/requests.csv", "c1/run-1/run.yaml"}
-	if strings.Join(inputs[:4], ",") != strings.Join(want, ",") || inputs[len(inputs)-1] != "sweep.yaml" {
-		t.Errorf("inputs start %v, end %q", inputs[:4], inputs[len(inputs)-1])
+	want := []string{"c1/run-1/gpu.csv", "c1/run-1/metrics-end.prom", "c1/run-1/metrics-start.prom", "c1/run-1/requests.csv", "c1/run-1/run.yaml"}
+	if strings.Join(inputs[:5], ",") != strings.Join(want, ",") || inputs[len(inputs)-1] != "sweep.yaml" {
+		t.Errorf("inputs start %v, end %q", inputs[:5], inputs[len(inputs)-1])
 	}
 	if !inputsContain(inputs, "env.json") || !inputsContain(inputs, "c4/run-2/requests.parquet") {
 		t.Errorf("inputs lack env.json or a Parquet requests file: %v", inputs)

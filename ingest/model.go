@@ -400,6 +400,9 @@ type Run struct {
 	ScrapeEnd   *Scrape
 	// Window is the declared measurement window.
 	Window Window
+	// GPU is the run's GPU telemetry (gpu.csv, gpu-*.csv); nil when the
+	// run has none or none of its files could be read.
+	GPU *GPUTelemetry
 	// Env is the run's merged environment.
 	Env Environment
 	// Diagnostics are the run's problems (other than excluded rows).

@@ -373,7 +373,7 @@ func scanTree(root string) (*tree, error) {
 			case dir == "." && (name == SweepConfigFile || name == ImportRecordFile || name == outdir.SweepMarkerName):
 			case isReported[dir] && name == ReportedFile:
 			case isRun[dir] && (name == RunConfigFile || name == RequestsCSV || name == RequestsParquet ||
-				name == ScrapeStartFile || name == ScrapeEndFile):
+				name == ScrapeStartFile || name == ScrapeEndFile || isGPUFile(name)):
 			case isRun[dir]:
 				ignored = append(ignored, IgnoredFile{Path: rel, Reason: reasonNotRead})
 			default:
@@ -496,7 +496,7 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 	// What an earlier read left (the run was released since) goes.
 	run.Diagnostics = run.Diagnostics[:run.openDiags:run.openDiags]
 	run.Failed = run.openFailed
-	run.Requests, run.ScrapeStart, run.ScrapeEnd = nil, nil, nil
+	run.Requests, run.ScrapeStart, run.ScrapeEnd, run.GPU = nil, nil, nil, nil
 
 	// Client records.
 	switch {
@@ -540,6 +540,12 @@ func (run *Run) readFiles(root string, cfg Config, readOpts ReadOptions) {
 	}
 	run.ScrapeStart = readScrape(ScrapeStartFile)
 	run.ScrapeEnd = readScrape(ScrapeEndFile)
+
+	// GPU telemetry: a file that cannot be used is a warning; the run's
+	// other figures do not rest on it.
+	var gpuDiags []Diagnostic
+	run.GPU, gpuDiags = readGPUTelemetry(root, dir, run.files)
+	run.Diagnostics = append(run.Diagnostics, gpuDiags...)
 
 	// Window.
 	switch {

@@ -25,6 +25,7 @@ var tables = map[string]func(*analyze.Summary) string{
 	"headline":   headlineTable,
 	"warmup":     warmupTable,
 	"reported":   reportedTable,
+	"gpu":        gpuTable,
 }
 
 func tableNames() []string {

@@ -197,6 +197,7 @@ func TestStratifiedTablesInDocs(t *testing.T) {
 		4: {5, 3, 2, 2, 2, 2, 1, 1},
 		5: {5, 3, 2, 2, 2, 2, 1, 1},
 		6: {5, 3, 3, 2, 2, 2, 1, 1},
+		7: {6, 3, 3, 2, 2, 2, 2, 1},
 	}
 	levels := []int{1, 2, 3, 4, 5, 6, 8, 10}
 	for m, ks := range needed {

@@ -152,8 +152,9 @@ func TestChangesAreOneLineAnEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, page := string(files[MarkdownFile]), string(files[HTMLFile])
-	want := "## Changes\n\n4 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n" +
-		"- **rev-5** (`0000000000000006`, 2026-01-06T09:00:00Z): 12 statistics moved — 4 change points (all worse), 8 secondary; worst TTFT p95 +25.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 36 tests: < 0.0001); confirmed by rev-6.\n\n## Changes in detail (12)"
+	// Every headline statistic moves, the energy ones (GPU telemetry) too.
+	want := "## Changes\n\n5 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n" +
+		"- **rev-5** (`0000000000000006`, 2026-01-06T09:00:00Z): 14 statistics moved — 5 change points (all worse), 9 secondary; worst energy per output token +25.3 % across 2 levels, stratified exact p < 0.0001 (Holm over 42 tests: < 0.0001); confirmed by rev-6.\n\n## Changes in detail (14)"
 	if !strings.Contains(md, want) {
 		t.Errorf("history.md does not hold\n%s\n---\n%s", want, md)
 	}
@@ -186,7 +187,7 @@ func TestHistoryWithoutLabels(t *testing.T) {
 	if !strings.Contains(page, ">time (UTC)</text>") || strings.Contains(page, "entry (label") {
 		t.Error("history.html: entries without labels do not keep a date axis")
 	}
-	if !strings.Contains(string(files[MarkdownFile]), "No change point: no primary statistic (TTFT p95, TPOT p50, E2E p95, output tokens/s, goodput and error rate) moved") {
+	if !strings.Contains(string(files[MarkdownFile]), "No change point: no primary statistic (TTFT p95, TPOT p50, E2E p95, output tokens/s, goodput, error rate and energy per output token) moved") {
 		t.Errorf("history.md does not say there is no change point:\n%s", files[MarkdownFile])
 	}
 }

@@ -1364,6 +1364,7 @@ func (r *Run) write(cfg *Config, dir string) error {
 		{name, data},
 		{"metrics-start.prom", r.start.exposition(cfg)},
 		{"metrics-end.prom", r.end.exposition(cfg)},
+		{"gpu.csv", r.gpuCSV()},
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {

@@ -22,6 +22,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // smallConfig keeps tests fast: 40/67/100 requests per run, enough for the
@@ -89,9 +91,9 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	if !slices.Equal(sortedKeys(a), sortedKeys(b)) {
 		t.Fatalf("file sets differ:\n%v\n%v", sortedKeys(a), sortedKeys(b))
 	}
-	// 3 sweep files + 9 runs × 4 files.
-	if len(a) != 3+9*4 {
-		t.Errorf("wrote %d files, want %d: %v", len(a), 3+9*4, sortedKeys(a))
+	// 3 sweep files + 9 runs × 5 files.
+	if len(a) != 3+9*5 {
+		t.Errorf("wrote %d files, want %d: %v", len(a), 3+9*5, sortedKeys(a))
 	}
 	for _, name := range sortedKeys(a) {
 		if !bytes.Equal(a[name], b[name]) {
@@ -520,5 +522,35 @@ func TestExampleIsCurrent(t *testing.T) {
 		if err != nil || !bytes.Equal(old, fresh[name]) {
 			t.Errorf("runs/example/%s is stale (%v); run `go run ./cmd/benchsim -o runs/example`", name, err)
 		}
+	}
+}
+
+// TestGPUTelemetry: every run's gpu.csv is read by ingest whole (one
+// GPU, every row used), covers the window, idles at 72 W before the first
+// request, and its energy counter adds each second's trapezoid.
+func TestGPUTelemetry(t *testing.T) {
+	sw, dir := generate(t, smallConfig())
+	loaded, err := ingest.Load(dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range loaded.Runs {
+		g := r.GPU
+		if g == nil || len(g.GPUs) != 1 || len(g.Files) != 1 || g.Files[0].Used != g.Files[0].Rows || g.Unplaced != "" {
+			t.Fatalf("%s: GPU telemetry %+v", r.Dir, g)
+		}
+		s := g.GPUs[0].Samples
+		start, end := float64(r.Window.Start.UnixMicro())/1e6, float64(r.Window.End.UnixMicro())/1e6
+		if s[0].Time > start-1 || s[len(s)-1].Time < end+1 || s[0].PowerW != 72 || s[0].UtilPercent != 0 {
+			t.Errorf("%s: samples %v .. %v for the window %v .. %v, first %+v", r.Dir, s[0].Time, s[len(s)-1].Time, start, end, s[0])
+		}
+		for i := 1; i < len(s); i++ {
+			if d := s[i].EnergyJ - s[i-1].EnergyJ - (s[i].PowerW+s[i-1].PowerW)/2; math.Abs(d) > 0.002 {
+				t.Fatalf("%s: sample %d: the counter rose by %v J more than the trapezoid", r.Dir, i, d)
+			}
+		}
+	}
+	if len(loaded.Runs) != len(sw.Runs) {
+		t.Errorf("%d runs read, %d written", len(loaded.Runs), len(sw.Runs))
 	}
 }

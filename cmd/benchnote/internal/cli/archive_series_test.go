@@ -75,7 +75,7 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 		}
 		code, out, errOut := runCLI(t, "archive", "add", simSeriesSweepDir(t, day, factor), "--to", arch, "--label", fmt.Sprintf("rev-%d", day))
 		m := addedID.FindStringSubmatch(out)
-		if code != 0 || m == nil || !strings.Contains(out, ": 4 levels of 2 series, 51 input files, ") {
+		if code != 0 || m == nil || !strings.Contains(out, ": 4 levels of 2 series, 63 input files, ") {
 			t.Fatalf("add day %d: exit %d, %q %q", day, code, out, errOut)
 		}
 		ids = append(ids, m[1])
@@ -119,9 +119,10 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		t.Fatal(err)
 	}
-	// 2 series × 2 loads × 14 headline statistics, each followed apart.
-	if len(h.Trends) != 56 || h.Trends[0].Level.Series["max_num_seqs"] != "128" || h.Trends[55].Level.Series["max_num_seqs"] != "256" {
-		t.Errorf("%d trends in history.json, want 56", len(h.Trends))
+	// 2 series × 2 loads × 16 headline statistics (the two energy ones
+	// from the simulated gpu.csv included), each followed apart.
+	if len(h.Trends) != 64 || h.Trends[0].Level.Series["max_num_seqs"] != "128" || h.Trends[63].Level.Series["max_num_seqs"] != "256" {
+		t.Errorf("%d trends in history.json, want 64", len(h.Trends))
 	}
 	points := map[string]bool{}
 	for _, c := range h.Changes {
@@ -160,12 +161,12 @@ func TestHistoryKeepsSeriesApart(t *testing.T) {
 	}
 	// One chart per load and statistic, a line per series on each.
 	html, _ := os.ReadFile(filepath.Join(out, "history.html"))
-	if n := bytes.Count(html, []byte("<figure")); n != 2*14 {
-		t.Errorf("history.html has %d charts, want 28 (2 levels × 14 statistics)", n)
+	if n := bytes.Count(html, []byte("<figure")); n != 2*16 {
+		t.Errorf("history.html has %d charts, want 32 (2 levels × 16 statistics, the energy ones included)", n)
 	}
 	for _, v := range []string{"128", "256"} {
-		if n := bytes.Count(html, []byte(">max_num_seqs="+v+"</text>")); n != 28 {
-			t.Errorf("max_num_seqs=%s is named in %d legends, want 28", v, n)
+		if n := bytes.Count(html, []byte(">max_num_seqs="+v+"</text>")); n != 32 {
+			t.Errorf("max_num_seqs=%s is named in %d legends, want 32", v, n)
 		}
 	}
 	if !bytes.Contains(html, []byte("one line per series: max_num_seqs=128; max_num_seqs=256; change points: worse +30.1 % at entry rev-5 (max_num_seqs=256).")) {

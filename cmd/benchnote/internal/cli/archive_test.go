@@ -82,13 +82,15 @@ func TestArchiveAndHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("history: %d %q", code, errOut)
 	}
-	if !strings.Contains(msg, "(8 entries, 1 segment, 4 change points at 1 entry)") {
+	if !strings.Contains(msg, "(8 entries, 1 segment, 5 change points at 1 entry)") {
 		t.Errorf("history said %q", msg)
 	}
 	md, _ := os.ReadFile(filepath.Join(out1, "history.md"))
 	// The slowdown was introduced by day 5 and is confirmed by day 6: one
-	// line for the entry, above everything else.
-	want := fmt.Sprintf("## Changes\n\n4 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n- **rev-5** (`%s`, 2026-11-07T09:", ids[5])
+	// line for the entry, above everything else. Energy per output token
+	// is a change point too: the slower engine holds its requests (and its
+	// simulated GPU power) longer for the same tokens.
+	want := fmt.Sprintf("## Changes\n\n5 change points at 1 entry, each tested across its series' levels against up to 5 entries before:\n\n- **rev-5** (`%s`, 2026-11-07T09:", ids[5])
 	if !strings.Contains(string(md), want) || strings.Contains(string(md), "Awaiting confirmation") {
 		t.Errorf("history.md does not name %s as introducing the change, or has something awaiting confirmation:\n%s", ids[5], md)
 	}
@@ -97,8 +99,8 @@ func TestArchiveAndHistory(t *testing.T) {
 	}
 	goldenfile.Check(t, filepath.Join(goldenDir, "history.md"), md, *update)
 	html, _ := os.ReadFile(filepath.Join(out1, "history.html"))
-	if n := bytes.Count(html, []byte("<figure")); n != 2*14 {
-		t.Errorf("history.html has %d charts, want 28 (2 levels × 14 statistics)", n)
+	if n := bytes.Count(html, []byte("<figure")); n != 2*16 {
+		t.Errorf("history.html has %d charts, want 32 (2 levels × 16 statistics, the energy ones included)", n)
 	}
 	// Same archive, same bytes.
 	out2 := filepath.Join(t.TempDir(), "h2")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -488,6 +489,31 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
+	}
+	var gpu []string
+	for _, r := range sw.Runs {
+		if r.GPU == nil {
+			continue
+		}
+		var files []string
+		for _, f := range r.GPU.Files {
+			file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, plural(f.Rows, "row", "rows"), f.Used)
+			for _, e := range f.Excluded {
+				file += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
+			}
+			files = append(files, file)
+		}
+		for _, u := range r.GPU.Unread {
+			files = append(files, path.Base(u.Path)+" not read ("+u.Reason+")")
+		}
+		line := fmt.Sprintf("  %s: %s from %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
+		if r.GPU.Unplaced != "" {
+			line += "; not placed in the window: " + r.GPU.Unplaced
+		}
+		gpu = append(gpu, controls.Escape(line))
+	}
+	if len(gpu) > 0 {
+		fmt.Fprintf(w, "\nGPU telemetry:\n%s\n", strings.Join(gpu, "\n"))
 	}
 	if len(sw.Reported) > 0 {
 		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", plural(len(sw.Reported), "run", "runs"))

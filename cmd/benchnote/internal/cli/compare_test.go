@@ -143,7 +143,7 @@ func TestCompareSameSweepIsNoChange(t *testing.T) {
 	md := string(r.files[render.MarkdownFile])
 	// The example has an error-level lint finding (an error rate above the
 	// threshold at c16): a caveat, on both sides.
-	if !strings.HasPrefix(md, "No change: none of the 6 primary statistics moved beyond its threshold with p \\< 0.05 (Holm over 6 tests).\n\n") ||
+	if !strings.HasPrefix(md, "No change: none of the 7 primary statistics moved beyond its threshold with p \\< 0.05 (Holm over 7 tests).\n\n") ||
 		!strings.Contains(md, "**No change**: no primary statistic was flagged beyond its threshold. Comparability: **comparable with caveats** (findings).") {
 		t.Errorf("compare.md does not say no change:\n%.600s", md)
 	}
@@ -163,7 +163,7 @@ func TestCompareSameSweepIsNoChange(t *testing.T) {
 // against a copy whose latencies are all 1.3× higher: 3 runs a side, too
 // few for any one level's test (those rows say how many runs they need),
 // but each primary latency tested across the 3 levels reaches p =
-// 2·(1/20)³ = 0.00025 (Holm over 6: 0.0015): three regressions.
+// 2·(1/20)³ = 0.00025 (Holm over 7, energy per token among them: 0.0018): three regressions.
 func TestCompareGolden(t *testing.T) {
 	base := exampleSummary(t)
 	dir := t.TempDir()
@@ -180,7 +180,7 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (regressions across levels); stderr %s", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if len(lines) != 3 || lines[0] != "regression: TTFT p95 +30.0 % across 3 levels, stratified exact p = 0.0003 (Holm over 6 tests: 0.0015), 3 runs a side" {
+	if len(lines) != 3 || lines[0] != "regression: TTFT p95 +30.0 % across 3 levels, stratified exact p = 0.0003 (Holm over 7 tests: 0.0018), 3 runs a side" {
 		t.Errorf("stderr has %d lines, first %q", len(lines), lines[0])
 	}
 	goldenfile.Check(t, filepath.Join(goldenDir, "slower-3-runs.md"), r.files[render.MarkdownFile], *update)
@@ -255,21 +255,21 @@ func TestCompareEightRunsFlagsTheRegression(t *testing.T) {
 	// the 2 levels (every level at its extreme: p = 2/12870² = 1.2e-8).
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	want := []string{
-		"regression: TTFT p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 6 tests: < 0.0001), 8 runs a side",
-		"regression: TPOT p50 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 6 tests: < 0.0001), 8 runs a side",
-		"regression: E2E p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 6 tests: < 0.0001), 8 runs a side",
+		"regression: TTFT p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 7 tests: < 0.0001), 8 runs a side",
+		"regression: TPOT p50 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 7 tests: < 0.0001), 8 runs a side",
+		"regression: E2E p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 7 tests: < 0.0001), 8 runs a side",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stderr\n%s\nwant\n%s", r.stderr, strings.Join(want, "\n"))
 	}
-	if !strings.HasPrefix(r.stdout, "Slower: TTFT p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 6 tests: < 0.0001), 8 runs a side; 2 more primary statistics.\n") {
+	if !strings.HasPrefix(r.stdout, "Slower: TTFT p95 +30.0 % across 2 levels, stratified exact p < 0.0001 (Holm over 7 tests: < 0.0001), 8 runs a side; 2 more primary statistics.\n") {
 		t.Errorf("stdout does not start with the verdict:\n%s", r.stdout)
 	}
 	// Where the eight runs of each side do not overlap, a level's own
 	// test gives the exact floor for 8 vs 8: 2/C(16, 8) = 0.000155.
 	md := string(r.files[render.MarkdownFile])
 	if !strings.Contains(md, "**Regression**: 3 primary statistics flagged worse.") || !strings.Contains(md, "## Regressions at single levels (18, most severe first)") ||
-		!strings.Contains(md, "| concurrency 1 | TPOT p50 | 19.5874 ± 0.0014 ms (8) | 25.4636 ± 0.0018 ms (8) | +30.0 % | 0.000155 (Holm 0.00435) | **regression** |") {
+		!strings.Contains(md, "| concurrency 1 | TPOT p50 | 19.5874 ± 0.0014 ms (8) | 25.4636 ± 0.0018 ms (8) | +30.0 % | 0.000155 (Holm 0.00497) | **regression** |") {
 		t.Errorf("compare.md verdict:\n%.800s", md)
 	}
 	// Holm over the family still flags them: 2/12870 is below α/m.
@@ -323,7 +323,7 @@ func TestCompareStdoutWithoutOutputDir(t *testing.T) {
 	if code := Run([]string{"compare", exampleSweep, exampleSweep}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.HasPrefix(stdout.String(), "No change: none of the 6 primary statistics moved beyond its threshold with p \\< 0.05 (Holm over 6 tests).\n\n# benchnote compare\n") {
+	if !strings.HasPrefix(stdout.String(), "No change: none of the 7 primary statistics moved beyond its threshold with p \\< 0.05 (Holm over 7 tests).\n\n# benchnote compare\n") {
 		t.Errorf("stdout does not carry compare.md: %.100q", stdout.String())
 	}
 }

@@ -68,6 +68,31 @@ type validateRun struct {
 	// DuplicateOf names the run whose requests file this one's holds
 	// byte for byte (status "duplicate").
 	DuplicateOf string `json:"duplicate_of,omitempty"`
+	// GPU is the run's GPU telemetry, left out when it has none.
+	GPU *validateGPU `json:"gpu,omitempty"`
+}
+
+// validateGPU is a run's GPU telemetry files.
+type validateGPU struct {
+	Files []validateGPUFile `json:"files"`
+	GPUs  int               `json:"gpus"`
+	// Unplaced says why the samples cannot be placed in the window ("" when they can).
+	Unplaced string `json:"unplaced,omitempty"`
+	// Unread lists the GPU files that could not be used, with why.
+	Unread []validateUnread `json:"unread,omitempty"`
+}
+
+type validateUnread struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+type validateGPUFile struct {
+	Path     string           `json:"path"`
+	Format   string           `json:"format"`
+	Rows     int              `json:"rows_read"`
+	Used     int              `json:"rows_used"`
+	Excluded []validateReason `json:"excluded_by_reason"`
 }
 
 type validateReason struct {
@@ -179,6 +204,19 @@ func jsonRun(r *ingest.Run) validateRun {
 	}
 	for _, s := range r.Env.Sources {
 		jr.Environment = append(jr.Environment, validateEnv{Path: s.Path, Format: s.Format})
+	}
+	if g := r.GPU; g != nil {
+		jr.GPU = &validateGPU{GPUs: len(g.GPUs), Unplaced: g.Unplaced, Files: []validateGPUFile{}}
+		for _, f := range g.Files {
+			vf := validateGPUFile{Path: f.Path, Format: f.Format, Rows: f.Rows, Used: f.Used, Excluded: []validateReason{}}
+			for _, e := range f.Excluded {
+				vf.Excluded = append(vf.Excluded, validateReason{Reason: e.Reason, Count: e.Rows})
+			}
+			jr.GPU.Files = append(jr.GPU.Files, vf)
+		}
+		for _, u := range g.Unread {
+			jr.GPU.Unread = append(jr.GPU.Unread, validateUnread{Path: u.Path, Reason: u.Reason})
+		}
 	}
 	return jr
 }
