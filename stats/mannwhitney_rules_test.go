@@ -1,0 +1,57 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+// repeatValues returns v repeated n times for each (v, n) pair.
+func repeatValues(pairs ...[2]float64) []float64 {
+	var out []float64
+	for _, p := range pairs {
+		for range int(p[1]) {
+			out = append(out, p[0])
+		}
+	}
+	return out
+}
+
+// TestNormalApproximationTieCorrection: 120 values (above ExactLimit) in
+// three tie groups of 40. Worked by hand: mid-ranks 20.5, 60.5, 100.5;
+// x = 30 ones, 20 twos, 10 threes gives W = 2830 against E[W] = 60·121/2 =
+// 3630, |W − E[W]| = 800; Σ(t³ − t) = 3·(40³ − 40) = 191,880; variance
+// n1·n2/12 · ((N + 1) − Σ(t³ − t)/(N(N − 1))) = 300 · (121 − 191880/14280)
+// = 32,268.9076; z = (800 − 0.5)/√v; p = erfc(z/√2) = 8.559894845089e-06
+// (Python's math.erfc). Without the tie term it would be 2.713e-05.
+func TestNormalApproximationTieCorrection(t *testing.T) {
+	x := repeatValues([2]float64{1, 30}, [2]float64{2, 20}, [2]float64{3, 10})
+	y := repeatValues([2]float64{1, 10}, [2]float64{2, 20}, [2]float64{3, 30})
+	res, err := MannWhitney(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 8.559894845089123e-06
+	if res.Method != MethodNormal || math.Abs(res.P-want) > 1e-12*want {
+		t.Errorf("p = %.16g (%s), want %.16g (normal approximation)", res.P, res.Method, want)
+	}
+}
+
+// TestExactUpToExactLimit: 80 values (between 60 and ExactLimit = 100)
+// still get the exact test: 40 values all below 40 others is one of the
+// two most extreme of C(80, 40) arrangements, p = 2/C(80, 40) =
+// 1.8603403656036264e-23 (Python's math.comb).
+func TestExactUpToExactLimit(t *testing.T) {
+	var x, y []float64
+	for i := range 40 {
+		x = append(x, float64(i))
+		y = append(y, float64(100+i))
+	}
+	res, err := MannWhitney(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 1.8603403656036264e-23
+	if res.Method != MethodExact || math.Abs(res.P-want) > 1e-9*want {
+		t.Errorf("p = %.16g (%s), want %.16g (exact)", res.P, res.Method, want)
+	}
+}
