@@ -79,3 +79,15 @@ func TestRowFlagsStrictlyBelowAlpha(t *testing.T) {
 		t.Errorf("change on its threshold: %q, want %q", got, VerdictNoChange)
 	}
 }
+
+// TestThresholdText: a threshold's text is what --threshold takes.
+func TestThresholdText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"5%", "5%"}, {" ttft.p99 = 10 % ", "ttft.p99=10%"}, {"goodput=2pp", "goodput=2pp"}, {"errors=0.5pp", "errors=0.5pp"}, {"12.5%", "12.5%"},
+	} {
+		th, err := ParseThreshold(tt.in)
+		if err != nil || th.String() != tt.want {
+			t.Errorf("ParseThreshold(%q).String() = %q (%v), want %q", tt.in, th.String(), err, tt.want)
+		}
+	}
+}
