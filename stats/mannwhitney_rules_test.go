@@ -55,3 +55,26 @@ func TestExactUpToExactLimit(t *testing.T) {
 		t.Errorf("p = %.16g (%s), want %.16g (exact)", res.P, res.Method, want)
 	}
 }
+
+// TestExactAtExactLimit: exactly ExactLimit = 100 values are still exact
+// (the normal approximation starts at 101): 50 values all below 50 others,
+// p = 2/C(100, 50) = 1.9823306042836678e-29 (Python's math.comb).
+func TestExactAtExactLimit(t *testing.T) {
+	var x, y []float64
+	for i := range 50 {
+		x = append(x, float64(i))
+		y = append(y, float64(100+i))
+	}
+	res, err := MannWhitney(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 1.9823306042836678e-29
+	if res.Method != MethodExact || math.Abs(res.P-want) > 1e-9*want {
+		t.Errorf("p = %.16g (%s), want %.16g (exact)", res.P, res.Method, want)
+	}
+	res, err = MannWhitney(append(x, 50), y)
+	if err != nil || res.Method != MethodNormal {
+		t.Errorf("101 values: method %q (%v), want the normal approximation", res.Method, err)
+	}
+}
