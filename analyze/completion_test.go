@@ -30,3 +30,46 @@ func TestCompletionTime(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkGapsNeedOneTokenPerChunk: per-gap ITL needs, for every request,
+// as many text chunks as tokens both by the text_chunks count and by the
+// chunk arrivals recorded; either one differing makes the gaps chunk
+// gaps.
+func TestChunkGapsNeedOneTokenPerChunk(t *testing.T) {
+	tests := []struct {
+		name       string
+		textChunks int64
+		chunks     []float64
+		perGap     bool
+	}{
+		{"3 tokens, 3 chunks, text_chunks 3", 3, []float64{10, 20, 30}, true},
+		{"text_chunks 2 for 3 arrivals", 2, []float64{10, 20, 30}, false},
+		{"text_chunks 3 but 2 arrivals", 3, []float64{10, 30}, false},
+	}
+	for _, tt := range tests {
+		q := &ingest.Requests{N: 1, CompletionTokens: []int64{3}, TextChunks: []int64{tt.textChunks},
+			ChunkMs: tt.chunks, ChunkOffsets: []int32{0, int32(len(tt.chunks))}}
+		d, perGap, _ := chunkGaps(q, []int{0}, []uint8{classMulti}, NearestRank)
+		if perGap != tt.perGap || (d.Unavailable == "") != tt.perGap {
+			t.Errorf("%s: per-gap %v (%q), want %v", tt.name, perGap, d.Unavailable, tt.perGap)
+		}
+	}
+}
+
+// TestEarlyStopBasis: a request stops early when it returns fewer tokens
+// than its max_tokens, or the run's when it has none (0 is "none"); with
+// no max_tokens known anywhere there is no basis and no percentage.
+func TestEarlyStopBasis(t *testing.T) {
+	rs := []req{{id: "a", n: 4, ttft: 10, e2e: 40}, {id: "b", n: 4, ttft: 10, e2e: 40}}
+	none := makeRun("c1/r1", 1, 1, rs)
+	withMax := makeRun("c1/r2", 1, 2, rs)
+	withMax.MaxTokens = 4
+	withMax.Requests.Requests.MaxTokens = []int64{0, 8} // a: the run's 4 (not early); b: 8 (early)
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{none, withMax}})
+	if w := s.Runs[0].Workload; !math.IsNaN(float64(w.EarlyStopPercent)) || w.EarlyStopBasis != 0 {
+		t.Errorf("no max_tokens: early stop %v %% of %d, want NaN of 0", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+	if w := s.Runs[1].Workload; float64(w.EarlyStopPercent) != 50 || w.EarlyStopBasis != 2 {
+		t.Errorf("max_tokens 0 (the run's 4) and 8: early stop %v %% of %d, want 50 of 2", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+}

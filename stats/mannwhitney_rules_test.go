@@ -78,3 +78,23 @@ func TestExactAtExactLimit(t *testing.T) {
 		t.Errorf("101 values: method %q (%v), want the normal approximation", res.Method, err)
 	}
 }
+
+// TestStratifiedNormalTieCorrection: two strata of 120 values each (above
+// ExactLimit, so the normal approximation), both the tie groups of
+// TestNormalApproximationTieCorrection. Worked by hand: each stratum's
+// deviation W − E[W] = −800 with tie-corrected variance 32,268.9076, weight
+// 1/121; Z = 2·(−800/121) / √(2 · 32,268.9076/121²) = −1600/√64,537.815 =
+// −6.298147875897062, p = erfc(|Z|/√2) = 3.012230824141123e-10 (Python;
+// no continuity correction). Without the tie term p would be 2.88e-09.
+func TestStratifiedNormalTieCorrection(t *testing.T) {
+	x := repeatValues([2]float64{1, 30}, [2]float64{2, 20}, [2]float64{3, 10})
+	y := repeatValues([2]float64{1, 10}, [2]float64{2, 20}, [2]float64{3, 30})
+	res, err := Stratified([]Stratum{{X: x, Y: y}, {X: x, Y: y}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantZ, wantP = -6.298147875897062, 3.012230824141123e-10
+	if res.Method != MethodStratifiedNormal || math.Abs(res.Z-wantZ) > 1e-12 || math.Abs(res.P-wantP) > 1e-9*wantP {
+		t.Errorf("Z = %.16g, p = %.16g (%s); want %.16g, %.16g (normal approximation)", res.Z, res.P, res.Method, wantZ, wantP)
+	}
+}
