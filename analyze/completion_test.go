@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/benchnote/benchnote/ingest"
 )
@@ -71,5 +72,20 @@ func TestEarlyStopBasis(t *testing.T) {
 	}
 	if w := s.Runs[1].Workload; float64(w.EarlyStopPercent) != 50 || w.EarlyStopBasis != 2 {
 		t.Errorf("max_tokens 0 (the run's 4) and 8: early stop %v %% of %d, want 50 of 2", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+}
+
+// TestWindowFilterIsClosed: a request belongs to the window when it
+// completes inside it, both bounds included.
+func TestWindowFilterIsClosed(t *testing.T) {
+	run := &ingest.Run{Window: ingest.Window{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Source: "run.yaml"}}
+	ends := []float64{999.5, 1000, 1005, 1010, 1010.5}
+	req := &ingest.Requests{N: len(ends), TLastText: ends, E2Ems: make([]float64, len(ends))}
+	in := windowFilter(run, req)
+	want := []bool{false, true, true, true, false}
+	for i := range ends {
+		if in(i) != want[i] {
+			t.Errorf("completion at %v: in the window %v, want %v", ends[i], in(i), want[i])
+		}
 	}
 }

@@ -98,3 +98,16 @@ func TestStratifiedNormalTieCorrection(t *testing.T) {
 		t.Errorf("Z = %.16g, p = %.16g (%s); want %.16g, %.16g (normal approximation)", res.Z, res.P, res.Method, wantZ, wantP)
 	}
 }
+
+// TestStratifiedSizeIsStrict: 3 vs 3 runs at one level can give p = 2/20 =
+// 0.1 at best, so at α = 0.1 no outcome has p < α and the size is 0; just
+// above α the two most extreme arrangements (2 of 20) count.
+func TestStratifiedSizeIsStrict(t *testing.T) {
+	strata := []Stratum{{X: []float64{1, 2, 3}, Y: []float64{4, 5, 6}}}
+	if got := StratifiedSize(strata, 0.1); got != 0 {
+		t.Errorf("size at α = 0.1: %v, want 0", got)
+	}
+	if got := StratifiedSize(strata, math.Nextafter(0.1, 1)); math.Abs(got-0.1) > 1e-15 {
+		t.Errorf("size just above α = 0.1: %v, want 0.1", got)
+	}
+}
