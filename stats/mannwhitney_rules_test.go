@@ -111,3 +111,21 @@ func TestStratifiedSizeIsStrict(t *testing.T) {
 		t.Errorf("size just above α = 0.1: %v, want 0.1", got)
 	}
 }
+
+// TestStratifiedSizeExactAtExactLimit: a level of exactly ExactLimit = 100
+// runs still gets the discrete test's own size, which lies strictly below
+// α (C(100, 50) arrangements cannot put exactly 5 % of their mass below
+// 0.05), not α itself as beyond the limit.
+func TestStratifiedSizeExactAtExactLimit(t *testing.T) {
+	var x, y []float64
+	for i := range 50 {
+		x = append(x, float64(2*i))
+		y = append(y, float64(2*i+1))
+	}
+	if got := StratifiedSize([]Stratum{{X: x, Y: y}}, 0.05); !(got > 0.04 && got < 0.05) {
+		t.Errorf("size of 50 vs 50 at α = 0.05: %v, want the exact size, in (0.04, 0.05)", got)
+	}
+	if got := StratifiedSize([]Stratum{{X: append(x, 100), Y: y}}, 0.05); got != 0.05 {
+		t.Errorf("size of 51 vs 50 at α = 0.05: %v, want α (normal approximation)", got)
+	}
+}
