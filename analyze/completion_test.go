@@ -89,3 +89,49 @@ func TestWindowFilterIsClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterMismatchIsRelative: the generation-token counter moved by 12
+// while the client counted 10 tokens in the window: |12 − 10| / 10 = 0.2,
+// beyond the default tolerance, so the run is named in the finding.
+func TestCounterMismatchIsRelative(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0).UTC()
+	run := makeRun("c3/r1", 3, 1, []req{
+		{id: "A", n: 3, ttft: 100, e2e: 300, sent: 1_700_000_001},
+		{id: "B", n: 5, ttft: 100, e2e: 500, sent: 1_700_000_002},
+		{id: "C", n: 2, ttft: 100, e2e: 200, sent: 1_700_000_003},
+	})
+	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	run.ScrapeStart = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1000, ingest.RolePromptTokens: 5000}}
+	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1012, ingest.RolePromptTokens: 5300}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	tp := s.Runs[0].Throughput
+	if !near(float64(tp.CounterMismatch), 0.2) || tp.ClientCompletionTokens != 10 || float64(tp.GenerationTokensDelta) != 12 {
+		t.Errorf("counter mismatch %v (Δ %v, client %d), want 0.2 (Δ 12, client 10)", tp.CounterMismatch, tp.GenerationTokensDelta, tp.ClientCompletionTokens)
+	}
+	if !hasFinding(s, "counter-client-mismatch") {
+		t.Error("no counter-client-mismatch finding")
+	}
+}
+
+// TestMonotonicClockCountsEveryRequest: with run.yaml's clock monotonic,
+// the request times are not wall-clock time and cannot be placed in the
+// window: every request counts.
+func TestMonotonicClockCountsEveryRequest(t *testing.T) {
+	run := &ingest.Run{Clock: "monotonic", Window: ingest.Window{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Source: "run.yaml"}}
+	req := &ingest.Requests{N: 2, TLastText: []float64{5, 99999}, E2Ems: []float64{0, 0}}
+	in := windowFilter(run, req)
+	if !in(0) || !in(1) {
+		t.Errorf("monotonic clock: in the window %v, %v; want every request", in(0), in(1))
+	}
+}
+
+// TestClientThroughputNeedsASpan: one request whose last token came at its
+// send time leaves T_last − T_first = 0: no client output tokens/s (not
+// +Inf).
+func TestClientThroughputNeedsASpan(t *testing.T) {
+	run := makeRun("c1/r1", 1, 1, []req{{id: "A", n: 1, ttft: 0, e2e: 0, sent: 1_700_000_001}})
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	if tp := s.Runs[0].Throughput; !math.IsNaN(float64(tp.ClientOutputTokensPerSec)) || tp.ClientUnavailable == "" {
+		t.Errorf("client output tokens/s %v (%q), want NaN with a reason", tp.ClientOutputTokensPerSec, tp.ClientUnavailable)
+	}
+}
