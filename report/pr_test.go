@@ -50,7 +50,7 @@ func TestPRMarkdownStaysUnderTheLimit(t *testing.T) {
 			if got := strings.Contains(text, "error and warning findings that did not fit"); got != tt.wantFindingsLeft {
 				t.Errorf("says findings were left out: %v, want %v", got, tt.wantFindingsLeft)
 			}
-			for _, want := range []string{"| concurrency | runs | TTFT p50 |", "Left out: ", "every chart"} {
+			for _, want := range []string{"| concurrency | runs | TTFT p95 | TPOT p95 | E2E p95 |", "Left out: ", "every chart"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("pr.md lacks %q", want)
 				}
@@ -59,5 +59,22 @@ func TestPRMarkdownStaysUnderTheLimit(t *testing.T) {
 				t.Error("pr.md holds a link, an image or unescaped input markup")
 			}
 		})
+	}
+}
+
+// TestPRTableColumns: pr.md's per-level table has at most prTableColumns
+// columns, goodput and errors among them, and names where the rest is.
+func TestPRTableColumns(t *testing.T) {
+	s := levelSummary(analyze.LevelKey{Mode: "concurrency", Concurrency: 4})
+	pr := string(prMarkdown(s))
+	const header = "| concurrency | runs | TTFT p95 | TPOT p95 | E2E p95 | output tokens/s | goodput | errors |\n"
+	if !strings.Contains(pr, header) {
+		t.Fatalf("pr.md's table header is not %q:\n%s", header, pr)
+	}
+	if n := strings.Count(header, "|") - 1; n > prTableColumns {
+		t.Errorf("%d columns, want at most %d", n, prTableColumns)
+	}
+	if !strings.Contains(pr, "The p50s and requests/s are in report.md's table under **Answer**") {
+		t.Error("pr.md does not say where the rest of the table is")
 	}
 }
