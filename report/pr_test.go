@@ -50,7 +50,7 @@ func TestPRMarkdownStaysUnderTheLimit(t *testing.T) {
 			if got := strings.Contains(text, "error and warning findings that did not fit"); got != tt.wantFindingsLeft {
 				t.Errorf("says findings were left out: %v, want %v", got, tt.wantFindingsLeft)
 			}
-			for _, want := range []string{"| concurrency | runs | TTFT p95 | TPOT p95 | E2E p95 |", "Left out: ", "every chart"} {
+			for _, want := range []string{"| concurrency | TTFT p95 | TPOT p95 | E2E p95 |", "Left out: ", "every chart"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("pr.md lacks %q", want)
 				}
@@ -67,14 +67,17 @@ func TestPRMarkdownStaysUnderTheLimit(t *testing.T) {
 func TestPRTableColumns(t *testing.T) {
 	s := levelSummary(analyze.LevelKey{Mode: "concurrency", Concurrency: 4})
 	pr := string(prMarkdown(s))
-	const header = "| concurrency | runs | TTFT p95 | TPOT p95 | E2E p95 | output tokens/s | goodput | errors |\n"
+	const header = "| concurrency | TTFT p95 | TPOT p95 | E2E p95 | output tokens/s | goodput | errors |\n"
 	if !strings.Contains(pr, header) {
 		t.Fatalf("pr.md's table header is not %q:\n%s", header, pr)
 	}
 	if n := strings.Count(header, "|") - 1; n > prTableColumns {
 		t.Errorf("%d columns, want at most %d", n, prTableColumns)
 	}
-	if !strings.Contains(pr, "The p50s and requests/s are in report.md's table under **Answer**") {
+	if !strings.Contains(pr, "each level has 3 runs") || !strings.Contains(pr, "| 4 | 100.0\u00a0±\u00a01.0 |") {
+		t.Error("pr.md's table does not say its runs in the caption, or breaks its figures")
+	}
+	if !strings.Contains(pr, "The p50s, requests/s and runs are in report.md's table under **Answer**") {
 		t.Error("pr.md does not say where the rest of the table is")
 	}
 }
