@@ -81,3 +81,26 @@ func TestPRTableColumns(t *testing.T) {
 		t.Error("pr.md does not say where the rest of the table is")
 	}
 }
+
+// TestPRTableRows: levels with different numbers of runs say theirs in
+// the load cell; a suspect level carries its mark there, its figures none.
+func TestPRTableRows(t *testing.T) {
+	s := levelSummary(c4, c16)
+	s.Method.ErrorRateThreshold = 0.01
+	s.Levels[1].Runs = []string{"a", "b"}
+	s.Levels[1].Stats[0].Runs, s.Levels[1].Stats[0].FewRuns = 2, true
+	s.Levels[1].ErrorPercent = 1.5
+	s.Levels[1].Suspect = []analyze.Suspicion{{Rule: "error-rate", Keys: []string{"ttft."}, Runs: []string{"c16/run-2"}, RunsOf: 2}}
+	got := dropFlags.Replace(prTableOf(s, s.Levels))
+	const nb = "\u00a0"
+	for _, want := range []string{
+		"\"± <0.01\" is a MAD below the last digit shown): nearest-rank p95",
+		"| 4 (3 runs) | 100.0" + nb + "±" + nb + "1.0 | n/a | n/a | n/a | n/a | 0" + nb + "% |\n",
+		"| 16 (2 runs ⚠) ⚠a | 200.0" + nb + "±" + nb + "1.0 | n/a | n/a | n/a | n/a | 1.500" + nb + "%" + nb + "⚠ |\n",
+		"\n- ⚠a concurrency 16: over 1 % of measured requests failed in 1 of 2 runs (`c16/run-2`): latency describes only those that succeeded.\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pr.md's table lacks %q:\n%s", want, got)
+		}
+	}
+}
