@@ -345,6 +345,8 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 		p.X.Min, p.X.Max = lo, hi
 		if logX {
 			chart.SetLogScale(&p.X)
+			// Up to three tiles to a row.
+			p.X.Tick.Marker = chart.LogTicks{Narrow: true}
 		}
 		p.Y.Min, p.Y.Max = 0, 1
 		throwaway := chart.NewLegend()

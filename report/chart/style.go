@@ -289,14 +289,19 @@ func tickLabel(v, step float64, decimals int) string {
 // ones at the other multiples. A range that is not positive gets Ticks.
 // A range of more than maxDecades decades gets ticks at powers of ten
 // only, labelled every few decades (see decadeTicks).
-type LogTicks struct{}
+type LogTicks struct {
+	// Narrow labels only 10^k from two decades up rather than three: for
+	// the horizontal axis of a tile too narrow for nine labels of
+	// MinTextSize text ("5000" would run into "10000").
+	Narrow bool
+}
 
 // maxDecades is the widest range, in decades, that LogTicks ticks at
 // every multiple of each power of ten (at most 9 ticks a decade).
 const maxDecades = 6
 
 // Ticks implements plot.Ticker.
-func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+func (lt LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
 		return Ticks{}.Ticks(lo, hi)
 	}
@@ -305,7 +310,7 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 		return decadeTicks(lo, hi, elo, ehi)
 	}
 	majors := []int{1, 2, 5}
-	if hi/lo > 1000 {
+	if hi/lo > 1000 || (lt.Narrow && hi/lo > 100) {
 		majors = []int{1}
 	}
 	// The tolerance at the top end, unless it overflows.
