@@ -156,3 +156,52 @@ func TestImprovementStrictlyBelowAlpha(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelIDOrder: concurrency levels first, ascending; then rates,
+// ascending with rate inf last; equal settings by arrival process.
+func TestLevelIDOrder(t *testing.T) {
+	ids := []LevelID{
+		{Mode: ModeConcurrency, Value: 1}, {Mode: ModeConcurrency, Value: 16},
+		{Mode: ModeRate, Value: 2, Arrival: "constant"}, {Mode: ModeRate, Value: 2, Arrival: "poisson"},
+		{Mode: ModeRate, Value: 10}, {Mode: ModeRate, Value: math.Inf(1)},
+	}
+	for i := range ids {
+		for j := range ids {
+			if got, want := ids[i].Less(ids[j]), i < j; got != want {
+				t.Errorf("%s < %s: %v, want %v", ids[i].Key(), ids[j].Key(), got, want)
+			}
+		}
+	}
+}
+
+// TestVerdictPhrases: "3 runs a side" only when both sides have the same
+// runs, evenly over the levels; a range only across two or more levels
+// whose ends differ.
+func TestVerdictPhrases(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	for _, tt := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Levels: 3, BaseRuns: 9, NewRuns: 9}, "3 runs a side"},
+		{Finding{Levels: 3, BaseRuns: 9, NewRuns: 8}, "9 vs 8 runs over 3 levels"},
+		{Finding{Levels: 2, BaseRuns: 5, NewRuns: 5}, "5 vs 5 runs over 2 levels"},
+		{Finding{Levels: 1, BaseRuns: 1, NewRuns: 1}, "1 run a side"},
+		{Finding{}, "0 vs 0 runs over 0 levels"},
+	} {
+		if got := runsPhrase(tt.f); got != tt.want {
+			t.Errorf("runsPhrase(%+v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+	two := Finding{Metric: e2e, Levels: 2, ChangeLow: 0.08, ChangeHigh: 0.14}
+	one := two
+	one.Levels = 1
+	for _, tt := range []struct {
+		f    Finding
+		want string
+	}{{two, "+8.0 % to +14.0 %"}, {one, ""}} {
+		if got := ChangeRange(tt.f); got != tt.want {
+			t.Errorf("ChangeRange(%d levels) = %q, want %q", tt.f.Levels, got, tt.want)
+		}
+	}
+}
