@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
@@ -203,5 +204,65 @@ func TestVerdictPhrases(t *testing.T) {
 		if got := ChangeRange(tt.f); got != tt.want {
 			t.Errorf("ChangeRange(%d levels) = %q, want %q", tt.f.Levels, got, tt.want)
 		}
+	}
+}
+
+// TestPerLevelFamily: --per-level adds to the family each level's row of
+// a gate statistic that has a test — not a row without one, not a
+// secondary statistic's — and a row whose smallest possible p cannot
+// reach α/m, with an adjusted p not below α, is undecided for want of runs.
+func TestPerLevelFamily(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	ttft50, _ := MetricByKey("ttft.p50")
+	opts := DefaultOptions()
+	opts.PerLevel = true
+	opts.Correction = CorrectionNone
+	levels := []LevelResult{{Rows: []Row{
+		{Metric: e2e, Change: 0.2, Threshold: 0.05, Direction: "worse", Test: &Test{P: 0.05, MinP: 0.05}},
+		{Metric: ttft50, Change: 0.2, Threshold: 0.05, Direction: "worse", Test: &Test{P: 0.001, MinP: 0.001}},
+		{Metric: e2e, Change: 0.2, Threshold: 0.05, Direction: "worse"},
+	}}}
+	fam := decideFindings(nil, levels, opts)
+	if fam.Tests != 1 {
+		t.Errorf("family of %d tests, want 1 (the gate statistic's row with a test)", fam.Tests)
+	}
+	if r := levels[0].Rows[0]; r.Verdict != VerdictUndecided || r.NeedRuns == 0 {
+		t.Errorf("row at p = α with smallest p α: verdict %q, runs needed %d; want undecided with a count", r.Verdict, r.NeedRuns)
+	}
+}
+
+// TestRowFamilyUndecidedAtAlpha: in the rows' own family, a row whose
+// smallest possible p is not below α/m and whose adjusted p is exactly α
+// needs more runs (undecided); just below α it was decided by Holm.
+func TestRowFamilyUndecidedAtAlpha(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	none := DefaultOptions()
+	none.Correction = CorrectionNone
+	for _, tt := range []struct {
+		p    float64
+		want string
+	}{{0.05, VerdictUndecided}, {math.Nextafter(0.05, 0), VerdictRegression}} {
+		levels := []LevelResult{{Rows: []Row{{Metric: e2e, Change: 0.2, Threshold: 0.05, Direction: "worse", Test: &Test{P: analyze.Num(tt.p), MinP: 0.05}}}}}
+		decide(levels, 1, none)
+		if r := levels[0].Rows[0]; r.Verdict != tt.want {
+			t.Errorf("p %v, smallest p 0.05: %q (runs needed %d), want %q", tt.p, r.Verdict, r.NeedRuns, tt.want)
+		}
+	}
+}
+
+// TestFamilyListsOptionalStatisticsWhenCompared: energy per token is in
+// the gate's listed family only when a finding compares it.
+func TestFamilyListsOptionalStatisticsWhenCompared(t *testing.T) {
+	energy, ok := MetricByKey("energy.j_per_output_token")
+	if !ok || !energy.Optional {
+		t.Fatal("energy.j_per_output_token is not an optional metric")
+	}
+	without := decideFindings([]Finding{boundaryFinding(t, 0.2, 0.5, 0.01)}, nil, DefaultOptions())
+	f := boundaryFinding(t, 0.2, 0.5, 0.01)
+	f.Metric = energy
+	with := decideFindings([]Finding{boundaryFinding(t, 0.2, 0.5, 0.01), f}, nil, DefaultOptions())
+	if slices.Contains(without.Statistics, energy.Key) || !slices.Contains(with.Statistics, energy.Key) ||
+		!slices.Contains(without.Statistics, "e2e.p95") || len(with.Statistics) != len(without.Statistics)+1 {
+		t.Errorf("family without energy %v, with it %v", without.Statistics, with.Statistics)
 	}
 }
