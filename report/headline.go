@@ -384,8 +384,9 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 		inSeries = fmt.Sprintf(" in %d series", seriesWithLevels(s))
 	}
 	if len(s.Runs) == 0 && len(s.Reported) > 0 {
-		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
+		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported: they are shown as the tools computed them, and nothing is recomputed (every figure is in report.md, under \"Figures reported by the tools\").\n\n",
 			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
+		b.WriteString(reportedHead(s))
 	} else {
 		fmt.Fprintf(&b, " **Runs:** %d at %s%s.\n\n", len(s.Runs), v.levelsPhrase(s), inSeries)
 	}
