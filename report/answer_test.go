@@ -52,7 +52,9 @@ func TestAnswerFigures(t *testing.T) {
 	ar := func(key string, median float64) analyze.AcrossRuns {
 		return analyze.AcrossRuns{Key: key, Median: analyze.Num(median), MAD: 10, Runs: 3, PerRun: []analyze.Num{1, 2, 3}}
 	}
-	none := func(key string) analyze.AcrossRuns { return analyze.AcrossRuns{Key: key, Median: analyze.NaN, MAD: analyze.NaN} }
+	none := func(key string) analyze.AcrossRuns {
+		return analyze.AcrossRuns{Key: key, Median: analyze.NaN, MAD: analyze.NaN}
+	}
 	vllm := &analyze.ToolMeasured{Tool: "vLLM", Runs: 1, DurationS: 100.66741408899998, Output: 1198.8884495761356, Requests: 9.933701079436696}
 	tests := []struct {
 		name string
