@@ -101,3 +101,29 @@ func TestHeadlineFlagsAfterTheSentence(t *testing.T) {
 		t.Errorf("headlineFigure = %q", got)
 	}
 }
+
+func TestReportedHead(t *testing.T) {
+	fig := func(key string, v float64) analyze.FigureComparison {
+		return analyze.FigureComparison{Key: key, Reported: analyze.Num(v)}
+	}
+	s := &analyze.Summary{Reported: []analyze.ReportedRun{
+		{Dir: "c1/reported-1", LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 1}, Import: analyze.ImportSummary{Tool: "GenAI-Perf",
+			Figures: []analyze.FigureComparison{fig("ttft.p50", 24.53), fig("tpot.p50", 11.25), fig("e2e.p50", 667.7), fig(analyze.KeyClientOutputRate, 86.44), fig("throughput.requests_per_s", 1.493)}}},
+		{Dir: "c5/reported-1", LevelKey: analyze.LevelKey{Mode: "concurrency", Concurrency: 5}, Import: analyze.ImportSummary{Tool: "LLMPerf",
+			Figures: []analyze.FigureComparison{fig("ttft.p50", 212.8), fig(analyze.KeyClientOutputRate, 207.5)}}},
+	}}
+	want := `**As reported by GenAI-Perf and LLMPerf**, not recomputed and under the tools' own definitions; n/a where they report no such figure:
+
+| level | TTFT p50 (ms) | TPOT p50 (ms) | E2E p50 (ms) | output tokens/s | requests/s |
+| --- | --- | --- | --- | --- | --- |
+| concurrency 1 | 24.53 | 11.25 | 667.7 | 86.44 | 1.493 |
+| concurrency 5 | 212.8 | n/a | n/a | 207.5 | n/a |
+
+`
+	if got := reportedHead(s); got != want {
+		t.Errorf("reportedHead =\n%s\nwant\n%s", got, want)
+	}
+	if got := reportedHead(&analyze.Summary{}); got != "" {
+		t.Errorf("reportedHead of a sweep without reported runs = %q", got)
+	}
+}
