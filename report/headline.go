@@ -81,6 +81,14 @@ func sourceName(from string) string {
 	return "not recorded"
 }
 
+// attainmentSource says where the attainment target came from.
+func attainmentSource(slo analyze.SLO) string {
+	if slo.From.Attainment == analyze.FromDefault {
+		return "benchnote's default"
+	}
+	return sourceName(slo.From.Attainment)
+}
+
 // sloStatement says which SLOs goodput uses and where they came from.
 func sloStatement(slo analyze.SLO) string {
 	type target struct {
@@ -128,11 +136,13 @@ func sloStatement(slo analyze.SLO) string {
 		b += ` ("default": the measurement rules' example)`
 	}
 	att := fmtNum(analyze.Num(100*slo.Attainment)) + " %"
-	attFrom := "benchnote's default"
+	attFrom := ""
 	if slo.From.Attainment != analyze.FromDefault {
-		attFrom = sourceName(slo.From.Attainment)
+		attFrom = "; `slo.attainment` from " + sourceName(slo.From.Attainment)
 	}
-	return b + fmt.Sprintf(". A level meets them when at least %s of its measured requests do (median across runs; `slo.attainment`, %s).", att, attFrom)
+	// One line on a wide screen: the first screen holds the answer, the
+	// SLOs and the data-quality box (the method names the default).
+	return b + fmt.Sprintf("; a level meets them when ≥ %s of its requests do (median of runs%s).", att, attFrom)
 }
 
 // headlineFigure formats an answer's figure with its unit, greyed when
