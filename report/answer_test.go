@@ -22,7 +22,7 @@ func TestCapacityLine(t *testing.T) {
 		{"median only, one run meets above", conc, analyze.Capacity{Level: c(8), EveryRun: c(4), SomeRun: c(16), Above: c(16), Levels: 4},
 			"**Capacity lies between concurrency 8** (meets the SLOs by the median; every run does up to concurrency 4) **and 16** (fails by the median; at least one run meets the SLOs up to concurrency 16); a level in between would narrow it."},
 		{"no level in every run", conc, analyze.Capacity{Level: c(2), SomeRun: c(2), Above: c(4), Levels: 2},
-			"**Capacity lies between concurrency 2** (meets the SLOs by the median, but no level does in every run) **and 4** (fails); a level in between would narrow it."},
+			"**Capacity lies between concurrency 2** (meets the SLOs by the median, not in every run) **and 4** (fails); a level in between would narrow it."},
 		{"adjacent concurrencies", conc, analyze.Capacity{Level: c(4), EveryRun: c(4), SomeRun: c(4), Above: c(5), Levels: 3},
 			"**Capacity: concurrency 4** (meets the SLOs in every run); 5, the next concurrency, fails."},
 		{"rates", rate, analyze.Capacity{Level: r(2), EveryRun: r(2), SomeRun: r(2), Above: r(4), Levels: 3},

@@ -267,7 +267,7 @@ func capacityLine(v levelView, a analyze.Answer) string {
 		case same(c.EveryRun, c.Level):
 			meets = "meets the SLOs in every run"
 		case c.EveryRun == nil:
-			meets = "meets the SLOs by the median, but no level does in every run"
+			meets = "meets the SLOs by the median, not in every run"
 		default:
 			meets = "meets the SLOs by the median; every run does up to " + v.name(load(c.EveryRun))
 		}
