@@ -138,5 +138,18 @@ func FuzzHistogramQuantile(f *testing.F) {
 		if v < lo || v > hi {
 			t.Fatalf("q %v of %v = %v, outside [%v, %v]", q, bs, v, lo, hi)
 		}
+		// Monotone in q: a higher quantile is never below a lower one.
+		for _, q2 := range []float64{q / 2, q * 0.9, math.Min(1, q*1.1), math.Min(1, q+0.25)} {
+			if !(q2 > 0 && q2 <= 1) {
+				continue
+			}
+			v2 := HistogramQuantile(q2, ingest.Histogram{Buckets: bs})
+			if math.IsNaN(v2) {
+				t.Fatalf("q %v of %v = %v, but q %v is NaN", q, bs, v, q2)
+			}
+			if q2 < q && v2 > v || q2 > q && v2 < v {
+				t.Fatalf("not monotone in q over %v: q %v → %v, q %v → %v", bs, q, v, q2, v2)
+			}
+		}
 	})
 }

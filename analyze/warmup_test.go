@@ -287,7 +287,7 @@ func runCut(c warmupCase, wc ingest.WarmupConfig) int {
 
 // quantileInts returns the nearest-rank p-quantile of sorted xs.
 func quantileInts(sorted []int, p float64) int {
-	return sorted[nearestRankIndex(p, len(sorted))]
+	return sorted[oracleRankIndex(p, len(sorted))]
 }
 
 // TestWarmupRulesProperty measures each rule on generated runs: with a

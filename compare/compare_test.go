@@ -473,6 +473,16 @@ func FuzzParseThreshold(f *testing.F) {
 		if !(th.Value >= 0) || math.IsInf(th.Value, 0) {
 			t.Fatalf("ParseThreshold(%q) accepted value %v", s, th.Value)
 		}
+		// Its text reads back to the same key, kind and value (within a
+		// unit in the last place), and is then a fixed point.
+		text := th.String()
+		back, err := ParseThreshold(text)
+		if err != nil {
+			t.Fatalf("ParseThreshold(%q) = %+v, whose text %q does not parse: %v", s, th, text, err)
+		}
+		if back.Key != th.Key || back.Points != th.Points || math.Abs(back.Value-th.Value) > 4.5e-16*th.Value || back.String() != text {
+			t.Fatalf("ParseThreshold(%q) = %+v; its text %q reads back as %+v (%q)", s, th, text, back, back.String())
+		}
 	})
 }
 

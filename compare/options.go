@@ -110,6 +110,22 @@ func ParseThreshold(s string) (Threshold, error) {
 	return t, nil
 }
 
+// String is the threshold as --threshold takes it: "5%", "ttft.p99=10%",
+// "goodput=2pp". ParseThreshold reads it back to the same key and kind and
+// to the value within a unit in the last place (a percentage is stored
+// as a fraction: ×100 and ÷100 may round).
+func (t Threshold) String() string {
+	v, unit := t.Value*100, "%"
+	if t.Points {
+		v, unit = t.Value, "pp"
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64) + unit
+	if t.Key != "" {
+		s = t.Key + "=" + s
+	}
+	return s
+}
+
 // Validate checks the options and every override against the headline
 // metrics: a metric changing in percentage points takes "pp", the others
 // take "%".

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
@@ -97,8 +98,8 @@ func TestHeadlineFlagsAfterTheSentence(t *testing.T) {
 	}
 	// The figure itself carries no text: the sentence reads on.
 	g := analyze.AcrossRuns{Key: "goodput.percent", Unit: "%", Median: 100, MAD: 0, Runs: 1, PerRun: []analyze.Num{100}}
-	if got := dropFlags.Replace(headlineFigure(l, g, "")); got != "100 ± 0 %" {
-		t.Errorf("headlineFigure = %q", got)
+	if got, plain := headlineFigure(l, g, ""), fmtAcross(g, g.Runs); got != suspectOpen+plain+suspectClose || strings.Contains(got, "⚠") {
+		t.Errorf("headlineFigure = %q, want %q greyed, with no flag", got, plain)
 	}
 }
 

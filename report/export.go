@@ -14,13 +14,16 @@ import (
 // The functions below let other renderers (compare, history) print numbers
 // and build pages exactly as the report does.
 
-// FormatNum formats a number with a precision fixed by its magnitude, or
-// "n/a" when it is not available.
+// FormatNum formats a number as the report does: a whole number as it
+// is, any other to at most 4 significant figures ("19.57"), or "n/a"
+// when it is not available.
 func FormatNum(v analyze.Num) string { return fmtNum(v) }
 
 // FormatSpread formats "median ± MAD" rounded to the spread, as the
 // report's tables do: both to the decimal place of the spread's second
-// significant figure.
+// significant figure, or coarser to keep at most 4 significant figures;
+// a spread below that place is written "± <0.01". For a single run write
+// FormatNum: it has no spread.
 func FormatSpread(v, spread analyze.Num) string { return fmtSpread(v, spread) }
 
 // FormatInt formats a count with thousands separators.

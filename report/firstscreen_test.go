@@ -14,17 +14,24 @@ func TestFmtSpread(t *testing.T) {
 		v, spread float64
 		want      string
 	}{
-		{5963, 74.94, "5963 ± 75"},             // the "5963 ± 74.94 ms"
-		{114.7, 3.465, "114.7 ± 3.5"},          // 2 significant figures of the MAD
-		{19.7607, 0.00712, "19.7607 ± 0.0071"}, // the value to the MAD's place
-		{56789, 1234, "56800 ± 1200"},          // rounding to hundreds
-		{99.6, 99.6, "100 ± 100"},              // 99.6 to 2 figures is 100
-		{0.971, 0.004, "0.9710 ± 0.0040"},      // a small MAD keeps its zeros
-		{310.1, 0, "310.1 ± 0"},                // no spread: the value as fmtNum writes it
-		{123456.789, 1e-9, "123457 ± 0"},       // at most 6 significant figures
-		{-0.0001, 0.5, "0.00 ± 0.50"},          // no "-0.00"
+		{5963, 74.94, "5963 ± 75"},            // the "5963 ± 74.94 ms"
+		{114.7, 3.465, "114.7 ± 3.5"},         // 2 significant figures of the MAD
+		{19.7607, 0.00712, "19.76 ± 0.01"},    // 4 significant figures: coarser than the MAD's place
+		{19.5687, 0.0032, "19.57 ± <0.01"},    // a MAD that rounds to 0 there
+		{99.515, 0.031, "99.52 ± 0.03"},       // the goodput
+		{0.26429, 0.00088, "0.2643 ± 0.0009"}, // the requests/s
+		{115.109, 0.019, "115.1 ± <0.1"},
+		{5080.6, 5.1, "5081 ± 5"},
+		{0.3, 0.5, "0.30 ± 0.50"},         // the MAD's place when finer than it needs
+		{56789, 1234, "56800 ± 1200"},     // rounding to hundreds
+		{99.6, 99.6, "100 ± 100"},         // 99.6 to 2 figures is 100
+		{0.971, 0.004, "0.9710 ± 0.0040"}, // a small MAD keeps its zeros
+		{310.1, 0, "310.1 ± 0"},           // no spread: the value as fmtNum writes it
+		{123456.789, 1e-9, "123457 ± <1"}, // the integer part is never cut
+		{0, 0.5, "0.00 ± 0.50"},           // zero has no figures to cap
+		{-0.0001, 0.5, "0.00 ± 0.50"},     // no "-0.00"
 		{math.NaN(), 1, "n/a"},
-		{42, math.NaN(), "42 ± 0"},
+		{42, math.NaN(), "42"}, // no spread known: none shown
 	}
 	for _, tt := range tests {
 		if got := fmtSpread(analyze.Num(tt.v), analyze.Num(tt.spread)); got != tt.want {

@@ -33,31 +33,44 @@ const fewRunsMark = flagOpen + "⚠ fewer than 3 runs" + flagClose
 // na is printed for a figure that is not available.
 const na = "n/a"
 
-// fmtNum formats a number with a precision fixed by its magnitude, so the
-// same value always prints the same way.
+// maxSigFigs is the most significant figures a number that is not whole
+// prints with: the reader wants the figure at a glance, and the fifth
+// digit of a latency or a rate is noise.
+const maxSigFigs = 4
+
+// fmtNum formats a number as a reader scans it: a whole number as it is
+// ("1038", "12345"), any other with at most maxSigFigs significant
+// figures, never rounding the integer part ("19.57", "0.2643", "5081"),
+// trailing zeros kept, so the same value always prints the same way.
 func fmtNum(v analyze.Num) string {
 	if !v.Valid() {
 		return na
 	}
 	f := float64(v)
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return roundTo(f, 0)
+	}
+	return roundTo(f, numDecimals(f))
+}
+
+// numDecimals is the number of decimals that leaves f with at most
+// maxSigFigs significant figures, and no fewer than 0.
+func numDecimals(f float64) int {
 	a := math.Abs(f)
-	var s string
-	switch {
-	case f == math.Trunc(f) && a < 1e15:
-		s = strconv.FormatFloat(f, 'f', 0, 64)
-	case a >= 1000:
-		s = strconv.FormatFloat(f, 'f', 0, 64)
-	case a >= 100:
-		s = strconv.FormatFloat(f, 'f', 1, 64)
-	case a >= 10:
-		s = strconv.FormatFloat(f, 'f', 2, 64)
-	default:
-		s = strconv.FormatFloat(f, 'f', 3, 64)
+	if a == 0 || math.IsInf(a, 0) || math.IsNaN(a) {
+		return 0
 	}
-	if s == "-0" || strings.Trim(s, "-0.") == "" && strings.HasPrefix(s, "-") {
-		s = strings.TrimPrefix(s, "-")
+	dec := maxSigFigs - 1 - int(math.Floor(math.Log10(a)))
+	if dec <= 0 {
+		return 0
 	}
-	return s
+	// Rounding can carry into a new leading digit: 9.9996 is "10.00",
+	// not "10.000".
+	p := math.Pow(10, float64(dec))
+	if math.Round(a*p)/p >= math.Pow(10, float64(maxSigFigs-dec)) {
+		dec--
+	}
+	return dec
 }
 
 // fmtInt formats a count with thousands separators.
@@ -78,31 +91,38 @@ func fmtInt(n int64) string {
 	return b.String()
 }
 
-// maxSpreadSigFigs caps the significant figures a value rounded to its
-// spread keeps: a spread many orders below the value is noise, not
-// precision.
-const maxSpreadSigFigs = 6
+// roundingRule says in a caption how fmtSpread rounds a cell.
+const roundingRule = "both rounded to the decimal place of the MAD's second significant figure, or coarser to keep at most 4 significant figures (a MAD below that place shows as \"± <0.01\")"
 
 // fmtSpread formats "value ± spread" with both rounded to the same
-// decimal place: that of the spread's second significant figure
-// ("5963 ± 75", "114.7 ± 3.5", "19.7571 ± 0.0070"), so the value shows no
-// more digits than its spread supports. A zero or missing spread leaves
-// the value as fmtNum writes it ("310 ± 0").
+// decimal place: that of the spread's second significant figure, but no
+// finer than fmtNum would print the value ("5963 ± 75", "114.7 ± 3.5",
+// "99.52 ± 0.03"), so the value shows no more digits than its spread
+// supports nor more than maxSigFigs. A spread that rounds to zero at that
+// place is written as less than one unit of it ("19.57 ± <0.01"); a zero
+// spread leaves the value as fmtNum writes it ("310 ± 0"), and a missing
+// one leaves the value alone ("956.4"). A single run has no spread: its
+// caller writes fmtNum and says "1 run" (fmtAcross).
 func fmtSpread(v, spread analyze.Num) string {
 	if !v.Valid() {
 		return na
 	}
-	if !spread.Valid() || spread == 0 {
+	if !spread.Valid() {
+		return fmtNum(v)
+	}
+	if spread == 0 {
 		return fmtNum(v) + " ± 0"
 	}
 	sp := math.Abs(float64(spread))
 	dec := 1 - int(math.Floor(math.Log10(sp)))
-	if f := math.Abs(float64(v)); f > 0 {
-		if limit := maxSpreadSigFigs - 1 - int(math.Floor(math.Log10(f))); dec > limit {
-			dec = limit
-		}
+	if v != 0 { // zero has no significant figures to cap
+		dec = min(dec, numDecimals(float64(v)))
 	}
-	return roundTo(float64(v), dec) + " ± " + roundTo(sp, dec)
+	m := roundTo(sp, dec)
+	if strings.Trim(m, "0.") == "" {
+		m = "<" + roundTo(math.Pow(10, float64(-dec)), dec)
+	}
+	return roundTo(float64(v), dec) + " ± " + m
 }
 
 // roundTo formats x rounded to dec decimal places; a negative dec rounds
@@ -122,15 +142,22 @@ func roundTo(x float64, dec int) string {
 }
 
 // fmtAcross formats an across-runs statistic as "median ± MAD", rounded
-// to the spread, with a % sign for a percentage. The caption of its table
-// says what the cells are and its runs column how many usable runs each
-// level has (runs); a cell shows its own number of runs only when it
-// differs, flagged when fewer than 3.
+// to the spread (fmtSpread), with a % sign for a percentage. The caption
+// of its table says what the cells are and its runs column how many
+// usable runs each level has (runs); a cell shows its own number of runs
+// only when it differs, flagged when fewer than 3. A figure from one run
+// has no spread and shows none ("956.4", or "956.4 (1 run)" where the
+// level has more), never "± 0".
 func fmtAcross(ar analyze.AcrossRuns, runs int) string {
 	if ar.Runs == 0 || !ar.Median.Valid() {
 		return na
 	}
-	s := fmtSpread(ar.Median, ar.MAD)
+	var s string
+	if ar.Runs == 1 {
+		s = fmtNum(ar.Median)
+	} else {
+		s = fmtSpread(ar.Median, ar.MAD)
+	}
 	if ar.Unit == "%" {
 		s += " %"
 	}

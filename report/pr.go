@@ -10,9 +10,10 @@ import (
 )
 
 // pr.md is the report's first screen as Markdown for a pull-request
-// comment: the answer, the data-quality box and the per-level table, with
-// no image and no link (a comment cannot follow the report's relative
-// links), never longer than PRLimit bytes whatever the sweep, and saying
+// comment: the answer, the data-quality box and a per-level table of at
+// most prTableColumns columns (the rest is in report.md), with no image
+// and no link (a comment cannot follow the report's relative links),
+// never longer than PRLimit bytes whatever the sweep, and saying
 // what it left out.
 
 // PRFile is the name of the pull-request summary in the output directory.
@@ -92,7 +93,7 @@ func prMarkdown(s *analyze.Summary) []byte {
 			b.WriteString("\n")
 		}
 		if nLevels > 0 {
-			b.WriteString(headlineTableOf(s, levels[:nLevels]))
+			b.WriteString(prTableOf(s, levels[:nLevels]))
 			b.WriteString("\n")
 		}
 		b.WriteString(prLeftOut(s, series-nSeries, len(quality)-nQuality, len(levels)-nLevels))
@@ -128,7 +129,7 @@ func prLeftOut(s *analyze.Summary, series, findings, levels int) string {
 		left = append(left, fmt.Sprintf("the last %d of %d %s of the table, which did not fit", levels, len(s.Levels), plural(len(s.Levels), "level", "levels")))
 	}
 	left = append(left, "every chart (a comment cannot show the report's relative image links)",
-		"the detailed tables (p99 and means, ITL, pooled percentiles, throughput windows and counter checks, goodput failures, workload, every run, server histograms, warm-up)",
+		"the detailed tables (the p50s and requests/s of the per-level table, p99 and means, ITL, pooled percentiles, throughput windows and counter checks, goodput failures, workload, every run, server histograms, warm-up)",
 		"the environment in full, the method, the exclusions and the lint findings")
 	return fmt.Sprintf("<sub>Summary written by benchnote %s for a pull-request comment (at most %s characters). Left out: %s. They are in the report this file was written with: report.html (self-contained), report.md (charts linked relatively, as plots/*.svg) and summary.json.</sub>\n",
 		Version, fmtInt(PRLimit), strings.Join(left, "; "))

@@ -48,7 +48,7 @@ func runsCell(l analyze.Level) string {
 // acrossCaption is the sentence a table of across-run figures ends its
 // caption with: what a cell is, once for the whole table.
 func acrossCaption(s *analyze.Summary) string {
-	return fmt.Sprintf("Cells: median ± %s MAD across the level's runs (the runs column), both rounded to the second significant figure of the MAD; a cell resting on fewer runs says how many.", s.Method.MAD)
+	return fmt.Sprintf("Cells: median ± %s MAD across the level's runs (the runs column), %s; a cell resting on fewer runs says how many, and one from a single run has no ±.", s.Method.MAD, roundingRule)
 }
 
 func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string {
@@ -175,7 +175,7 @@ func serverTable(s *analyze.Summary) string {
 	if s.Method.SpeculativeDecoding {
 		b.WriteString(" Speculative decoding is on: the inter-token histogram is per step, not per token.")
 	}
-	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles across the level's runs, rounded to the MAD's second significant figure.", s.Method.MAD)
+	fmt.Fprintf(&b, " Cells: median ± %s MAD of per-run quantiles across the level's runs, %s.", s.Method.MAD, roundingRule)
 	b.WriteString(" A quantile that falls in the lowest bucket (interpolated up from 0), the +Inf bucket or a bucket wider than half its estimate is not resolved by the buckets: its cell gives only the bound the buckets support, \"≤ 300 (bucket 0–300)\" or \"> 10000 (+Inf bucket)\", with the bucket's bounds in ms over the level's runs.\n\n")
 	serverRows := func(levels []analyze.Level, n *notes) [][]string {
 		var rows [][]string
@@ -327,7 +327,7 @@ func sloText(slo analyze.SLO) string {
 
 func workloadTable(s *analyze.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across the level's runs (the runs column), rounded to the MAD's second significant figure.\n\n", s.Method.Percentile, s.Method.MAD)
+	fmt.Fprintf(&b, "**Workload** of the measured successful requests. Lengths are pooled over each level's runs (%s percentiles). Early stop = share of requests with n < max_tokens. Inter-arrival time (gaps between consecutive sends, per-run p50) and achieved concurrency (Σ request durations / (T_last − T_first)) need the `t_request_sent` column; they are median ± %s MAD across the level's runs (the runs column), %s.\n\n", s.Method.Percentile, s.Method.MAD, roundingRule)
 	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
 		n := newNotes(s)
 		var rows [][]string

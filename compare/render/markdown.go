@@ -513,7 +513,7 @@ func writeMethod(b *strings.Builder, r *compare.Result) {
 }
 
 // across formats "median ± MAD unit (n)", rounded to the spread as the
-// report rounds it.
+// report rounds it; a single run's figure has no ± ("956.4 ms (1)").
 func across(a compare.Across, unit string) string {
 	if a.N == 0 || !a.Median.Valid() {
 		return "n/a"
@@ -521,6 +521,9 @@ func across(a compare.Across, unit string) string {
 	u := " " + unit
 	if unit == "%" {
 		u = " %"
+	}
+	if a.N == 1 { // one run has no spread: no "± 0"
+		return fmt.Sprintf("%s%s (1)", report.FormatNum(a.Median), u)
 	}
 	return fmt.Sprintf("%s%s (%d)", report.FormatSpread(a.Median, a.MAD), u, a.N)
 }

@@ -38,8 +38,8 @@ func TestPRFileOfATwelveLevelSweep(t *testing.T) {
 		t.Errorf("pr.md is %d bytes, over %d", len(pr), report.PRLimit)
 	}
 	for _, c := range []int{1, 64} {
-		if !strings.Contains(pr, fmt.Sprintf("\n| %d | 3 | ", c)) {
-			t.Errorf("pr.md has no row for concurrency %d", c)
+		if !strings.Contains(pr, fmt.Sprintf("\n| %d ", c)) {
+			t.Errorf("pr.md has no row for concurrency %d:\n%s", c, grepLines(pr, "| "))
 		}
 	}
 	if strings.Contains(pr, "](") || strings.Contains(pr, "did not fit") {

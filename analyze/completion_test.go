@@ -1,0 +1,137 @@
+package analyze
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/benchnote/benchnote/ingest"
+)
+
+// TestCompletionTime: a request ends at its t_last_text; without one, at
+// t_request_sent + E2E; with neither (a file without time columns, or a
+// missing value), it has no known end.
+func TestCompletionTime(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name       string
+		sent, last []float64
+		want       float64
+	}{
+		{"last text", []float64{100}, []float64{101.5}, 101.5},
+		{"sent + E2E", []float64{100}, nil, 100.25},
+		{"last text missing: sent + E2E", []float64{100}, []float64{nan}, 100.25},
+		{"no time columns", nil, nil, nan},
+		{"send time missing", []float64{nan}, nil, nan},
+	}
+	for _, tt := range tests {
+		r := &ingest.Requests{N: 1, E2Ems: []float64{250}, TRequestSent: tt.sent, TLastText: tt.last}
+		if got := completionTime(r, 0); got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestChunkGapsNeedOneTokenPerChunk: per-gap ITL needs, for every request,
+// as many text chunks as tokens both by the text_chunks count and by the
+// chunk arrivals recorded; either one differing makes the gaps chunk
+// gaps.
+func TestChunkGapsNeedOneTokenPerChunk(t *testing.T) {
+	tests := []struct {
+		name       string
+		textChunks int64
+		chunks     []float64
+		perGap     bool
+	}{
+		{"3 tokens, 3 chunks, text_chunks 3", 3, []float64{10, 20, 30}, true},
+		{"text_chunks 2 for 3 arrivals", 2, []float64{10, 20, 30}, false},
+		{"text_chunks 3 but 2 arrivals", 3, []float64{10, 30}, false},
+	}
+	for _, tt := range tests {
+		q := &ingest.Requests{N: 1, CompletionTokens: []int64{3}, TextChunks: []int64{tt.textChunks},
+			ChunkMs: tt.chunks, ChunkOffsets: []int32{0, int32(len(tt.chunks))}}
+		d, perGap, _ := chunkGaps(q, []int{0}, []uint8{classMulti}, NearestRank)
+		if perGap != tt.perGap || (d.Unavailable == "") != tt.perGap {
+			t.Errorf("%s: per-gap %v (%q), want %v", tt.name, perGap, d.Unavailable, tt.perGap)
+		}
+	}
+}
+
+// TestEarlyStopBasis: a request stops early when it returns fewer tokens
+// than its max_tokens, or the run's when it has none (0 is "none"); with
+// no max_tokens known anywhere there is no basis and no percentage.
+func TestEarlyStopBasis(t *testing.T) {
+	rs := []req{{id: "a", n: 4, ttft: 10, e2e: 40}, {id: "b", n: 4, ttft: 10, e2e: 40}}
+	none := makeRun("c1/r1", 1, 1, rs)
+	withMax := makeRun("c1/r2", 1, 2, rs)
+	withMax.MaxTokens = 4
+	withMax.Requests.Requests.MaxTokens = []int64{0, 8} // a: the run's 4 (not early); b: 8 (early)
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{none, withMax}})
+	if w := s.Runs[0].Workload; !math.IsNaN(float64(w.EarlyStopPercent)) || w.EarlyStopBasis != 0 {
+		t.Errorf("no max_tokens: early stop %v %% of %d, want NaN of 0", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+	if w := s.Runs[1].Workload; float64(w.EarlyStopPercent) != 50 || w.EarlyStopBasis != 2 {
+		t.Errorf("max_tokens 0 (the run's 4) and 8: early stop %v %% of %d, want 50 of 2", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+}
+
+// TestWindowFilterIsClosed: a request belongs to the window when it
+// completes inside it, both bounds included.
+func TestWindowFilterIsClosed(t *testing.T) {
+	run := &ingest.Run{Window: ingest.Window{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Source: "run.yaml"}}
+	ends := []float64{999.5, 1000, 1005, 1010, 1010.5}
+	req := &ingest.Requests{N: len(ends), TLastText: ends, E2Ems: make([]float64, len(ends))}
+	in := windowFilter(run, req)
+	want := []bool{false, true, true, true, false}
+	for i := range ends {
+		if in(i) != want[i] {
+			t.Errorf("completion at %v: in the window %v, want %v", ends[i], in(i), want[i])
+		}
+	}
+}
+
+// TestCounterMismatchIsRelative: the generation-token counter moved by 12
+// while the client counted 10 tokens in the window: |12 − 10| / 10 = 0.2,
+// beyond the default tolerance, so the run is named in the finding.
+func TestCounterMismatchIsRelative(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0).UTC()
+	run := makeRun("c3/r1", 3, 1, []req{
+		{id: "A", n: 3, ttft: 100, e2e: 300, sent: 1_700_000_001},
+		{id: "B", n: 5, ttft: 100, e2e: 500, sent: 1_700_000_002},
+		{id: "C", n: 2, ttft: 100, e2e: 200, sent: 1_700_000_003},
+	})
+	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	run.ScrapeStart = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1000, ingest.RolePromptTokens: 5000}}
+	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1012, ingest.RolePromptTokens: 5300}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	tp := s.Runs[0].Throughput
+	if !near(float64(tp.CounterMismatch), 0.2) || tp.ClientCompletionTokens != 10 || float64(tp.GenerationTokensDelta) != 12 {
+		t.Errorf("counter mismatch %v (Δ %v, client %d), want 0.2 (Δ 12, client 10)", tp.CounterMismatch, tp.GenerationTokensDelta, tp.ClientCompletionTokens)
+	}
+	if !hasFinding(s, "counter-client-mismatch") {
+		t.Error("no counter-client-mismatch finding")
+	}
+}
+
+// TestMonotonicClockCountsEveryRequest: with run.yaml's clock monotonic,
+// the request times are not wall-clock time and cannot be placed in the
+// window: every request counts.
+func TestMonotonicClockCountsEveryRequest(t *testing.T) {
+	run := &ingest.Run{Clock: "monotonic", Window: ingest.Window{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Source: "run.yaml"}}
+	req := &ingest.Requests{N: 2, TLastText: []float64{5, 99999}, E2Ems: []float64{0, 0}}
+	in := windowFilter(run, req)
+	if !in(0) || !in(1) {
+		t.Errorf("monotonic clock: in the window %v, %v; want every request", in(0), in(1))
+	}
+}
+
+// TestClientThroughputNeedsASpan: one request whose last token came at its
+// send time leaves T_last − T_first = 0: no client output tokens/s (not
+// +Inf).
+func TestClientThroughputNeedsASpan(t *testing.T) {
+	run := makeRun("c1/r1", 1, 1, []req{{id: "A", n: 1, ttft: 0, e2e: 0, sent: 1_700_000_001}})
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
+	if tp := s.Runs[0].Throughput; !math.IsNaN(float64(tp.ClientOutputTokensPerSec)) || tp.ClientUnavailable == "" {
+		t.Errorf("client output tokens/s %v (%q), want NaN with a reason", tp.ClientOutputTokensPerSec, tp.ClientUnavailable)
+	}
+}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/benchnote/benchnote/analyze"
+)
+
+func TestFmtNum(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{1038, "1038"},         // whole: as it is
+		{123456, "123456"},     // whole, however many digits
+		{-42, "-42"},           // whole and negative
+		{0, "0"},               //
+		{19.5687, "19.57"},     // 4 significant figures
+		{5080.6, "5081"},       // the integer part is never cut...
+		{12345.6, "12346"},     // ...even past 4 figures
+		{956.44, "956.4"},      //
+		{0.26429, "0.2643"},    // below 1: 4 figures after the zeros
+		{0.3125, "0.3125"},     //
+		{0.5, "0.5000"},        // trailing zeros kept: one value, one print
+		{0.00088, "0.0008800"}, //
+		{9.9996, "10.00"},      // a carry into a new digit keeps 4 figures
+		{999.96, "1000"},       //
+		{0.099996, "0.1000"},   //
+		{-3.14159, "-3.142"},   //
+		{-0.00001, "-0.00001000"},
+		{math.NaN(), "n/a"},
+		{math.Inf(1), "n/a"},
+	}
+	for _, tt := range tests {
+		if got := fmtNum(analyze.Num(tt.v)); got != tt.want {
+			t.Errorf("fmtNum(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+// TestFmtAcrossCells: the cell of an across-runs table; runs is what the
+// row's runs column says.
+func TestFmtAcrossCells(t *testing.T) {
+	tests := []struct {
+		name string
+		ar   analyze.AcrossRuns
+		runs int
+		want string
+	}{
+		{"three runs", analyze.AcrossRuns{Median: 19.5687, MAD: 0.0032, Runs: 3}, 3, "19.57 ± <0.01"},
+		{"percent", analyze.AcrossRuns{Unit: "%", Median: 99.515, MAD: 0.031, Runs: 3}, 3, "99.52 ± 0.03 %"},
+		{"one run, level of one", analyze.AcrossRuns{Median: 956.44, MAD: 0, Runs: 1, FewRuns: true}, 1, "956.4"},
+		{"one run, level of three", analyze.AcrossRuns{Median: 956.44, MAD: 0, Runs: 1, FewRuns: true}, 3, "956.4 (" + flagOpen + "⚠ 1 run" + flagClose + ")"},
+		{"one run, percent", analyze.AcrossRuns{Unit: "%", Median: 8.7, Runs: 1}, 1, "8.700 %"},
+		{"no spread over runs", analyze.AcrossRuns{Unit: "%", Median: 0, MAD: 0, Runs: 3}, 3, "0 ± 0 %"},
+		{"no run", analyze.AcrossRuns{Median: 1, Runs: 0}, 3, "n/a"},
+	}
+	for _, tt := range tests {
+		if got := fmtAcross(tt.ar, tt.runs); got != tt.want {
+			t.Errorf("%s: fmtAcross = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
