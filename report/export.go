@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/report/chart"
 	"github.com/benchnote/benchnote/templates"
 )
 
@@ -59,10 +60,16 @@ func MarkdownToHTML(md []byte) ([]byte, error) {
 }
 
 // Figure returns an HTML figure holding an inline SVG chart, its text
-// alternative and its caption (both escaped).
+// alternative and its caption (both escaped). A compact chart (see
+// chart.IsCompact) gets class "compact": the page shows it at its natural
+// size instead of stretching it to the column.
 func Figure(id, alt, caption string, svg []byte) string {
-	return fmt.Sprintf("<figure id=\"%s\" aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
-		template.HTMLEscapeString(id), template.HTMLEscapeString(alt), InlineSVG(svg), template.HTMLEscapeString(caption))
+	class := ""
+	if chart.IsCompact(svg) {
+		class = ` class="compact"`
+	}
+	return fmt.Sprintf("<figure id=\"%s\"%s aria-label=\"%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>",
+		template.HTMLEscapeString(id), class, template.HTMLEscapeString(alt), InlineSVG(svg), template.HTMLEscapeString(caption))
 }
 
 // Page wraps an HTML body in the report's self-contained page: the

@@ -137,14 +137,33 @@ func chartStatLabel(s *analyze.Summary, key, name, unit string) (string, string)
 	return name, unit
 }
 
-// chartStatSample returns the sample of an across-runs statistic.
+// chartStatSample returns the sample of an across-runs statistic, as a
+// caption writes it inside parentheses (see chartFlat).
 func chartStatSample(s *analyze.Summary, key string) string {
 	for _, l := range s.Levels {
 		if st, ok := l.Stat(key); ok && st.Sample != "" {
-			return st.Sample
+			return chartFlat(st.Sample)
 		}
 	}
 	return ""
+}
+
+// chartFlat rewrites a phrase with a parenthesis of its own for a
+// caption that puts it inside parentheses: "pooled per-gap (all runs)"
+// becomes "pooled per-gap, all runs", never "(pooled per-gap (all runs))".
+func chartFlat(phrase string) string {
+	return strings.NewReplacer(" (", ", ", "(", "", ")", "").Replace(phrase)
+}
+
+// chartPooledSample is what a CDF caption says of its sample after
+// "pooled over every measured request of each level's runs": nothing for
+// the pooled per-request sample, which that phrase already describes,
+// else the sample in parentheses.
+func chartPooledSample(sample string) string {
+	if sample == analyze.SamplePooled {
+		return ""
+	}
+	return " (sample: " + chartFlat(sample) + ")"
 }
 
 // chartLoads returns every level's load, in level order.
@@ -306,25 +325,29 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	chartLevelAxis(p, s)
 	// A level that queues can sit orders of magnitude above the others:
 	// then a log axis keeps the lower levels readable.
-	logY := lo > 0 && hi >= chartLogSpan*lo
+	logY := chartLogAxis(lo, hi)
 	if logY {
 		chart.SetLogScale(&p.Y)
+		chartLogFloor(&p.Y)
 	} else {
 		chart.FromZero(&p.Y)
 	}
-	sloSentence, _ := chartAddSLO(p, &legend, s, m.key, unit, lo, hi, logY, false)
+	sloSentence, inLegend := chartAddSLO(p, &legend, s, m.key, unit, lo, hi, logY, false)
+	chartAddHeadroom(&p.Y, logY, chartSLONotedAbove(s, m.key, unit, hi, inLegend))
 
-	svg, err := chart.Single(p, &legend).SVG()
+	svg, err := chartSingle(s, p, &legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot latency-%s: %w", m.key, err)
 	}
 	sample := chartStatSample(s, m.key+".p50")
 	caption := fmt.Sprintf("Per-run p50/p95/p99 of client %s (%s sample, %s), median across runs with ± %s error bars; %s. At each %s p50, p95 and p99 sit slightly apart (in that order) so their bars do not overlap.",
 		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase(), v.perLevel()) + used.notes(s)
-	if logY {
+	switch {
+	case logY && levels.log:
+		caption += fmt.Sprintf(" The latency and %s axes are logarithmic.", v.noun())
+	case logY:
 		caption += " The latency axis is logarithmic."
-	}
-	if levels.log {
+	case levels.log:
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", v.noun())
 	}
 	caption += sloSentence + sv.sentence()
@@ -352,7 +375,7 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	var used chartUsed
 	var alt []string
 	name2 := "throughput-" + m.key
-	hi := math.Inf(-1) // top of the latency error bars
+	lo, hi := math.Inf(1), math.Inf(-1) // extent of the latency error bars
 	drawn := 0
 	// The legend names the series, when there are several, and the SLO.
 	sloLegend := chart.NewLegend()
@@ -383,13 +406,14 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 				exys = append(exys, pt)
 				xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
 			}
-			top := pt.Y
+			top, bottom := pt.Y, pt.Y
 			if lat.MAD.Valid() {
 				eyys = append(eyys, pt)
 				yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
 				top += float64(lat.MAD)
+				bottom -= float64(lat.MAD)
 			}
-			hi = math.Max(hi, top)
+			lo, hi = math.Min(lo, bottom), math.Max(hi, top)
 		}
 		if len(xys) == 0 {
 			continue
@@ -439,17 +463,27 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		return nil, nil
 	}
 	chart.FromZero(&p.X)
-	chart.FromZero(&p.Y)
+	// Levels far apart (one that queues) would flatten the others
+	// against a linear axis from zero.
+	logY := chartLogAxis(lo, hi)
+	if logY {
+		chart.SetLogScale(&p.Y)
+		chartLogFloor(&p.Y)
+	} else {
+		chart.FromZero(&p.Y)
+		lo = 0
+	}
 	// Leave room right of the last point for its label ("c=16"), which
 	// would otherwise be clipped at the edge of the data area.
 	p.X.Max *= 1.08
-	sloSentence, inLegend := chartAddSLO(p, &sloLegend, s, m.key, unit, 0, hi, false, false)
+	sloSentence, inLegend := chartAddSLO(p, &sloLegend, s, m.key, unit, lo, hi, logY, false)
+	chartAddHeadroom(&p.Y, logY, chartSLONotedAbove(s, m.key, unit, hi, inLegend))
 	var legend *plot.Legend // only for the series and an SLO line
 	if inLegend || sv.several() {
 		legend = &sloLegend
 	}
 
-	svg, err := chart.Single(p, legend).SVG()
+	svg, err := chartSingle(s, p, legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
@@ -464,7 +498,11 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 		points = "one point per level of each series, joined in load order, the lowest load at the start of each line (the alt text lists them)"
 	}
 	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
-		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s) + sloSentence + sv.sentence()
+		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
+	if logY {
+		caption += chartLogSentence([]string{"p95 " + name})
+	}
+	caption += sloSentence + sv.sentence()
 	return &Plot{
 		Name:    name2,
 		Title:   p.Title.Text,
@@ -496,7 +534,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
 	var plots []*plot.Plot
-	var names []string
+	var names, logNames []string
 	for _, pn := range panels {
 		p := chartNewPlot()
 		chart.SmallText(p)
@@ -508,8 +546,14 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		var dots plotter.XYs
 		var ticks []plot.Tick
 		drew := false
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for i, l := range s.Levels {
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: v.number(l.Load())})
+			label := v.number(l.Load())
+			if chartCompact(s) {
+				// The tick names the one level; no axis label below it.
+				label = v.name(l.Load())
+			}
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
 			st, ok := l.Stat(pn.key)
 			if !ok {
 				continue
@@ -526,6 +570,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 					dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
 				}
 				dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
+				lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
 				drew = true
 			}
 			if st.Median.Valid() {
@@ -548,8 +593,16 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		sc.GlyphStyle = dotStyle
 		p.Add(sc)
 		p.X.Label.Text = v.axisLabel()
+		if chartCompact(s) {
+			p.X.Label.Text = ""
+		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
+		if chartLogAxis(lo, hi) {
+			chart.SetLogScale(&p.Y)
+			chartLogFloor(&p.Y)
+			logNames = append(logNames, pn.name)
+		}
 		plots = append(plots, p)
 		names = append(names, pn.name)
 	}
@@ -560,7 +613,11 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	legend := chart.NewLegend()
 	legend.Add("one run", &plotter.Scatter{GlyphStyle: dotStyle})
 	legend.Add("median", &plotter.Line{LineStyle: medianStyle})
-	svg, err := chart.Figure{Title: title, Grid: chart.Rows(plots, min(len(plots), 2)), Legend: &legend}.SVG()
+	fig := chart.Figure{Title: title, Grid: chart.Rows(plots, min(len(plots), 2)), Legend: &legend}
+	if chartCompact(s) {
+		fig.Height = vg.Length(len(fig.Grid))*chartCompactTile + vg.Points(28)
+	}
+	svg, err := fig.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot runs-spread: %w", err)
 	}
@@ -569,7 +626,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if slices.Contains(names, panels[len(panels)-1].name) {
 		caption += fmt.Sprintf("; output tokens/s is from server counters (%s)", chartStatSample(s, chartOutputRate))
 	}
-	caption += "; " + used.runsPhrase() + "." + used.notes(s) + sv.sentence()
+	caption += "; " + used.runsPhrase() + "." + used.notes(s) + chartLogSentence(logNames) + sv.sentence()
 	return &Plot{
 		Name:    "runs-spread",
 		Title:   title,
@@ -632,7 +689,7 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	}
 	// Latency tails and levels far apart squeeze the fast levels against
 	// the axis; a log scale keeps every curve readable.
-	logX := lo > 0 && hi >= chartLogSpan*lo
+	logX := chartLogAxis(lo, hi)
 	if logX {
 		chart.SetLogScale(&p.X)
 	}
@@ -653,8 +710,8 @@ func cdfChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	// The summary samples every CDF at nearest-rank quantiles, whatever
 	// percentile method the tables use.
 	method = analyze.NearestRank
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled. Each line rises from 0 at its p = 0.01 value, the lowest point the summary stores.",
-		name, sample, method, v.perLevel())
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs%s, drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one line per %s, n = requests pooled. Each line rises from 0 at its p = 0.01 value, the lowest point the summary stores.",
+		name, chartPooledSample(sample), method, v.perLevel())
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
 	}
@@ -1199,9 +1256,10 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	chartLevelAxis(p, s)
-	p.Y.Min, p.Y.Max = 0, 100
+	// A level at 100 % clear of the top of the frame.
+	p.Y.Min, p.Y.Max = 0, 100*(1+chartHeadroom)
 
-	svg, err := chart.Single(p, legend).SVG()
+	svg, err := chartSingle(s, p, legend).SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot goodput: %w", err)
 	}
@@ -1374,9 +1432,102 @@ func chartLevelAxis(p *plot.Plot, s *analyze.Summary) {
 	}
 }
 
-// chartLogSpan is the ratio of largest to smallest value from which a
-// value axis is drawn on a log scale.
-const chartLogSpan = 20
+// chartLogSpan is the ratio of largest to smallest value beyond which a
+// value axis is drawn on a log scale: past 10× the lowest values would
+// be squeezed into the bottom tenth of a linear axis.
+const chartLogSpan = 10
+
+// chartLogAxis reports whether values from lo to hi are drawn on a log
+// axis: when all are positive and hi is more than chartLogSpan × lo.
+func chartLogAxis(lo, hi float64) bool {
+	return lo > 0 && hi > chartLogSpan*lo
+}
+
+// chartCompact reports whether the charts against the level axis are
+// drawn compact: a sweep of one level puts its few points at one place on
+// that axis, which a full-size frame would leave empty.
+func chartCompact(s *analyze.Summary) bool { return len(s.Levels) == 1 }
+
+// chartSingle is the figure of one plot, compact (chart.CompactWidth ×
+// chart.CompactHeight) when chartCompact says so.
+func chartSingle(s *analyze.Summary, p *plot.Plot, legend *plot.Legend) chart.Figure {
+	f := chart.Single(p, legend)
+	if chartCompact(s) {
+		f.Width, f.Height = chart.CompactWidth, chart.CompactHeight
+	}
+	return f
+}
+
+// chartCompactTile is the height of a row of tiles of a compact chart
+// (see chartCompact): one level needs no room for a level axis label.
+const chartCompactTile vg.Length = 170
+
+// chartHeadroom is the room left above the highest value of a value
+// axis, as a fraction of its span (in decades on a log axis), so that no
+// marker or error bar touches the top of the frame; chartNoteHeadroom
+// when a line of text (an SLO target above the axis) is noted there.
+const (
+	chartHeadroom     = 0.05
+	chartNoteHeadroom = 0.15
+)
+
+// chartAddHeadroom raises the top of a value axis by chartHeadroom, or by
+// chartNoteHeadroom when a note sits at the top.
+func chartAddHeadroom(a *plot.Axis, logAxis, note bool) {
+	if !(a.Max > a.Min) || math.IsInf(a.Max-a.Min, 0) {
+		return
+	}
+	f := chartHeadroom
+	if note {
+		f = chartNoteHeadroom
+	}
+	if logAxis {
+		if top := a.Max * math.Pow(a.Max/a.Min, f); a.Min > 0 && !math.IsInf(top, 0) {
+			a.Max = top
+		}
+		return
+	}
+	if top := a.Max + f*(a.Max-a.Min); !math.IsInf(top, 0) {
+		a.Max = top
+	}
+}
+
+// chartSLONotedAbove reports whether chartAddSLO noted the target of
+// metric key at the top edge: applied, in the axis's unit, not in the
+// legend, above the data's top hi.
+func chartSLONotedAbove(s *analyze.Summary, key, unit string, hi float64, inLegend bool) bool {
+	_, target, ok := chartSLO(s, key)
+	return ok && unit == "ms" && !inLegend && target > hi
+}
+
+// chartLogFloor moves the lower end of a log axis down to the nearest
+// 1, 2 or 5 × 10^k at or below it, the values LogTicks labels, so that
+// the lowest points have a labelled tick beneath them: without it, data
+// from 115 to 6000 ms show no label below 200.
+func chartLogFloor(a *plot.Axis) {
+	if !(a.Min > 0) || math.IsInf(a.Min, 0) {
+		return
+	}
+	e := math.Pow(10, math.Floor(math.Log10(a.Min)))
+	for _, m := range []float64{5, 2, 1} {
+		if v := m * e; v <= a.Min*(1+1e-9) {
+			a.Min = math.Min(a.Min, v)
+			return
+		}
+	}
+}
+
+// chartLogSentence is the caption's sentence naming the panels drawn on a
+// log axis (see chartLogAxis), "" when none is.
+func chartLogSentence(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" The %s axis is logarithmic: its values span more than %d×.", names[0], chartLogSpan)
+	}
+	return fmt.Sprintf(" The %s axes are logarithmic: their values span more than %d×.", chartJoinAnd(names), chartLogSpan)
+}
 
 // chartSLO returns the name and SLO target of a latency metric in ms,
 // and whether one was applied (the summary records 0 or NaN for none).

@@ -87,9 +87,10 @@ func latencySeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot
 			continue
 		}
 		chartLevelAxis(p, s)
-		logY := lo > 0 && hi >= chartLogSpan*lo
+		logY := chartLogAxis(lo, hi)
 		if logY {
 			chart.SetLogScale(&p.Y)
+			chartLogFloor(&p.Y)
 			anyLog = true
 		} else {
 			chart.FromZero(&p.Y)
@@ -128,7 +129,7 @@ func latencySeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot
 	caption := fmt.Sprintf("Per-run p50, p95 and p99 of client %s (%s sample, %s), one panel each (two to a row): median across runs with ± %s error bars, one line per series; %s. At each %s the series sit slightly apart (in legend order) so their bars do not overlap.",
 		name, sample, chartPercentilePhrase(s), chartMADPhrase(s), used.runsPhrase(), v.perLevel()) + used.notes(s)
 	if anyLog {
-		caption += " A panel whose values span 20× or more has a logarithmic latency axis."
+		caption += " A panel whose values span more than 10× has a logarithmic latency axis."
 	}
 	if levels.log {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", v.noun())
@@ -163,11 +164,12 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 	width := 0.7 / float64(n)
 	var used chartUsed
 	var plots []*plot.Plot
-	var names []string
+	var names, logNames []string
 	for _, pn := range panels {
 		p := chartNewPlot()
 		chart.SmallText(p)
 		p.Title.Text = "per-run " + pn.name
+		lo, hi := math.Inf(1), math.Inf(-1)
 		p.Y.Label.Text = pn.unit
 		var ticks []plot.Tick
 		for i, load := range loads {
@@ -200,6 +202,7 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 						dx = (float64(r) - float64(k-1)/2) * width * 0.5 / float64(k-1)
 					}
 					dots = append(dots, plotter.XY{X: center + dx, Y: float64(val)})
+					lo, hi = math.Min(lo, float64(val)), math.Max(hi, float64(val))
 				}
 				if st.Median.Valid() {
 					used.add(l.Load(), st)
@@ -228,6 +231,11 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 		p.X.Label.Text = v.axisLabel()
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.5, float64(len(loads))-0.5
+		if chartLogAxis(lo, hi) {
+			chart.SetLogScale(&p.Y)
+			chartLogFloor(&p.Y)
+			logNames = append(logNames, pn.name)
+		}
 		plots = append(plots, p)
 		names = append(names, pn.name)
 	}
@@ -251,7 +259,7 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 	if names[len(names)-1] == panels[len(panels)-1].name {
 		caption += fmt.Sprintf("; output tokens/s is from server counters (%s)", chartStatSample(s, chartOutputRate))
 	}
-	caption += "; " + used.runsPhrase() + "." + used.notes(s) + sv.sentence()
+	caption += "; " + used.runsPhrase() + "." + used.notes(s) + chartLogSentence(logNames) + sv.sentence()
 	return &Plot{
 		Name:    "runs-spread",
 		Title:   title,
@@ -304,7 +312,7 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	logX := lo > 0 && hi >= chartLogSpan*lo
+	logX := chartLogAxis(lo, hi)
 	var plots []*plot.Plot
 	var sloSentence string
 	sloInLegend := false
@@ -337,6 +345,8 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 		p.X.Min, p.X.Max = lo, hi
 		if logX {
 			chart.SetLogScale(&p.X)
+			// Up to three tiles to a row.
+			p.X.Tick.Marker = chart.LogTicks{Narrow: true}
 		}
 		p.Y.Min, p.Y.Max = 0, 1
 		throwaway := chart.NewLegend()
@@ -363,8 +373,8 @@ func cdfSeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot, er
 	if sample == "" {
 		sample = analyze.SamplePooled
 	}
-	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs (%s), drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one panel per %s on one shared %s axis, one line per series (%s). Each line rises from 0 at its p = 0.01 value, the lowest point the summary stores.",
-		name, sample, analyze.NearestRank, v.perLevel(), name, strings.Join(counts, "; "))
+	caption := fmt.Sprintf("Empirical CDF of client %s pooled over every measured request of each level's runs%s, drawn as steps through the quantile points stored in the summary (%s, p = 0.01 … 1); one panel per %s on one shared %s axis, one line per series (%s). Each line rises from 0 at its p = 0.01 value, the lowest point the summary stores.",
+		name, chartPooledSample(sample), analyze.NearestRank, v.perLevel(), name, strings.Join(counts, "; "))
 	if logX {
 		caption += fmt.Sprintf(" The %s axis is logarithmic.", name)
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,8 +32,36 @@ func TestPlotsFontAndSize(t *testing.T) {
 		if n := bytes.Count(p.SVG, family); texts == 0 || n != texts {
 			t.Errorf("plot %q: %d of %d texts in the font stack", p.Name, n, texts)
 		}
+		sizes := svgFontSizes(t, p.SVG)
+		if len(sizes) != texts {
+			t.Errorf("plot %q: %d font sizes for %d texts", p.Name, len(sizes), texts)
+		}
+		// Every size is one of the style's, none below MinTextSize (12 of
+		// 864 units: 11 px when the chart is shown 800 px wide).
+		for _, sz := range sizes {
+			if !slices.Contains([]float64{12, 12.5, 13, 14}, sz) || sz < chart.MinTextSize {
+				t.Errorf("plot %q: text of size %g, want one of 12, 12.5, 13, 14", p.Name, sz)
+			}
+		}
 	}
 }
+
+// svgFontSizes returns the font-size of every text of an SVG, in px
+// (canvas units), in document order.
+func svgFontSizes(t *testing.T, svg []byte) []float64 {
+	t.Helper()
+	var out []float64
+	for _, m := range svgFontSize.FindAllSubmatch(svg, -1) {
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+var svgFontSize = regexp.MustCompile(`font-size:([0-9.]+)px`)
 
 func TestChartDodge(t *testing.T) {
 	logR := chartLevelRange{lo: 1, hi: 16, log: true}
@@ -181,7 +211,7 @@ func TestPlotsEscapeInputText(t *testing.T) {
 	}
 	byName := plotsByName(t, ps)
 	texts := plotTexts(t, "latency-ttft", byName["latency-ttft"].SVG) // fails on malformed XML
-	if !slices.Contains(texts, `TT\x1b[31mFT\x00 (ms)`) {
+	if !slices.Contains(texts, `TT\x1b[31mFT\x00 (ms, log scale)`) {
 		t.Errorf("latency-ttft: no escaped axis label in %q", texts)
 	}
 	for _, p := range ps {

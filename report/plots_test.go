@@ -256,12 +256,13 @@ func TestPlotsXMLAndLabels(t *testing.T) {
 	}
 	logC := "concurrency (requests in flight, log scale)" // 1, 4, 16 span 16×
 	want := map[string][]string{
-		"latency-ttft":    {"TTFT (ms)", logC, "p50", "p95", "p99", "1", "4", "16", "SLO: TTFT ≤ 200 ms"},
-		"latency-tpot":    {"TPOT (ms)", logC, "SLO: TPOT ≤ 50 ms"},
-		"latency-e2e":     {"E2E latency (ms)", logC},
+		// p50 at c=1 to p99 at c=16 spans more than 10×: log scale.
+		"latency-ttft":    {"TTFT (ms, log scale)", logC, "p50", "p95", "p99", "1", "4", "16", "SLO: TTFT ≤ 200 ms"},
+		"latency-tpot":    {"TPOT (ms, log scale)", logC, "SLO: TPOT ≤ 50 ms"},
+		"latency-e2e":     {"E2E latency (ms, log scale)", logC},
 		"throughput-ttft": {"output tokens/s (server counters)", "p95 TTFT (ms)", "c=1", "c=4", "c=16", "SLO: TTFT ≤ 200 ms"},
 		"throughput-tpot": {"output tokens/s (server counters)", "p95 TPOT (ms)", "SLO: TPOT ≤ 50 ms"},
-		"runs-spread":     {"Run-to-run spread", "per-run p95 TTFT", "per-run p95 TPOT", "per-run p95 E2E latency", "per-run output tokens/s (server counters)", "ms", "tokens/s", "concurrency (requests in flight)", "one run", "median"},
+		"runs-spread":     {"Run-to-run spread", "per-run p95 TTFT", "per-run p95 TPOT", "per-run p95 E2E latency", "per-run output tokens/s (server counters)", "ms", "tokens/s (log scale)", "concurrency (requests in flight)", "one run", "median"},
 		"cdf-ttft":        {"TTFT (ms, log scale)", "cumulative fraction of requests", "c=1 (n=300)", "c=16 (n=4800)", "100", "1000", "SLO: TTFT ≤ 200 ms"},
 		"cdf-tpot":        {"TPOT (ms)", "cumulative fraction of requests", "SLO: TPOT ≤ 50 ms"},
 		"cdf-e2e":         {"E2E latency (ms, log scale)", "cumulative fraction of requests"},
@@ -309,7 +310,7 @@ func TestPlotsCaptions(t *testing.T) {
 	for name, want := range map[string][]string{
 		"latency-ttft":    {"p50/p95/p99 of client TTFT", "per-request sample", "nearest-rank", "± raw MAD", "n = 3 runs per level"},
 		"throughput-ttft": {"server output tokens/s", "counter delta over the window", "p95 client TTFT"},
-		"cdf-tpot":        {"pooled over every measured request", "pooled per-request (all runs)"},
+		"cdf-tpot":        {"pooled over every measured request of each level's runs, drawn as steps"},
 		"cdf-ttft":        {"The TTFT axis is logarithmic."},
 		"lengths":         {"own equal-width bins", "not summed across levels"},
 		"warmup":          {"nothing was cut, for: c4-r2", "Warm-up mode: stabilisation", "on TTFT (the repeat's colour) and on TPOT (the same, faint): relative change of the block median", "Values above 10 are drawn at 10."},

@@ -170,7 +170,17 @@ func throughputTable(s *analyze.Summary) string {
 }
 
 func serverTable(s *analyze.Summary) string {
+	none := len(serverLevels(s)) == 0
+	if line, ok := serverNone(s); none && ok {
+		return line
+	}
 	var b strings.Builder
+	if none {
+		// Nothing to describe but why: the list below.
+		b.WriteString("No server histogram was available.\n")
+		b.WriteString(serverOmittedAndRepaired(s))
+		return b.String()
+	}
 	b.WriteString("**Server-side distributions (ms)**, from the servers' Prometheus histograms: bucket deltas (end − start) over each run's window, quantiles by histogram_quantile's linear interpolation inside buckets (so they are only as fine as the bucket bounds). These measure server-side intervals over every request the server saw in the window; they are not joinable with the client records above and are never subtracted from them.")
 	if s.Method.SpeculativeDecoding {
 		b.WriteString(" Speculative decoding is on: the inter-token histogram is per step, not per token.")
@@ -200,18 +210,22 @@ func serverTable(s *analyze.Summary) string {
 		}
 		return rows
 	}
-	if len(serverRows(s.Levels, newNotes(s))) == 0 {
-		b.WriteString("No server histogram was available.\n")
-	} else {
-		b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
-			n := newNotes(s)
-			rows := serverRows(levels, n)
-			if len(rows) == 0 {
-				return "No server histogram was available.\n"
-			}
-			return table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows) + n.footer()
-		}))
-	}
+	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
+		n := newNotes(s)
+		rows := serverRows(levels, n)
+		if len(rows) == 0 {
+			return "No server histogram was available.\n"
+		}
+		return table([]string{viewOf(s).column(), "histogram", "one observation is", "observations (Δcount, all runs)", "p50 (ms)", "p95 (ms)", "p99 (ms)"}, rows) + n.footer()
+	}))
+	b.WriteString(serverOmittedAndRepaired(s))
+	return b.String()
+}
+
+// serverOmittedAndRepaired lists the server histograms left out, with
+// why, and the buckets repaired before interpolating.
+func serverOmittedAndRepaired(s *analyze.Summary) string {
+	var b strings.Builder
 	omitted := map[string]int{}
 	for _, r := range s.Runs {
 		for _, h := range r.Server {
@@ -248,6 +262,49 @@ func serverTable(s *analyze.Summary) string {
 		b.WriteString("\nBuckets repaired before interpolating, as Prometheus's histogram_quantile does (the quantiles above rest on the repaired buckets):\n\n" + strings.Join(repaired, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// serverLevels returns the levels with a server quantile to show.
+func serverLevels(s *analyze.Summary) []analyze.Level {
+	var out []analyze.Level
+	for _, l := range s.Levels {
+		for _, role := range []string{"ttft", "itl", "request_tpot", "e2e", "prefill", "queue", "decode"} {
+			if ar, ok := l.Stat("server." + role + ".p50"); ok && ar.Runs > 0 {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// serverNone is the server section of a sweep with no server quantile to
+// show, as one line, when one line says it all: every histogram left out
+// for the same reason and no bucket repaired ("No server histogram was
+// available: no end scrape (1 run)."). ok is false when there is more to
+// say (see serverOmittedAndRepaired).
+func serverNone(s *analyze.Summary) (line string, ok bool) {
+	why := ""
+	runs := map[string]bool{}
+	for _, r := range s.Runs {
+		for _, h := range r.Server {
+			if len(h.MergedBounds) > 0 || len(h.RaisedBuckets) > 0 {
+				return "", false
+			}
+			if h.Omitted == "" {
+				continue
+			}
+			if why != "" && h.Omitted != why {
+				return "", false
+			}
+			why = h.Omitted
+			runs[r.Dir] = true
+		}
+	}
+	if why == "" {
+		return "No server histogram was available.\n", true
+	}
+	return fmt.Sprintf("No server histogram was available: %s (%d %s).\n", mdEscape(why), len(runs), plural(len(runs), "run", "runs")), true
 }
 
 // serverCell is a server quantile's cell: median ± MAD when the buckets

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"bytes"
 	"image/color"
 	"math"
 	"slices"
@@ -16,7 +17,7 @@ import (
 // Size of the charts. The width is the content width of the report page
 // (templates/style.css: main { max-width: 72rem }, 72 × 16 px = 1152 CSS
 // px = 864 pt), so a chart shown at width 100 % is drawn at its natural
-// size on a wide screen: its 12-unit title is 16 px, the size of the
+// size on a wide screen: its smallest text (MinTextSize) is 16 px, the size of the
 // page's body text, and it scales down with the column on a narrow one.
 // vg.Length counts points.
 const (
@@ -28,7 +29,30 @@ const (
 	ShortHeight vg.Length = 300
 	// TileHeight is the height of one row of a grid of two rows or more.
 	TileHeight vg.Length = 240
+	// CompactWidth and CompactHeight are the size of a chart with little
+	// to show (the few points of a sweep of one level): half the column,
+	// shown at its natural size rather than stretched to the column's
+	// width (see IsCompact).
+	CompactWidth  vg.Length = Width / 2
+	CompactHeight vg.Length = 300
 )
+
+// IsCompact reports whether an SVG document drawn by this package is
+// narrower than Width (a compact chart): a page shows such a chart at its
+// natural size, not stretched to the column.
+func IsCompact(svg []byte) bool {
+	i := bytes.Index(svg, []byte("<svg width=\""))
+	if i < 0 {
+		return false
+	}
+	rest := svg[i+len("<svg width=\""):]
+	j := bytes.Index(rest, []byte("pt\""))
+	if j < 0 {
+		return false
+	}
+	w, err := strconv.ParseFloat(string(rest[:j]), 64)
+	return err == nil && w < float64(Width)
+}
 
 // GridHeight is the canvas height of a grid of rows rows.
 func GridHeight(rows int) vg.Length {
@@ -59,17 +83,23 @@ func Font(size vg.Length) font.Font {
 	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
 }
 
+// MinTextSize is the smallest text of any chart, in canvas units: 12 per
+// Width (864) is 16 px on a wide screen and some 11 px when the chart is
+// shown 800 px wide, against the page's 16 px body text. Every size below
+// is at least this.
+const MinTextSize = 12
+
 // Text sizes, in canvas units (points; 1 pt is 4/3 CSS px at natural size).
 const (
-	titleSize     = 12
-	labelSize     = 10.5
-	tickSize      = 9.5
-	legendSize    = 10
-	smallTitle    = 10.5
-	smallLabel    = 9.5
-	smallTick     = 8.5
-	pointLabelSz  = 8.5
-	referenceSize = 8.5
+	titleSize     = 14
+	labelSize     = 12.5
+	tickSize      = 12
+	legendSize    = 12
+	smallTitle    = 13
+	smallLabel    = 12
+	smallTick     = MinTextSize
+	pointLabelSz  = MinTextSize
+	referenceSize = MinTextSize
 )
 
 // NewPlot returns a plot in benchnote's style: sans-serif text, ticks at
@@ -259,14 +289,19 @@ func tickLabel(v, step float64, decimals int) string {
 // ones at the other multiples. A range that is not positive gets Ticks.
 // A range of more than maxDecades decades gets ticks at powers of ten
 // only, labelled every few decades (see decadeTicks).
-type LogTicks struct{}
+type LogTicks struct {
+	// Narrow labels only 10^k from two decades up rather than three: for
+	// the horizontal axis of a tile too narrow for nine labels of
+	// MinTextSize text ("5000" would run into "10000").
+	Narrow bool
+}
 
 // maxDecades is the widest range, in decades, that LogTicks ticks at
 // every multiple of each power of ten (at most 9 ticks a decade).
 const maxDecades = 6
 
 // Ticks implements plot.Ticker.
-func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+func (lt LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
 		return Ticks{}.Ticks(lo, hi)
 	}
@@ -275,7 +310,7 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 		return decadeTicks(lo, hi, elo, ehi)
 	}
 	majors := []int{1, 2, 5}
-	if hi/lo > 1000 {
+	if hi/lo > 1000 || (lt.Narrow && hi/lo > 100) {
 		majors = []int{1}
 	}
 	// The tolerance at the top end, unless it overflows.

@@ -58,6 +58,7 @@ func svgTexts(t *testing.T, svg []byte) []svgText {
 func TestEveryTextInTheFontStack(t *testing.T) {
 	for name, svg := range map[string]func() ([]byte, error){
 		"overlay": exampleOverlay().SVG, "strip": exampleStrip().SVG, "trend": exampleTrend().SVG,
+		"pareto": examplePareto().SVG, "trend-labels": exampleTrendLabels().SVG,
 	} {
 		b, err := svg()
 		if err != nil {
@@ -70,6 +71,13 @@ func TestEveryTextInTheFontStack(t *testing.T) {
 		for _, tx := range texts {
 			if !strings.HasPrefix(tx.style, "font-family:"+FontFamily+";") {
 				t.Errorf("%s: text %q has style %q, want font-family %s", name, tx.text, tx.style, FontFamily)
+			}
+			// No text below MinTextSize: 12 of 864 units.
+			m := regexp.MustCompile(`font-size:([0-9.]+)px`).FindStringSubmatch(tx.style)
+			if m == nil {
+				t.Errorf("%s: text %q has no font-size: %q", name, tx.text, tx.style)
+			} else if sz, _ := strconv.ParseFloat(m[1], 64); sz < MinTextSize {
+				t.Errorf("%s: text %q of size %g, below MinTextSize %d", name, tx.text, sz, MinTextSize)
 			}
 		}
 		if bytes.Contains(b, []byte("Serif")) {

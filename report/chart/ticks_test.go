@@ -132,6 +132,10 @@ func TestTicksHostileRanges(t *testing.T) {
 			[]string{"1e-300", "1e-200", "1e-100", "1", "1e+100", "1e+200", "1e+300"}, 7},
 		{"log, seven decades", LogTicks{}, 1, 1e7, []string{"1", "100", "10000", "1000000"}, 8},
 		{"log, ordinary", LogTicks{}, 10, 1000, []string{"10", "20", "50", "100", "200", "500", "1000"}, 19},
+		{"log, narrow, two decades", LogTicks{Narrow: true}, 10, 1000, []string{"10", "20", "50", "100", "200", "500", "1000"}, 19},
+		// 40 to 11000 ms (25 ticks): 1, 2, 5 would label 50 … 10000, eight in a tile.
+		{"log, narrow, more than two decades", LogTicks{Narrow: true}, 40, 11000, []string{"100", "1000", "10000"}, 25},
+		{"log, wide, more than two decades", LogTicks{}, 40, 11000, []string{"50", "100", "200", "500", "1000", "2000", "5000", "10000"}, 25},
 		{"dates, far future", dateTicks{}, 0, 1e308, []string{"1970-01-01", "3.15e+307 s", "6.31e+307 s", "9.46e+307 s"}, 4},
 		{"dates, a week", dateTicks{}, 1793610000, 1793610000 + 7*86400, []string{"2026-11-03", "2026-11-05", "2026-11-07", "2026-11-09"}, 4},
 	}

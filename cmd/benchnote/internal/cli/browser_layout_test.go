@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,11 +13,17 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/benchnote/benchnote/report/chart"
 )
 
 // chartShotsEnv names a directory; when set, TestBrowserLayout writes a
 // screenshot of every chart there, as PAGE-FIGUREID.png, to look at.
 const chartShotsEnv = "BENCHNOTE_CHART_SHOTS"
+
+// layoutMinColumn is the narrowest content column, in px, at which the
+// layout test holds charts' text to chart.MinTextSize: at 800 px, 11 px.
+const layoutMinColumn = 800
 
 // layoutWidth and layoutHeight are the viewport of the layout test: a
 // common laptop screen, on which the content column is at its widest.
@@ -45,11 +52,17 @@ const layoutJS = `(() => {
 		const svg = f.querySelector("svg");
 		if (!svg) return;
 		const sr = svg.getBoundingClientRect();
-		const c = {id: f.id || ("#" + i), svg: sr.width, figure: f.getBoundingClientRect().width, texts: 0, overlaps: [], outside: []};
+		const c = {id: f.id || ("#" + i), svg: sr.width, figure: f.getBoundingClientRect().width, units: svg.viewBox.baseVal.width,
+			compact: f.classList.contains("compact"), texts: 0, minFont: Infinity, minFontText: "", overlaps: [], outside: []};
 		const boxes = [];
 		for (const t of svg.querySelectorAll("text")) {
 			const r = t.getBoundingClientRect();
 			c.texts++;
+			// The size on screen: the font size in canvas units times the
+			// scale the SVG is drawn at.
+			const m = t.getScreenCTM();
+			const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+			if (px < c.minFont) { c.minFont = px; c.minFontText = t.textContent; }
 			if (r.left < sr.left - 1 || r.right > sr.right + 1 || r.top < sr.top - 1 || r.bottom > sr.bottom + 1) {
 				c.outside.push(t.textContent + " [" + [r.left - sr.left, sr.right - r.right, r.top - sr.top, sr.bottom - r.bottom].map(v => v.toFixed(1)).join(" ") + "]");
 			}
@@ -76,12 +89,19 @@ type pageLayout struct {
 }
 
 type chartLayout struct {
-	ID       string   `json:"id"`
-	SVG      float64  `json:"svg"`
-	Figure   float64  `json:"figure"`
-	Texts    int      `json:"texts"`
-	Overlaps []string `json:"overlaps"`
-	Outside  []string `json:"outside"`
+	ID     string  `json:"id"`
+	SVG    float64 `json:"svg"`
+	Figure float64 `json:"figure"`
+	// Units is the width of the SVG's canvas (its viewBox).
+	Units float64 `json:"units"`
+	// Compact is a figure of class "compact", shown at natural size.
+	Compact bool `json:"compact"`
+	Texts   int  `json:"texts"`
+	// MinFont is the smallest text on screen in CSS px, MinFontText its text.
+	MinFont     float64  `json:"minFont"`
+	MinFontText string   `json:"minFontText"`
+	Overlaps    []string `json:"overlaps"`
+	Outside     []string `json:"outside"`
 }
 
 // TestBrowserLayout opens report.html, compare.html and history.html at
@@ -103,6 +123,8 @@ func TestBrowserLayout(t *testing.T) {
 		// Legends of several series, and of more than the charts draw.
 		"report-2-series.html":  layoutSeriesReport(t, 2),
 		"report-10-series.html": layoutSeriesReport(t, 10),
+		// Compact charts.
+		"report-1-level.html": layoutOneLevelReport(t),
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -121,7 +143,7 @@ func TestBrowserLayout(t *testing.T) {
 	bctx, bcancel := chromedp.NewContext(allocCtx)
 	defer bcancel()
 
-	for _, name := range []string{"report.html", "compare.html", "history.html", "report-2-series.html", "report-10-series.html"} {
+	for _, name := range []string{"report.html", "compare.html", "history.html", "report-2-series.html", "report-10-series.html", "report-1-level.html"} {
 		t.Run(name, func(t *testing.T) {
 			page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(pages[name])}).String()
 			if err := chromedp.Do(bctx, chromedp.EmulateViewport(layoutWidth, layoutHeight), chromedp.Navigate(page)); err != nil {
@@ -139,9 +161,20 @@ func TestBrowserLayout(t *testing.T) {
 			}
 			for _, c := range got.Charts {
 				// The charts are drawn for this column: they fill it, at
-				// 1280 px exactly (see chart.Width).
-				if c.SVG > c.Figure+0.5 || c.Figure > got.Content+0.5 || c.SVG < got.Content-0.5 {
+				// 1280 px exactly (see chart.Width); a compact one is
+				// shown at its natural size (1 unit = 4/3 px).
+				switch {
+				case c.Compact:
+					if natural := c.Units * 4 / 3; c.Units >= float64(chart.Width) || math.Abs(c.SVG-math.Min(natural, got.Content)) > 0.5 {
+						t.Errorf("compact chart %s: svg %g px of %g units in a column of %g px; want its natural %g px, narrower than the column", c.ID, c.SVG, c.Units, got.Content, natural)
+					}
+				case c.SVG > c.Figure+0.5 || c.Figure > got.Content+0.5 || c.SVG < got.Content-0.5:
 					t.Errorf("chart %s: svg %g px in a figure of %g px, content column %g px; want the svg to fill the column", c.ID, c.SVG, c.Figure, got.Content)
+				}
+				// No text smaller than chart.MinTextSize units per
+				// chart.Width of the column: 11 px at 800 px.
+				if floor := chart.MinTextSize * c.SVG / c.Units; c.MinFont < floor-0.01 || c.MinFont < chart.MinTextSize*float64(layoutMinColumn)/float64(chart.Width)-0.01 {
+					t.Errorf("chart %s: text %q is %.2f px on screen, want at least %.2f px (%d units per %g)", c.ID, c.MinFontText, c.MinFont, floor, chart.MinTextSize, float64(chart.Width))
 				}
 				if c.Texts == 0 {
 					t.Errorf("chart %s has no text", c.ID)
@@ -176,6 +209,22 @@ func layoutReport(t *testing.T) string {
 	var stdout, stderr bytes.Buffer
 	if code := Run([]string{"report", exampleSweep, "-o", out}, &stdout, &stderr); code != ExitClean {
 		t.Fatalf("report: exit %d: %s", code, stderr.String())
+	}
+	return absPath(t, filepath.Join(out, "report.html"))
+}
+
+// layoutOneLevelReport renders concurrency 4 of runs/example alone, a
+// sweep of one level, and returns its report.html.
+func layoutOneLevelReport(t *testing.T) string {
+	t.Helper()
+	sweep := filepath.Join(t.TempDir(), "sweep")
+	copyDir(t, filepath.Join(exampleSweep, "c4"), filepath.Join(sweep, "c4"))
+	for _, f := range []string{"sweep.yaml", "env.json", "env.txt"} {
+		copyFile(t, filepath.Join(exampleSweep, f), filepath.Join(sweep, f))
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	if code, _, errOut := runCLI(t, "report", sweep, "-o", out); code != ExitClean && code != ExitWarnings {
+		t.Fatalf("report of one level: exit %d: %s", code, errOut)
 	}
 	return absPath(t, filepath.Join(out, "report.html"))
 }
