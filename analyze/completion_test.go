@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +134,31 @@ func TestClientThroughputNeedsASpan(t *testing.T) {
 	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
 	if tp := s.Runs[0].Throughput; !math.IsNaN(float64(tp.ClientOutputTokensPerSec)) || tp.ClientUnavailable == "" {
 		t.Errorf("client output tokens/s %v (%q), want NaN with a reason", tp.ClientOutputTokensPerSec, tp.ClientUnavailable)
+	}
+}
+
+// TestGoodputNeedsStreamingForEitherTarget: without streaming TTFT was not
+// measured, so a TTFT target alone (no TPOT target) already makes goodput
+// unavailable; an E2E target alone does not.
+func TestGoodputNeedsStreamingForEitherTarget(t *testing.T) {
+	var rs []req
+	for i := range 10 {
+		rs = append(rs, req{id: string(rune('a' + i)), n: 50, ttft: 800 + float64(i), e2e: 800 + float64(i)})
+	}
+	for _, tt := range []struct {
+		slo         ingest.SLO
+		unavailable bool
+	}{
+		{ingest.SLO{TTFTms: 1000}, true},
+		{ingest.SLO{TPOTms: 100}, true},
+		{ingest.SLO{E2Ems: 5000}, false},
+	} {
+		cfg := noWarmupConfig()
+		cfg.SLO = tt.slo
+		cfg.SLO.Attainment = 0.9
+		s := Analyze(&ingest.Sweep{Config: cfg, Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, rs)}})
+		if g := s.Runs[0].Goodput; strings.Contains(g.Unavailable, "not streamed") != tt.unavailable {
+			t.Errorf("SLO %+v on a run not streamed: goodput unavailable %q, want unavailable %v", tt.slo, g.Unavailable, tt.unavailable)
+		}
 	}
 }

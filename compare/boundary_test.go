@@ -91,3 +91,68 @@ func TestThresholdText(t *testing.T) {
 		}
 	}
 }
+
+// sideOf is one side's per-run values with their median.
+func sideOf(median float64, runs ...float64) Across {
+	a := Across{Median: analyze.Num(median), N: len(runs)}
+	for _, v := range runs {
+		a.PerRun = append(a.PerRun, analyze.Num(v))
+	}
+	return a
+}
+
+// TestNewRowChangeDirectionSeverity: a row's change is relative to the
+// base median, its direction follows the metric's better side (equal
+// medians are "same"), its severity is |change| / threshold, and a side
+// without a median has no row to test.
+func TestNewRowChangeDirectionSeverity(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	tput, _ := MetricByKey("throughput.output_tokens_per_s")
+	opts := DefaultOptions() // 5 % threshold
+	tests := []struct {
+		name         string
+		m            Metric
+		b, n         Across
+		change       float64
+		direction    string
+		severity     float64
+		notAvailable bool
+	}{
+		{"latency +20 %", e2e, sideOf(100, 99, 100, 101), sideOf(120, 119, 120, 121), 0.2, "worse", 4, false},
+		{"throughput +20 %", tput, sideOf(100, 99, 100, 101), sideOf(120, 119, 120, 121), 0.2, "better", 4, false},
+		{"throughput −10 %", tput, sideOf(100, 99, 100, 101), sideOf(90, 89, 90, 91), -0.1, "worse", 2, false},
+		{"equal medians", e2e, sideOf(100, 99, 100, 101), sideOf(100, 98, 100, 102), 0, "same", 0, false},
+		{"no new median", e2e, sideOf(100, 99, 100, 101), Across{Median: analyze.NaN, PerRun: []analyze.Num{1}}, math.NaN(), "n/a", math.NaN(), true},
+	}
+	for _, tt := range tests {
+		row := newRow(tt.m, tt.b, tt.n, true, opts)
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12 }
+		if !same(float64(row.Change), tt.change) || row.Direction != tt.direction || !same(float64(row.Severity), tt.severity) ||
+			(row.Verdict == VerdictNotAvailable) != tt.notAvailable {
+			t.Errorf("%s: change %v, direction %q, severity %v, verdict %q; want %v, %q, %v (not available %v)",
+				tt.name, row.Change, row.Direction, row.Severity, row.Verdict, tt.change, tt.direction, tt.severity, tt.notAvailable)
+		}
+	}
+}
+
+// TestImprovementStrictlyBelowAlpha: better at p = α is not an improvement.
+func TestImprovementStrictlyBelowAlpha(t *testing.T) {
+	none := DefaultOptions()
+	none.Correction = CorrectionNone
+	for _, tt := range []struct {
+		p    float64
+		want string
+	}{{0.05, VerdictNotDistinguishable}, {math.Nextafter(0.05, 0), VerdictImprovement}} {
+		f := boundaryFinding(t, -0.2, tt.p, 0.04)
+		f.Direction = "better"
+		fs := []Finding{f}
+		decideFindings(fs, nil, none)
+		if fs[0].Verdict != tt.want {
+			t.Errorf("finding better at p %v: %q, want %q", tt.p, fs[0].Verdict, tt.want)
+		}
+		row := Row{Change: -0.2, Threshold: 0.05, Direction: "better"}
+		if got := rowVerdict(row, tt.p, 0.05); got != tt.want {
+			t.Errorf("row better at p %v: %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

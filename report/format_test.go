@@ -62,3 +62,23 @@ func TestFmtAcrossCells(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMinusZero: a value that rounds to zero prints without a sign, with
+// or without decimals ("-0.0" reads as a negative change).
+func TestNoMinusZero(t *testing.T) {
+	if got := fmtNum(analyze.Num(math.Copysign(0, -1))); got != "0" {
+		t.Errorf("fmtNum(-0) = %q, want \"0\"", got)
+	}
+	for _, tt := range []struct {
+		v, spread float64
+		want      string
+	}{
+		{-0.0001, 0.5, "0.00 ± 0.50"},
+		{-0.0001, 0.05, "0.000 ± 0.050"},
+		{-0.04, 20, "0 ± 20"},
+	} {
+		if got := fmtSpread(analyze.Num(tt.v), analyze.Num(tt.spread)); got != tt.want {
+			t.Errorf("fmtSpread(%v, %v) = %q, want %q", tt.v, tt.spread, got, tt.want)
+		}
+	}
+}
