@@ -568,6 +568,20 @@ func environment(sw *ingest.Sweep) EnvironmentSummary {
 			srcSet[src.Path+" ("+src.Format+")"] = true
 		}
 	}
+	// A sweep of the tools' aggregates only has no run: its environment
+	// is the first reported run's (the model and engine the tool's file
+	// names, in the env.json its importer wrote).
+	var firstEnv *ingest.Environment
+	if len(sw.Runs) == 0 {
+		for _, r := range sw.Reported {
+			for _, src := range r.Env.Sources {
+				srcSet[src.Path+" ("+src.Format+")"] = true
+			}
+			if firstEnv == nil {
+				firstEnv = &r.Env
+			}
+		}
+	}
 	for k := range srcSet {
 		e.Sources = append(e.Sources, k)
 	}
@@ -576,12 +590,15 @@ func environment(sw *ingest.Sweep) EnvironmentSummary {
 		first = sw.Runs[0]
 	}
 	if first != nil {
+		firstEnv = &first.Env
+	}
+	if firstEnv != nil {
 		for _, k := range ingest.CanonicalFields {
-			if v, ok := first.Env.Canonical[k]; ok {
+			if v, ok := firstEnv.Canonical[k]; ok {
 				e.Canonical = append(e.Canonical, EnvField{Key: k, Value: v})
 			}
 		}
-		e.Missing = append(e.Missing, first.Env.Missing...)
+		e.Missing = append(e.Missing, firstEnv.Missing...)
 	}
 	for _, d := range sw.EnvDiffs {
 		ed := EnvDiff{Key: d.Key}

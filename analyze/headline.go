@@ -283,6 +283,14 @@ func answers(s *Summary) []Answer {
 		a.Goodput, _ = chosen.Stat("goodput.percent")
 		a.Output, _ = chosen.Stat(chosen.OutputRateKey)
 		a.Requests, _ = chosen.Stat("throughput.requests_per_s")
+		var levels []Level
+		for _, lv := range byMode[mode] {
+			levels = append(levels, *lv)
+		}
+		a.Capacity = CapacityOf(levels, target)
+		if !a.Output.Median.Valid() || !a.Requests.Median.Valid() {
+			a.Measured = toolMeasured(s, chosen)
+		}
 		for _, v := range a.Goodput.PerRun {
 			if meets(v) {
 				a.RunsMeeting++
@@ -291,4 +299,110 @@ func answers(s *Summary) []Answer {
 		out = append(out, a)
 	}
 	return out
+}
+
+// CapacityOf brackets the capacity under the SLOs among levels, given in
+// ascending load (one series and load mode), for a level meeting them
+// when its goodput.percent reaches attainmentPercent: the median for
+// Level, every run for EveryRun, at least one run for SomeRun. compare
+// reports the same bracket for each side.
+func CapacityOf(levels []Level, attainmentPercent float64) Capacity {
+	meets := func(v Num) bool { return v.Valid() && float64(v) >= attainmentPercent-attainmentSlack }
+	var c Capacity
+	for _, lv := range levels {
+		g, ok := lv.Stat("goodput.percent")
+		if !ok || g.Runs == 0 || !g.Median.Valid() {
+			continue
+		}
+		c.Levels++
+		k := lv.LevelKey
+		if c.Above == nil && (c.Level != nil || !meets(g.Median)) {
+			c.Above = &k
+		}
+		if meets(g.Median) {
+			c.Level, c.Above = &k, nil
+		}
+		every, some := false, false
+		n := 0
+		for _, v := range g.PerRun {
+			if !v.Valid() {
+				continue
+			}
+			if n == 0 {
+				every = true
+			}
+			n++
+			if meets(v) {
+				some = true
+			} else {
+				every = false
+			}
+		}
+		if every {
+			c.EveryRun = &k
+		}
+		if some {
+			c.SomeRun = &k
+		}
+	}
+	return c
+}
+
+// toolMeasured is the source tool's own throughput for a level: the
+// median, across the level's runs that report a duration, of the tool's
+// duration, output tokens/s and requests/s; nil when no run reports a
+// duration with either rate.
+func toolMeasured(s *Summary, lv *Level) *ToolMeasured {
+	var tool string
+	var dur, out, req []float64
+	runs := 0
+	for _, r := range usableRuns(s, lv) {
+		if r.Import == nil {
+			continue
+		}
+		fig := map[string]float64{}
+		for _, f := range r.Import.Figures {
+			if f.Reported.Valid() {
+				fig[f.Key] = float64(f.Reported)
+			}
+		}
+		d, ok := fig["duration_s"]
+		o, hasOut := fig[KeyClientOutputRate]
+		q, hasReq := fig["throughput.requests_per_s"]
+		if !ok || d <= 0 || (!hasOut && !hasReq) {
+			continue
+		}
+		runs++
+		if tool == "" {
+			tool = toolShortName(r.Import.Tool)
+		}
+		dur = append(dur, d)
+		if hasOut {
+			out = append(out, o)
+		}
+		if hasReq {
+			req = append(req, q)
+		}
+	}
+	if runs == 0 {
+		return nil
+	}
+	med := func(xs []float64) Num {
+		if len(xs) == 0 {
+			return NaN
+		}
+		return Num(Median(xs))
+	}
+	return &ToolMeasured{Tool: tool, Runs: runs, DurationS: med(dur), Output: med(out), Requests: med(req)}
+}
+
+// toolShortName is a tool's name without its script or format:
+// "vLLM benchmark_serving.py" is "vLLM".
+func toolShortName(tool string) string {
+	for i, r := range tool {
+		if r == ' ' || r == '(' {
+			return tool[:i]
+		}
+	}
+	return tool
 }

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -47,14 +48,16 @@ func TestAnswers(t *testing.T) {
 			name:   "the highest level at the target",
 			passes: [3][3]int{{10, 10, 10}, {9, 9, 8}, {5, 5, 5}},
 			cfg:    ttftOnly,
-			want:   Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 2},
+			want: Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 2,
+				Capacity: Capacity{Level: c(2), EveryRun: c(1), SomeRun: c(2), Above: c(4), Levels: 3}},
 			median: 90,
 		},
 		{
 			name:   "a lower level below the target is named",
 			passes: [3][3]int{{5, 5, 5}, {10, 10, 9}, {2, 2, 2}},
 			cfg:    ttftOnly,
-			want:   Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 3, LowerNotMeeting: []LevelKey{*c(1)}},
+			want: Answer{Mode: "concurrency", Level: c(2), RunsMeeting: 3, LowerNotMeeting: []LevelKey{*c(1)},
+				Capacity: Capacity{Level: c(2), EveryRun: c(2), SomeRun: c(2), Above: c(4), Levels: 3}},
 			median: 100,
 		},
 		{
@@ -63,7 +66,8 @@ func TestAnswers(t *testing.T) {
 			name:   "no level meets the target",
 			passes: [3][3]int{{8, 8, 8}, {7, 7, 7}, {8, 8, 9}},
 			cfg:    ttftOnly,
-			want:   Answer{Mode: "concurrency", Best: c(4), RunsMeeting: 1},
+			want: Answer{Mode: "concurrency", Best: c(4), RunsMeeting: 1,
+				Capacity: Capacity{SomeRun: c(4), Above: c(1), Levels: 3}},
 			median: 80,
 		},
 		{
@@ -210,5 +214,115 @@ func TestRequestGoodputExcludesWarmup(t *testing.T) {
 	}
 	if r.Goodput.RateBasis != "measured requests completing inside the window; warm-up excluded" {
 		t.Errorf("rate basis %q", r.Goodput.RateBasis)
+	}
+}
+
+func TestCapacityOf(t *testing.T) {
+	c := func(n int) *LevelKey { return &LevelKey{Mode: "concurrency", Concurrency: n} }
+	// level is concurrency n with per-run goodput g (NaN for a run
+	// without a figure); the median is the middle value given.
+	level := func(n int, median float64, g ...float64) Level {
+		per := make([]Num, len(g))
+		runs := 0
+		for i, v := range g {
+			per[i] = Num(v)
+			if per[i].Valid() {
+				runs++
+			}
+		}
+		return Level{LevelKey: *c(n), Stats: []AcrossRuns{{Key: "goodput.percent", Median: Num(median), Runs: runs, PerRun: per}}}
+	}
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		levels []Level
+		want   Capacity
+	}{
+		{
+			name:   "the example: 1 and 4 meet in every run, 16 fails in every run",
+			levels: []Level{level(1, 99.5, 99.5, 99.4, 99.6), level(4, 98.9, 98.9, 98.4, 99.3), level(16, 0, 0, 0, 0)},
+			want:   Capacity{Level: c(4), EveryRun: c(4), SomeRun: c(4), Above: c(16), Levels: 3},
+		},
+		{
+			name:   "the median meets at 8, not every run; one run meets at 16",
+			levels: []Level{level(4, 95, 95, 96, 94), level(8, 91, 91, 85, 92), level(16, 80, 80, 90, 70), level(32, 10, 10, 10, 10)},
+			want:   Capacity{Level: c(8), EveryRun: c(4), SomeRun: c(16), Above: c(16), Levels: 4},
+		},
+		{
+			name:   "goodput rises again: the highest meeting level counts, the level above it bounds",
+			levels: []Level{level(1, 50, 50, 50, 50), level(2, 95, 95, 95, 95), level(4, 20, 20, 20, 20)},
+			want:   Capacity{Level: c(2), EveryRun: c(2), SomeRun: c(2), Above: c(4), Levels: 3},
+		},
+		{
+			name:   "the highest level meets: no level above",
+			levels: []Level{level(1, 100, 100), level(2, 90, 90)},
+			want:   Capacity{Level: c(2), EveryRun: c(2), SomeRun: c(2), Levels: 2},
+		},
+		{
+			name:   "none meets: the lowest level bounds from above",
+			levels: []Level{level(2, 80, 80, 80, 80), level(4, 70, 70, 70, 70)},
+			want:   Capacity{Above: c(2), Levels: 2},
+		},
+		{
+			name:   "a level without a goodput figure is skipped, a run without one does not count",
+			levels: []Level{level(1, 100, 100, nan, 100), {LevelKey: *c(2)}, level(4, 10, 10, 10, 10)},
+			want:   Capacity{Level: c(1), EveryRun: c(1), SomeRun: c(1), Above: c(4), Levels: 2},
+		},
+		{
+			name: "no level",
+			want: Capacity{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CapacityOf(tt.levels, 90); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("CapacityOf = %+v\nwant        %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestToolMeasured(t *testing.T) {
+	fig := func(key string, v float64) FigureComparison { return FigureComparison{Key: key, Reported: Num(v)} }
+	lv := Level{LevelKey: LevelKey{Mode: "rate", Rate: 16}}
+	run := func(dir string, figs ...FigureComparison) RunSummary {
+		return RunSummary{Dir: dir, LevelKey: lv.LevelKey, Import: &ImportSummary{Tool: "vLLM benchmark_serving.py", Figures: figs}}
+	}
+	tests := []struct {
+		name string
+		runs []RunSummary
+		want *ToolMeasured
+	}{
+		{
+			name: "one vLLM run",
+			runs: []RunSummary{run("a", fig("duration_s", 100.66741408899998), fig("throughput.requests_per_s", 9.933701079436696), fig(KeyClientOutputRate, 1198.8884495761356))},
+			want: &ToolMeasured{Tool: "vLLM", Runs: 1, DurationS: 100.66741408899998, Output: 1198.8884495761356, Requests: 9.933701079436696},
+		},
+		{
+			name: "medians of three; a run without a duration is left out",
+			runs: []RunSummary{
+				run("a", fig("duration_s", 100), fig(KeyClientOutputRate, 1000)),
+				run("b", fig("duration_s", 90), fig(KeyClientOutputRate, 1200)),
+				run("c", fig("duration_s", 110), fig(KeyClientOutputRate, 1100)),
+				run("d", fig(KeyClientOutputRate, 5000)),
+			},
+			want: &ToolMeasured{Tool: "vLLM", Runs: 3, DurationS: 100, Output: 1100, Requests: NaN},
+		},
+		{
+			name: "a duration without a rate",
+			runs: []RunSummary{run("a", fig("duration_s", 100))},
+		},
+		{
+			name: "not imported",
+			runs: []RunSummary{{Dir: "a", LevelKey: lv.LevelKey}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := toolMeasured(&Summary{Runs: tt.runs}, &lv)
+			if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
+				t.Errorf("toolMeasured = %+v\nwant           %+v", got, tt.want)
+			}
+		})
 	}
 }

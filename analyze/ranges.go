@@ -101,11 +101,11 @@ func fieldRange(typ, field string) (r numberRange, byUnit, ok bool) {
 	case "SLO.attainment", "Method.counter_tolerance", "Method.error_rate_threshold", "CDFPoint.p",
 		"WarmupSeries.p", "WarmupSeries.threshold":
 		return shareRange, false, true
-	case "Throughput.window_seconds", "Throughput.client_span_seconds":
+	case "Throughput.window_seconds", "Throughput.client_span_seconds", "ToolMeasured.duration_s":
 		return secondsRange, false, true
-	case "Throughput.output_tokens_per_s", "Throughput.prompt_tokens_per_s", "Throughput.client_output_tokens_per_s":
+	case "Throughput.output_tokens_per_s", "Throughput.prompt_tokens_per_s", "Throughput.client_output_tokens_per_s", "ToolMeasured.output_tokens_per_s":
 		return tokenRate, false, true
-	case "Throughput.requests_per_s", "Goodput.requests_per_s":
+	case "Throughput.requests_per_s", "Goodput.requests_per_s", "ToolMeasured.requests_per_s":
 		return requestRate, false, true
 	case "Goodput.percent", "Workload.early_stop_percent", "Level.error_percent", "Level.zero_output_percent":
 		return percentRange, false, true

@@ -256,6 +256,53 @@ type Answer struct {
 	// Unavailable says why there is no answer (no target set, no level
 	// with a goodput figure); empty otherwise.
 	Unavailable string `json:"unavailable,omitempty"`
+	// Capacity brackets the capacity under the SLOs between the levels
+	// tested (see CapacityOf).
+	Capacity Capacity `json:"capacity"`
+	// Measured is the tool's own throughput over its own measured
+	// duration, for the answer's level when benchnote has no measurement
+	// window to compute output tokens/s or requests/s; nil otherwise.
+	Measured *ToolMeasured `json:"tool_measured,omitempty"`
+}
+
+// Capacity brackets where the capacity under the SLOs lies among the
+// levels tested, in the way compare reports it: the highest level whose
+// median goodput meets the attainment target, the highest where every run
+// does and the highest where at least one run does, and the lowest level
+// above the highest meeting one (which, by construction, does not meet
+// the target). The capacity lies between Level and Above.
+type Capacity struct {
+	// Level is the highest level whose median goodput meets the target;
+	// nil when none does.
+	Level *LevelKey `json:"level"`
+	// EveryRun is the highest level at which every run met the target;
+	// nil when none did.
+	EveryRun *LevelKey `json:"every_run"`
+	// SomeRun is the highest level at which at least one run met the
+	// target; nil when none did.
+	SomeRun *LevelKey `json:"some_run"`
+	// Above is the lowest level with a goodput figure above Level (the
+	// lowest level with one when Level is nil); nil when Level is the
+	// highest level tested.
+	Above *LevelKey `json:"above"`
+	// Levels counts the levels with a goodput figure.
+	Levels int `json:"levels"`
+}
+
+// ToolMeasured is a source tool's own throughput figures for a level,
+// over the duration the tool measured itself (the median across the
+// level's runs that report them).
+type ToolMeasured struct {
+	// Tool names the tool ("vLLM").
+	Tool string `json:"tool"`
+	// Runs counts the runs whose figures are used.
+	Runs int `json:"runs"`
+	// DurationS is the tool's measured duration in seconds.
+	DurationS Num `json:"duration_s"`
+	// Output is the tool's output tokens/s; NaN when it reports none.
+	Output Num `json:"output_tokens_per_s"`
+	// Requests is the tool's requests/s; NaN when it reports none.
+	Requests Num `json:"requests_per_s"`
 }
 
 // Suspicion marks statistics of a level that rest on data which failed a

@@ -48,37 +48,34 @@ func sloHeadline(base, new *analyze.Summary, p Pair, opts Options) *SLOHeadline 
 	}
 }
 
-// capability scans the levels of one series of a summary in ascending load.
+// capability brackets the capacity of one series of a summary with
+// analyze.CapacityOf, the bracket the report's answer gives too.
 func capability(s *analyze.Summary, series ingest.Series, attainment float64) SLOCapability {
-	var c SLOCapability
-	runs := indexRuns(s)
+	var levels []analyze.Level
 	for _, l := range s.Levels {
-		if l.Series != series {
-			continue
+		if l.Series == series {
+			levels = append(levels, l)
 		}
-		a, ok := across(s, runs, l, GoodputKey)
-		if !ok || !a.Median.Valid() {
-			continue
+	}
+	cp := analyze.CapacityOf(levels, attainment)
+	id := func(k *analyze.LevelKey) *LevelID {
+		if k == nil {
+			return nil
 		}
-		c.Levels++
-		id := LevelOf(l)
-		if float64(a.Median) >= attainment {
-			c.Met, c.Level, c.Goodput = true, &id, a
-		}
-		vals := a.values()
-		every, some := len(vals) > 0, false
-		for _, v := range vals {
-			if v >= attainment {
-				some = true
-			} else {
-				every = false
+		for _, l := range levels {
+			if l.LevelKey == *k {
+				id := LevelOf(l)
+				return &id
 			}
 		}
-		if every {
-			c.EveryRun = &id
-		}
-		if some {
-			c.SomeRun = &id
+		return nil
+	}
+	c := SLOCapability{Level: id(cp.Level), EveryRun: id(cp.EveryRun), SomeRun: id(cp.SomeRun), Levels: cp.Levels, Met: cp.Level != nil}
+	if c.Met {
+		for _, l := range levels {
+			if l.LevelKey == *cp.Level {
+				c.Goodput, _ = across(s, indexRuns(s), l, GoodputKey)
+			}
 		}
 	}
 	return c

@@ -480,7 +480,11 @@ type ReportedRun struct {
 	Repeat int
 	Notes  string
 	// Provenance names the tool; its Reported list holds the figures.
-	Provenance  *Provenance
+	Provenance *Provenance
+	// Env is the environment the tool's file recorded (the env.json an
+	// importer writes beside reported.yaml) merged with the sweep's
+	// environment logs, as for Run.
+	Env         Environment
 	Diagnostics []Diagnostic
 }
 

@@ -170,7 +170,7 @@ func Open(root string, opts Options) (*Sweep, error) {
 	markDuplicates(root, runs)
 	sw.Runs = runs
 	for _, dir := range tree.reportedDirs {
-		sw.Reported = append(sw.Reported, loadReported(root, dir, sw.Config.Series))
+		sw.Reported = append(sw.Reported, loadReported(root, dir, envForDir(dir, envByDir), sw.Config.Series))
 	}
 	sort.SliceStable(sw.Reported, func(i, j int) bool {
 		if c := sw.Reported[i].Series.Compare(sw.Reported[j].Series); c != 0 {
@@ -588,8 +588,8 @@ func levelOf(dir string, rc runConfig) (LoadLevel, string) {
 
 // loadReported reads a directory holding a source tool's aggregate
 // figures (reported.yaml) and nothing to recompute them from.
-func loadReported(root, dir string, sweepSeries Series) *ReportedRun {
-	rr := &ReportedRun{Dir: dir}
+func loadReported(root, dir string, env []EnvSource, sweepSeries Series) *ReportedRun {
+	rr := &ReportedRun{Dir: dir, Env: MergeEnv(env)}
 	rel := path.Join(dir, ReportedFile)
 	data, err := readFileLimited(filepath.Join(root, filepath.FromSlash(rel)), MaxYAMLBytes)
 	if errors.Is(err, errTooLarge) {

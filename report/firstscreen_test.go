@@ -103,11 +103,11 @@ func TestSLOStatement(t *testing.T) {
 		want string
 	}{
 		{analyze.SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000, Attainment: 0.9, From: yaml},
-			"**SLOs** (sweep.yaml): TTFT ≤ 1000 ms, TPOT ≤ 150 ms, E2E ≤ 5000 ms. A level meets them when at least 90 % of its measured requests do (median across runs; `slo.attainment`, benchnote's default)."},
+			"**SLOs** (sweep.yaml): TTFT ≤ 1000 ms, TPOT ≤ 150 ms, E2E ≤ 5000 ms; a level meets them when ≥ 90 % of its requests do (median of runs)."},
 		{analyze.SLO{TTFTms: 1000, TPOTms: 150, E2Ems: 5000, Attainment: 0.9, From: def},
-			"**SLOs:** TTFT ≤ 1000 ms, TPOT ≤ 150 ms, E2E ≤ 5000 ms: the defaults from the measurement rules, which nobody chose for this sweep; set your own with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`. A level meets them when at least 90 % of its measured requests do (median across runs; `slo.attainment`, benchnote's default)."},
+			"**SLOs:** TTFT ≤ 1000 ms, TPOT ≤ 150 ms, E2E ≤ 5000 ms: the defaults from the measurement rules, which nobody chose for this sweep; set your own with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`; a level meets them when ≥ 90 % of its requests do (median of runs)."},
 		{analyze.SLO{TTFTms: 500, TPOTms: 150, E2Ems: 0, Attainment: 0.95, From: mixed},
-			"**SLOs:** TTFT ≤ 500 ms (the command line), TPOT ≤ 150 ms (default); no E2E target (\"default\": the measurement rules' example). A level meets them when at least 95 % of its measured requests do (median across runs; `slo.attainment`, the command line)."},
+			"**SLOs:** TTFT ≤ 500 ms (the command line), TPOT ≤ 150 ms (default); no E2E target (\"default\": the measurement rules' example); a level meets them when ≥ 95 % of its requests do (median of runs; `slo.attainment` from the command line)."},
 		{analyze.SLO{Attainment: 0.9, From: yaml},
 			"**SLOs:** none set (every target is 0), so no level can be said to meet them. Set them with `slo:` in sweep.yaml or `benchnote report --slo ttft=500ms,tpot=50ms`."},
 	}

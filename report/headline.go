@@ -81,6 +81,14 @@ func sourceName(from string) string {
 	return "not recorded"
 }
 
+// attainmentSource says where the attainment target came from.
+func attainmentSource(slo analyze.SLO) string {
+	if slo.From.Attainment == analyze.FromDefault {
+		return "benchnote's default"
+	}
+	return sourceName(slo.From.Attainment)
+}
+
 // sloStatement says which SLOs goodput uses and where they came from.
 func sloStatement(slo analyze.SLO) string {
 	type target struct {
@@ -128,15 +136,18 @@ func sloStatement(slo analyze.SLO) string {
 		b += ` ("default": the measurement rules' example)`
 	}
 	att := fmtNum(analyze.Num(100*slo.Attainment)) + " %"
-	attFrom := "benchnote's default"
+	attFrom := ""
 	if slo.From.Attainment != analyze.FromDefault {
-		attFrom = sourceName(slo.From.Attainment)
+		attFrom = "; `slo.attainment` from " + sourceName(slo.From.Attainment)
 	}
-	return b + fmt.Sprintf(". A level meets them when at least %s of its measured requests do (median across runs; `slo.attainment`, %s).", att, attFrom)
+	// One line on a wide screen: the first screen holds the answer, the
+	// SLOs and the data-quality box (the method names the default).
+	return b + fmt.Sprintf("; a level meets them when ≥ %s of its requests do (median of runs%s).", att, attFrom)
 }
 
-// headlineFigure formats an answer's figure with its unit, marked when
-// the level's data make it suspect.
+// headlineFigure formats an answer's figure with its unit, greyed when
+// the level's data make it suspect; headlineFlags says why, after the
+// sentence, so that no flag splits it.
 func headlineFigure(l analyze.Level, ar analyze.AcrossRuns, unit string) string {
 	if ar.Runs == 0 || !ar.Median.Valid() {
 		return na
@@ -145,7 +156,52 @@ func headlineFigure(l analyze.Level, ar analyze.AcrossRuns, unit string) string 
 	if unit != "" {
 		text += " " + unit
 	}
-	return suspectInline(l, ar.Key, text)
+	if len(l.Suspicions(ar.Key)) > 0 {
+		return suspectOpen + text + suspectClose
+	}
+	return text
+}
+
+// flaggedFigure is a figure of an answer's sentence, by name and key.
+type flaggedFigure struct{ name, key string }
+
+// headlineFlags is the sentence after an answer's that says which of its
+// figures rest on data that failed a check, and which checks: "⚠ Suspect:
+// goodput and output tokens/s (warm-up not looked for)."; empty when none.
+func headlineFlags(l analyze.Level, figs []flaggedFigure) string {
+	var order []string
+	names := map[string][]string{}
+	for _, f := range figs {
+		sus := l.Suspicions(f.key)
+		if f.key == "" || len(sus) == 0 {
+			continue
+		}
+		var why []string
+		for _, su := range sus {
+			why = append(why, shortSuspicion(su.Rule))
+		}
+		w := strings.Join(why, "; ")
+		if _, ok := names[w]; !ok {
+			order = append(order, w)
+		}
+		names[w] = append(names[w], f.name)
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, w := range order {
+		parts = append(parts, andList(names[w])+" ("+w+")")
+	}
+	return " " + flagOpen + "⚠ Suspect: " + strings.Join(parts, "; ") + "." + flagClose
+}
+
+// andList joins "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // outputSource names where an output rate comes from.
@@ -156,7 +212,98 @@ func outputSource(key string) string {
 	return "server counter"
 }
 
-// answerLine states one load mode's answer.
+// answerFigures is the throughput part of an answer's sentence: "at X
+// output tokens/s (server counter) and Y requests/s", the tool's own
+// figures, labelled as such, where benchnote has no measurement window
+// to compute its own.
+func answerFigures(l analyze.Level, a analyze.Answer) string {
+	output := headlineFigure(l, a.Output, "") + " output tokens/s (" + outputSource(a.Output.Key) + ")"
+	if !a.Output.Median.Valid() {
+		output = "output tokens/s " + na
+	}
+	requests := headlineFigure(l, a.Requests, "requests/s")
+	m := a.Measured
+	toolOutput := !a.Output.Median.Valid() && m != nil && m.Output.Valid()
+	toolRequests := requests == na && m != nil && m.Requests.Valid()
+	if toolOutput {
+		output = fmtNum(m.Output) + " output tokens/s"
+	}
+	if toolRequests {
+		requests = fmtNum(m.Requests) + " requests/s"
+	}
+	if requests == na {
+		// Requests/s needs the measurement window.
+		requests = "requests/s " + na + " (no measurement window)"
+	}
+	if !toolOutput && !toolRequests {
+		return "at " + output + " and " + requests
+	}
+	over := fmt.Sprintf("over its %s s run", fmtNum(m.DurationS))
+	if m.Runs > 1 {
+		over = fmt.Sprintf("over its %d runs (medians; %s s a run)", m.Runs, fmtNum(m.DurationS))
+	}
+	by := "as measured by " + mdEscape(m.Tool) + " " + over + " (the file gives benchnote no measurement window for its own)"
+	switch {
+	case toolOutput && toolRequests:
+		return "at " + output + " and " + requests + " " + by
+	case toolOutput:
+		return "at " + output + " " + by + ", and " + requests
+	default:
+		return "at " + output + ", and " + requests + " " + by
+	}
+}
+
+// capacityLine brackets the capacity among the levels tested: "Capacity
+// lies between concurrency 4 (meets the SLOs in every run) and 16 (fails);
+// a level in between would narrow it."
+func capacityLine(v levelView, a analyze.Answer) string {
+	c := a.Capacity
+	load := func(k *analyze.LevelKey) ingest.LoadLevel { return k.Load() }
+	higher := func(x, y *analyze.LevelKey) bool { return x != nil && y != nil && load(x).Compare(load(y)) > 0 }
+	same := func(x, y *analyze.LevelKey) bool { return x != nil && y != nil && *x == *y }
+	meets := ""
+	if c.Level != nil {
+		switch {
+		case same(c.EveryRun, c.Level):
+			meets = "meets the SLOs in every run"
+		case c.EveryRun == nil:
+			meets = "meets the SLOs by the median, not in every run"
+		default:
+			meets = "meets the SLOs by the median; every run does up to " + v.name(load(c.EveryRun))
+		}
+	}
+	fails := "fails"
+	if c.SomeRun != nil && (c.Level == nil || higher(c.SomeRun, c.Level)) {
+		fails = "fails by the median; at least one run meets the SLOs up to " + v.name(load(c.SomeRun))
+	}
+	switch {
+	case c.Level != nil && c.Above != nil:
+		lo, hi := load(c.Level), load(c.Above)
+		if lo.Mode == ingest.ModeConcurrency && hi.Mode == ingest.ModeConcurrency && hi.Concurrency == lo.Concurrency+1 {
+			return fmt.Sprintf("**Capacity: %s** (%s); %s, the next concurrency, %s.", v.name(lo), meets, v.number(hi), fails)
+		}
+		return fmt.Sprintf("**Capacity lies between %s** (%s) **and %s** (%s); a level in between would narrow it.", v.name(lo), meets, v.number(hi), fails)
+	case c.Level != nil:
+		tested := "the highest level tested"
+		if c.Levels == 1 {
+			tested = "the only level tested"
+		}
+		return fmt.Sprintf("**Capacity is at least %s**, %s (%s); a higher level would tell how far it goes.", v.name(load(c.Level)), tested, meets)
+	case c.Above != nil:
+		lo := load(c.Above)
+		tested := "the lowest level tested"
+		if c.Levels == 1 {
+			tested = "the only level tested"
+		}
+		if lo.Mode == ingest.ModeConcurrency && lo.Concurrency <= 1 {
+			return fmt.Sprintf("**Capacity: none.** Even %s %s (%s): no load meets the SLOs.", v.name(lo), fails, tested)
+		}
+		return fmt.Sprintf("**Capacity lies below %s**, %s (%s); a lower level would tell where it is.", v.name(lo), tested, fails)
+	}
+	return ""
+}
+
+// answerLine states one load mode's answer, then brackets the capacity.
 func answerLine(s *analyze.Summary, a analyze.Answer) string {
 	v := viewOf(s)
 	noun := map[string]string{"concurrency": "concurrency", "rate": "request rate"}[a.Mode]
@@ -174,23 +321,19 @@ func answerLine(s *analyze.Summary, a analyze.Answer) string {
 	if a.Goodput.FewRuns {
 		runs += " " + fewRunsMark
 	}
-	output := headlineFigure(l, a.Output, "") + " output tokens/s (" + outputSource(a.Output.Key) + ")"
-	if !a.Output.Median.Valid() {
-		output = "output tokens/s " + na
-	}
-	requests := headlineFigure(l, a.Requests, "requests/s")
-	if requests == na {
-		// Requests/s needs the measurement window.
-		requests = "requests/s " + na + " (no measurement window)"
-	}
-	figures := "at " + output + " and " + requests
+	figures := answerFigures(l, a)
 	goodput := headlineFigure(l, a.Goodput, "")
-	if a.Level == nil {
-		return fmt.Sprintf("**No %s level meets the SLOs.** The best, %s, has %s of its measured requests meeting every target (%s needed; %s), %s.",
-			noun, name, goodput, target, runs, figures)
+	flags := headlineFlags(l, []flaggedFigure{{"goodput", a.Goodput.Key}, {"output tokens/s", a.Output.Key}, {"requests/s", a.Requests.Key}})
+	capacity := capacityLine(v, a)
+	if capacity != "" {
+		capacity = " " + capacity
 	}
-	line := fmt.Sprintf("**Highest load meeting the SLOs: %s.** %s of its measured requests meet every target (%s), %s.",
-		name, goodput, runs, figures)
+	if a.Level == nil {
+		return fmt.Sprintf("**No %s level meets the SLOs.** The best, %s, has %s of its measured requests meeting every target (%s needed; %s), %s.%s%s",
+			noun, name, goodput, target, runs, figures, flags, capacity)
+	}
+	line := fmt.Sprintf("**Highest load meeting the SLOs: %s.** %s of its measured requests meet every target (%s), %s.%s%s",
+		name, goodput, runs, figures, flags, capacity)
 	if len(a.LowerNotMeeting) > 0 {
 		var lower []string
 		for _, k := range a.LowerNotMeeting {
@@ -251,8 +394,9 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 		inSeries = fmt.Sprintf(" in %d series", seriesWithLevels(s))
 	}
 	if len(s.Runs) == 0 && len(s.Reported) > 0 {
-		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported (further down, under \"Figures reported by the tools\"): they are shown as the tools computed them, and nothing is recomputed.\n\n",
+		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported: they are shown as the tools computed them, and nothing is recomputed (every figure is in report.md, under \"Figures reported by the tools\").\n\n",
 			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
+		b.WriteString(reportedHead(s))
 	} else {
 		fmt.Fprintf(&b, " **Runs:** %d at %s%s.\n\n", len(s.Runs), v.levelsPhrase(s), inSeries)
 	}
@@ -363,7 +507,7 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 	n := newNotes(s)
 	n.series = &sv
 	var body [][]string
-	lower := false
+	lower, bracketed := false, false
 	if rows < 0 || rows > len(answers) {
 		rows = len(answers)
 	}
@@ -389,6 +533,15 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 				}
 				load += " (not at " + strings.Join(names, ", ") + ")"
 				lower = true
+			}
+			if c := a.Capacity; c.EveryRun != nil && *c.EveryRun == *a.Level {
+				load += " (every run)"
+			}
+			if c := a.Capacity; c.Above != nil {
+				load += "; " + v.number(c.Above.Load()) + " fails"
+				bracketed = true
+			} else if a.Capacity.Levels > 0 {
+				load += "; highest tested"
 			}
 		} else {
 			load = "none (closest: *" + v.name(key.Load()) + "*)"
@@ -425,6 +578,9 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 		b.WriteString(table(append(header, "requests/s"), body))
 		b.WriteString(n.footer())
 		b.WriteString("\n")
+	}
+	if bracketed {
+		b.WriteString("A series' capacity lies between its highest load meeting the SLOs (\"every run\" when each of its runs does) and the next level, which fails; a level in between would narrow it.\n\n")
 	}
 	if lower {
 		b.WriteString("\"Not at\" names lower levels of the series that do not meet the SLOs: goodput does not fall steadily with load.\n\n")
@@ -471,6 +627,12 @@ func bestLine(s *analyze.Summary, sv seriesNaming, c *analyze.Configurations, na
 		line += "; no other series has a level meeting the SLOs with an output rate."
 	} else {
 		line += fmt.Sprintf(", against %s for %s at %s, the runner-up.", figure(next), name(next.Series), v.name(next.Level.Load()))
+	}
+	bl, _ := levelOf(s, *best.Level)
+	line += headlineFlags(bl, []flaggedFigure{{"the best configuration's output tokens/s", best.Output.Key}})
+	if next != nil {
+		nl, _ := levelOf(s, *next.Level)
+		line += headlineFlags(nl, []flaggedFigure{{"the runner-up's output tokens/s", next.Output.Key}})
 	}
 	if next != nil && best.Output.Key != next.Output.Key {
 		line += " The two figures come from different sources (" + outputSource(strings.TrimSuffix(best.Output.Key, analyze.PerGPUSuffix)) + " and " + outputSource(strings.TrimSuffix(next.Output.Key, analyze.PerGPUSuffix)) + ")."

@@ -181,3 +181,74 @@ func reportedRows(s *analyze.Summary, reported []analyze.ReportedRun) string {
 	}
 	return table([]string{"run", "level", "tool", "figure", "as reported", "unit", "how the tool computed it"}, rows)
 }
+
+// reportedHeadRows bounds the runs the first screen's table of reported
+// figures lists; report.md lists every figure of every run.
+const reportedHeadRows = 40
+
+// reportedHeadFigures are the tools' figures the first screen shows, by
+// key, with their column headers.
+var reportedHeadFigures = []struct{ key, head string }{
+	{"ttft.p50", "TTFT p50 (ms)"},
+	{"tpot.p50", "TPOT p50 (ms)"},
+	{"e2e.p50", "E2E p50 (ms)"},
+	{analyze.KeyClientOutputRate, "output tokens/s"},
+	{"throughput.requests_per_s", "requests/s"},
+}
+
+// reportedHead is the first screen of a sweep holding only the tools'
+// aggregates: one row a tool run with the figures a reader looks for
+// first, as the tools reported them, so that pr.md (which has no other
+// section) carries numbers too.
+func reportedHead(s *analyze.Summary) string {
+	if len(s.Reported) == 0 {
+		return ""
+	}
+	v := viewOf(s)
+	sv := seriesOf(s)
+	var tools []string
+	seen := map[string]bool{}
+	var rows [][]string
+	for i, r := range s.Reported {
+		if !seen[r.Import.Tool] {
+			seen[r.Import.Tool] = true
+			tools = append(tools, mdEscape(r.Import.Tool))
+		}
+		if i >= reportedHeadRows {
+			continue
+		}
+		level := "not recorded"
+		if l := r.Load(); l.Valid() {
+			level = mdEscape(v.name(l))
+		}
+		if sv.several() {
+			level = mdEscape(cutRunes(sv.name(r.Series), prSeriesNameRunes)) + ", " + level
+		}
+		fig := map[string]analyze.Num{}
+		for _, f := range r.Import.Figures {
+			fig[f.Key] = f.Reported
+		}
+		row := []string{level}
+		for _, f := range reportedHeadFigures {
+			if x, ok := fig[f.key]; ok {
+				row = append(row, fmtNum(x))
+			} else {
+				row = append(row, na)
+			}
+		}
+		rows = append(rows, row)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**As reported by %s**, not recomputed and under the %s own definitions; n/a where %s no such figure:\n\n",
+		andList(tools), plural(len(tools), "tool's", "tools'"), plural(len(tools), "it reports", "they report"))
+	head := []string{"level"}
+	for _, f := range reportedHeadFigures {
+		head = append(head, f.head)
+	}
+	b.WriteString(table(head, rows))
+	if n := len(s.Reported) - reportedHeadRows; n > 0 {
+		fmt.Fprintf(&b, "\nThe other %d tool %s are in report.md.\n", n, plural(n, "run", "runs"))
+	}
+	b.WriteString("\n")
+	return b.String()
+}

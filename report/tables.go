@@ -567,6 +567,7 @@ func methodCell(s *analyze.Summary) string {
 		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
 		{"warm-up", mdEscape(warmupModeName(m.Warmup)), mdEscape(m.WarmupRule)},
 		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
+		{"SLO attainment", fmtNum(analyze.Num(100*m.SLO.Attainment)) + " % (`slo.attainment`, " + attainmentSource(m.SLO) + ")", "a level meets the SLOs when the median across its runs of goodput, % of measured requests meeting every target, reaches it"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
 		{"error-rate threshold", fmtNum(analyze.Num(100*m.ErrorRateThreshold)) + " %", "a run or level with a larger share of failed measured requests is an error finding"},
 		{"runs per level", fmt.Sprintf("at least %d", m.MinRuns), "levels with fewer are flagged " + fewRunsMark},

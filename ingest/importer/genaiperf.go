@@ -112,6 +112,7 @@ type genaiRequest struct {
 	prompt, gen int64 // usage; -1 when absent
 	maxTokens   int64
 	responses   int
+	model       string // the payload's model; "" when it names none
 }
 
 func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
@@ -276,8 +277,10 @@ func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
 				var payload struct {
 					MaxTokens           *int64 `json:"max_tokens"`
 					MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+					Model               string `json:"model"`
 				}
 				if json.Unmarshal([]byte(p), &payload) == nil {
+					q.model = payload.Model
 					switch {
 					case payload.MaxTokens != nil:
 						q.maxTokens = *payload.MaxTokens
@@ -362,7 +365,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
-	for _, kv := range [][2]string{{"service_kind", serviceKind}, {"endpoint", endpoint}} {
+	for _, kv := range [][2]string{{"service_kind", serviceKind}, {"endpoint", endpoint}, {"model", payloadModel(reqs)}} {
 		if kv[1] != "" {
 			run.Env = append(run.Env, ingest.KV{Key: kv[0], Value: kv[1]})
 		}
@@ -458,4 +461,20 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 			Benchnote: "E2E ends at the last text-bearing chunk"},
 	}
 	return run, nil
+}
+
+// payloadModel is the model every request's payload names, "" when none
+// does or they name different models (then no one model ran the level).
+func payloadModel(reqs []genaiRequest) string {
+	model := ""
+	for _, q := range reqs {
+		switch {
+		case q.model == "":
+		case model == "":
+			model = q.model
+		case q.model != model:
+			return ""
+		}
+	}
+	return model
 }

@@ -79,6 +79,15 @@ func Layout(imp *Import) (map[string][]byte, error) {
 			}
 			r.Dir = path.Join(dir, "reported-"+strconv.Itoa(n))
 			files[path.Join(r.Dir, ingest.ReportedFile)] = data
+			// The model and engine a summary names belong in the report
+			// as much as a per-request file's.
+			if len(r.Env) > 0 {
+				env, err := envJSON(r.Env)
+				if err != nil {
+					return nil, err
+				}
+				files[path.Join(r.Dir, "env.json")] = env
+			}
 			continue
 		}
 		if used[k] == nil {

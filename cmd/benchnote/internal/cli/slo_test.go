@@ -62,7 +62,7 @@ func TestParseSLO(t *testing.T) {
 func TestReportSLOFlag(t *testing.T) {
 	files := reportFiles(t, exampleSweep, "--slo", "ttft=50ms")
 	md := string(files["report.md"])
-	const want = "**SLOs:** TTFT ≤ 50 ms (the command line), TPOT ≤ 150 ms (sweep.yaml), E2E ≤ 10000 ms (sweep.yaml). A level meets them"
+	const want = "**SLOs:** TTFT ≤ 50 ms (the command line), TPOT ≤ 150 ms (sweep.yaml), E2E ≤ 10000 ms (sweep.yaml); a level meets them"
 	if !strings.Contains(md, want) {
 		t.Errorf("report.md lacks %q:\n%s", want, grepLines(md, "SLOs"))
 	}
@@ -70,6 +70,10 @@ func TestReportSLOFlag(t *testing.T) {
 	// 50 ms no level keeps 90 % of its requests.
 	if !strings.Contains(md, "**No concurrency level meets the SLOs.**") {
 		t.Errorf("report.md does not say that no level meets TTFT ≤ 50 ms:\n%s", grepLines(md, "SLOs"))
+	}
+	// Not even concurrency 1: the capacity is bracketed from below.
+	if !strings.Contains(md, "**Capacity: none.** Even concurrency 1 fails (the lowest level tested): no load meets the SLOs.") {
+		t.Errorf("report.md does not bracket the capacity below concurrency 1:\n%s", grepLines(md, "SLOs"))
 	}
 	code, _, stderr := runCLI(t, "report", exampleSweep, "-o", filepath.Join(t.TempDir(), "out"), "--slo", "ttft=soon")
 	if code != ExitErrors || !strings.Contains(stderr, "benchnote report: --slo: ttft=soon: expected a duration") {
