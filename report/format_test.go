@@ -82,3 +82,15 @@ func TestNoMinusZero(t *testing.T) {
 		}
 	}
 }
+
+// TestFmtInt: counts get thousands separators, the sign kept in front.
+func TestFmtInt(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}, {-999, "-999"}, {100000, "100,000"}} {
+		if got := fmtInt(tt.n); got != tt.want {
+			t.Errorf("fmtInt(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
