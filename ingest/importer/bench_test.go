@@ -237,3 +237,77 @@ func checkImported(t *testing.T, imp *Import) {
 		}
 	}
 }
+
+// FuzzImportAccounting: a vLLM result of k requests built from the fuzz
+// input, some of whose values ingest would not keep (huge TTFTs, failed
+// requests, zero-token outputs) or no request can have (a negative TTFT):
+// either the file is refused with an error naming the JSON path, or every
+// request is accounted for — kept, or left out and counted by reason —
+// and what is kept lays out into a sweep that reads back (Layout
+// validates before writing).
+func FuzzImportAccounting(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{255, 0, 128, 3, 250, 7})
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := min(len(data), 40)
+		var in, out, ttft, itls, errs []string
+		for i := range k {
+			b := data[i]
+			in = append(in, strconv.Itoa(int(b%7)+1))
+			n := int(b % 5) // 0..4 output tokens
+			out = append(out, strconv.Itoa(n))
+			switch {
+			case b%11 == 0:
+				ttft = append(ttft, "-1") // not a duration: left out
+			case b%13 == 0:
+				ttft = append(ttft, "2e7") // 2e10 ms: beyond ingest's range
+			default:
+				ttft = append(ttft, strconv.FormatFloat(float64(b)/100, 'g', -1, 64))
+			}
+			var gaps []string
+			for range max(n-1, 0) {
+				gaps = append(gaps, "0.01")
+			}
+			itls = append(itls, "["+strings.Join(gaps, ",")+"]")
+			e := `""`
+			if b%17 == 0 {
+				e = `"HTTP 503"`
+			}
+			errs = append(errs, e)
+		}
+		doc := fmt.Sprintf(`{"backend": "vllm", "model_id": "m", "request_rate": 4, "input_lens": [%s], "output_lens": [%s], "ttfts": [%s], "itls": [%s], "errors": [%s]}`,
+			strings.Join(in, ","), strings.Join(out, ","), strings.Join(ttft, ","), strings.Join(itls, ","), strings.Join(errs, ","))
+		path := filepath.Join(t.TempDir(), "result.json")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		imp, err := ImportFiles([]string{path}, Options{MaxRequests: 1000})
+		if err != nil {
+			// A value no request can have (a negative time) refuses the
+			// file, naming where.
+			if !strings.Contains(err.Error(), "result.json: $.") {
+				t.Fatalf("%d requests: an error that names no JSON path: %v\n%s", k, err, doc)
+			}
+			return
+		}
+		accounted := 0
+		for _, r := range imp.Runs {
+			if r.Requests != nil {
+				accounted += r.Requests.N
+			}
+			for _, e := range r.Excluded {
+				accounted += e.Requests
+			}
+		}
+		if accounted != k {
+			t.Fatalf("%d requests in the file, %d kept or left out\n%s", k, accounted, doc)
+		}
+		if _, err := Layout(imp); err != nil {
+			var bug *wouldNotValidate
+			if errors.As(err, &bug) {
+				t.Fatalf("the import does not validate: %v", err)
+			}
+		}
+	})
+}
