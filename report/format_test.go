@@ -94,3 +94,20 @@ func TestFmtInt(t *testing.T) {
 		}
 	}
 }
+
+// TestMdEscapeWhitespaceAndCode: tabs and carriage returns in a value from
+// the inputs become spaces (a Go escape would read as part of the value);
+// inline code pads a value that starts or ends with a backtick, so the
+// fence stays a fence.
+func TestMdEscapeWhitespaceAndCode(t *testing.T) {
+	if got := mdEscape("a\tb\rc\nd"); got != "a b c d" {
+		t.Errorf("mdEscape(tab, CR, LF) = %q, want \"a b c d\"", got)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"x", "`x`"}, {"`x", "`` `x ``"}, {"x`", "`` x` ``"}, {"a`b", "``a`b``"},
+	} {
+		if got := code(tt.in); got != tt.want {
+			t.Errorf("code(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
