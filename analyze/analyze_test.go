@@ -227,10 +227,10 @@ func TestGoodputExample(t *testing.T) {
 	}
 }
 
-// TestThroughputExample is Figure 2: requests A, B, C with 3, 5 and 2
-// output tokens in a 10 s window: 0.3 req/s and 1 token/s; prompt tokens
-// are a separate rate.
-func TestThroughputExample(t *testing.T) {
+// figure2Run is Figure 2's run: requests A, B, C with 3, 5 and 2 output
+// tokens in a 10 s window, the generation-token counter going from 1000
+// to genEnd and the prompt-token counter from 5000 to 5300.
+func figure2Run(genEnd float64) *ingest.Run {
 	start := time.Unix(1_700_000_000, 0).UTC()
 	run := makeRun("c3/r1", 3, 1, []req{
 		{id: "A", n: 3, ttft: 100, e2e: 300, sent: 1_700_000_001},
@@ -239,7 +239,15 @@ func TestThroughputExample(t *testing.T) {
 	})
 	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
 	run.ScrapeStart = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1000, ingest.RolePromptTokens: 5000}}
-	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1010, ingest.RolePromptTokens: 5300}}
+	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: genEnd, ingest.RolePromptTokens: 5300}}
+	return run
+}
+
+// TestThroughputExample is Figure 2: requests A, B, C with 3, 5 and 2
+// output tokens in a 10 s window: 0.3 req/s and 1 token/s; prompt tokens
+// are a separate rate.
+func TestThroughputExample(t *testing.T) {
+	run := figure2Run(1010)
 	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
 	tp := s.Runs[0].Throughput
 	if float64(tp.OutputTokensPerSec) != 1 || float64(tp.PromptTokensPerSec) != 30 || !near(float64(tp.RequestsPerSec), 0.3) {

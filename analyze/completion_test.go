@@ -95,15 +95,7 @@ func TestWindowFilterIsClosed(t *testing.T) {
 // while the client counted 10 tokens in the window: |12 − 10| / 10 = 0.2,
 // beyond the default tolerance, so the run is named in the finding.
 func TestCounterMismatchIsRelative(t *testing.T) {
-	start := time.Unix(1_700_000_000, 0).UTC()
-	run := makeRun("c3/r1", 3, 1, []req{
-		{id: "A", n: 3, ttft: 100, e2e: 300, sent: 1_700_000_001},
-		{id: "B", n: 5, ttft: 100, e2e: 500, sent: 1_700_000_002},
-		{id: "C", n: 2, ttft: 100, e2e: 200, sent: 1_700_000_003},
-	})
-	run.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
-	run.ScrapeStart = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1000, ingest.RolePromptTokens: 5000}}
-	run.ScrapeEnd = &ingest.Scrape{Counters: map[ingest.MetricRole]float64{ingest.RoleGenerationTokens: 1012, ingest.RolePromptTokens: 5300}}
+	run := figure2Run(1012)
 	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{run}})
 	tp := s.Runs[0].Throughput
 	if !near(float64(tp.CounterMismatch), 0.2) || tp.ClientCompletionTokens != 10 || float64(tp.GenerationTokensDelta) != 12 {
