@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,25 @@ func TestGoodputNeedsStreamingForEitherTarget(t *testing.T) {
 		if g := s.Runs[0].Goodput; strings.Contains(g.Unavailable, "not streamed") != tt.unavailable {
 			t.Errorf("SLO %+v on a run not streamed: goodput unavailable %q, want unavailable %v", tt.slo, g.Unavailable, tt.unavailable)
 		}
+	}
+}
+
+// TestUnrecognisedEnvironmentLogIsExcluded: an environment log benchnote
+// cannot read is counted among the exclusions, with its file; other
+// diagnostics of the sweep are not.
+func TestUnrecognisedEnvironmentLogIsExcluded(t *testing.T) {
+	sw := &ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})},
+		Diagnostics: []ingest.Diagnostic{
+			{Severity: ingest.Warning, File: "c1/r1/env.log", Reason: "unrecognised environment log"},
+			{Severity: ingest.Warning, File: "sweep.yaml", Reason: "unknown setting"},
+		}}
+	var got []string
+	for _, e := range Analyze(sw).Exclusions {
+		if e.Scope == ScopeFile {
+			got = append(got, e.Reason+" "+strings.Join(e.Examples, ","))
+		}
+	}
+	if want := []string{"environment log not recognised c1/r1/env.log"}; !slices.Equal(got, want) {
+		t.Errorf("file exclusions %q, want %q", got, want)
 	}
 }

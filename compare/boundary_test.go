@@ -266,3 +266,22 @@ func TestFamilyListsOptionalStatisticsWhenCompared(t *testing.T) {
 		t.Errorf("family without energy %v, with it %v", without.Statistics, with.Statistics)
 	}
 }
+
+// TestFindingsCheck: error-level findings on either side — or both — make
+// the sweeps comparable with a caveat only; none on either side, the same.
+func TestFindingsCheck(t *testing.T) {
+	for _, tt := range []struct {
+		base, new []string
+		status    string
+	}{
+		{nil, nil, StatusSame},
+		{[]string{"error-rate"}, nil, StatusPresent},
+		{nil, []string{"error-rate"}, StatusPresent},
+		{[]string{"error-rate"}, []string{"run-failed"}, StatusPresent},
+	} {
+		ch := checkFindings(Rule{Key: "findings"}, Profile{ErrorFindings: tt.base}, Profile{ErrorFindings: tt.new})
+		if ch.Status != tt.status || (tt.status == StatusPresent) != (ch.Effect == EffectCaveat) {
+			t.Errorf("findings %v / %v: status %q, effect %q; want %q", tt.base, tt.new, ch.Status, ch.Effect, tt.status)
+		}
+	}
+}
