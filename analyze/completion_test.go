@@ -175,3 +175,17 @@ func TestUnrecognisedEnvironmentLogIsExcluded(t *testing.T) {
 		t.Errorf("file exclusions %q, want %q", got, want)
 	}
 }
+
+// TestFindingsOnlyWhenSomethingMatches: a run whose server histograms are
+// all fine is not named by a histogram rule, and a sweep without 0- or
+// 1-token outputs gets no finding saying "0 measured requests".
+func TestFindingsOnlyWhenSomethingMatches(t *testing.T) {
+	match := serverHistogramMatch(func(h ServerHistogram) string { return "" })
+	if _, ok := match(RunSummary{Dir: "c1/r1", Server: []ServerHistogram{{}}}); ok {
+		t.Error("a run whose histograms match nothing is named")
+	}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{makeRun("c1/r1", 1, 1, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})}})
+	if hasFinding(s, "zero-and-one-token-outputs") {
+		t.Error("a zero-and-one-token finding without such outputs")
+	}
+}

@@ -285,3 +285,13 @@ func TestFindingsCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestRowFlagged: regressions and improvements are flagged, nothing else.
+func TestRowFlagged(t *testing.T) {
+	for v, want := range map[string]bool{VerdictRegression: true, VerdictImprovement: true, VerdictNoChange: false,
+		VerdictUndecided: false, VerdictNotDistinguishable: false, VerdictNotAvailable: false} {
+		if got := (Row{Verdict: v}).Flagged(); got != want {
+			t.Errorf("%q flagged %v, want %v", v, got, want)
+		}
+	}
+}
