@@ -295,3 +295,47 @@ func TestRowFlagged(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateOptionBounds: α in (0, 1), attainment in (0, 100], a
+// threshold from 0: the bounds themselves and just past them.
+func TestValidateOptionBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  func(*Options)
+		ok   bool
+	}{
+		{"α just above 0", func(o *Options) { o.Alpha = math.SmallestNonzeroFloat64 }, true},
+		{"α 0", func(o *Options) { o.Alpha = 0 }, false},
+		{"α 1", func(o *Options) { o.Alpha = 1 }, false},
+		{"attainment 100", func(o *Options) { o.Attainment = 100 }, true},
+		{"attainment 0", func(o *Options) { o.Attainment = 0 }, false},
+		{"threshold 0", func(o *Options) { o.Threshold = 0 }, true},
+		{"threshold negative", func(o *Options) { o.Threshold = -0.01 }, false},
+		{"a series pair alone", func(o *Options) { o.Pair = &SeriesPair{} }, true},
+	} {
+		o := DefaultOptions()
+		tt.set(&o)
+		if err := o.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+// TestDirectionOfAChange: a rise is worse for latency and better for
+// throughput; no change (or none known) is the same.
+func TestDirectionOfAChange(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	tput, _ := MetricByKey("throughput.output_tokens_per_s")
+	for _, tt := range []struct {
+		m      Metric
+		change float64
+		want   string
+	}{
+		{e2e, 0.1, "worse"}, {e2e, -0.1, "better"}, {e2e, 0, "same"}, {e2e, math.NaN(), "same"},
+		{tput, 0.1, "better"}, {tput, -0.1, "worse"}, {tput, 0, "same"},
+	} {
+		if got := direction(tt.m, tt.change); got != tt.want {
+			t.Errorf("direction(%s, %v) = %q, want %q", tt.m.Key, tt.change, got, tt.want)
+		}
+	}
+}
