@@ -197,7 +197,7 @@ func gpuSummary(run *ingest.Run, tp Throughput, led *ledger) *GPUSummary {
 	case methods[EnergyFromPower] == 0:
 		g.Method = EnergyFromCounter
 	default:
-		g.Method = fmt.Sprintf("%s (%d GPUs), %s (%d GPUs)", EnergyFromCounter, methods[EnergyFromCounter], EnergyFromPower, methods[EnergyFromPower])
+		g.Method = fmt.Sprintf("%s (%s), %s (%s)", EnergyFromCounter, plural(methods[EnergyFromCounter], "GPU"), EnergyFromPower, plural(methods[EnergyFromPower], "GPU"))
 	}
 	g.CoveragePercent = Num(minCov)
 	g.EnergyJ = Num(energy)

@@ -239,3 +239,25 @@ func TestGPUReportedFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUMethodOfTheRun: the run's method is the counter when every GPU's
+// energy came from its counter, ∫ power dt when none did, and both with
+// their counts when the GPUs differ. A counts 1000 J/s from 0 (counter),
+// B has power only.
+func TestGPUMethodOfTheRun(t *testing.T) {
+	counter := everySecond("GPU-a", 0, 10, 1, func(t float64) ingest.GPUSample { return sample(t, 100, 1000*t, 30, 1000) })
+	power := everySecond("GPU-b", 0, 10, 1, func(t float64) ingest.GPUSample { return sample(t, 200, math.NaN(), 30, 1000) })
+	for _, tt := range []struct {
+		gpus []ingest.GPUSeries
+		want string
+	}{
+		{[]ingest.GPUSeries{counter}, EnergyFromCounter},
+		{[]ingest.GPUSeries{power}, EnergyFromPower},
+		{[]ingest.GPUSeries{counter, power}, EnergyFromCounter + " (1 GPU), " + EnergyFromPower + " (1 GPU)"},
+	} {
+		s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{gpuRun("c4/r1", 1, tt.gpus...)}})
+		if g := s.Runs[0].GPU; g == nil || g.Method != tt.want {
+			t.Errorf("%d GPUs: method %q, want %q", len(tt.gpus), g.Method, tt.want)
+		}
+	}
+}
