@@ -189,3 +189,22 @@ func TestFindingsOnlyWhenSomethingMatches(t *testing.T) {
 		t.Error("a zero-and-one-token finding without such outputs")
 	}
 }
+
+// TestParetoUnavailableSaysWhich: the Pareto chart's reason names the
+// coordinate no level has — user TPS, or else the output token rate.
+func TestParetoUnavailableSaysWhich(t *testing.T) {
+	valid := AcrossRuns{Median: 10, Runs: 3}
+	none := AcrossRuns{Median: NaN}
+	s := &Summary{Levels: make([]Level, 2)}
+	for _, tt := range []struct {
+		pts  []ParetoPoint
+		want string
+	}{
+		{[]ParetoPoint{{UserTPS: none, Throughput: valid}, {UserTPS: valid, Throughput: none}}, "no level has both a user TPS and an output token rate"},
+		{[]ParetoPoint{{UserTPS: none, Throughput: none}, {UserTPS: valid, Throughput: none}}, "no level has an output token rate: neither server counters nor client timings give one"},
+	} {
+		if got := paretoUnavailable(s, tt.pts); got != tt.want {
+			t.Errorf("paretoUnavailable = %q, want %q", got, tt.want)
+		}
+	}
+}
