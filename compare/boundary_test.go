@@ -339,3 +339,32 @@ func TestDirectionOfAChange(t *testing.T) {
 		}
 	}
 }
+
+// TestPerLevelGateLines: with --per-level, a level's regression of a gate
+// statistic fails the gate (fail-on regression or any), one of a
+// secondary statistic does not, and --fail-on error-rate ignores both.
+func TestPerLevelGateLines(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	ttft50, _ := MetricByKey("ttft.p50")
+	row := func(m Metric) Row {
+		return Row{Metric: m, Change: 0.2, Threshold: 0.05, Direction: "worse", Verdict: VerdictRegression, Severity: 4,
+			Base: sideOf(100, 100), New: sideOf(120, 120), Test: &Test{P: 0.001, PAdjusted: 0.001}}
+	}
+	for _, tt := range []struct {
+		failOn string
+		rows   []Row
+		code   int
+	}{
+		{FailOnRegression, []Row{row(e2e)}, ExitFail},
+		{FailOnAny, []Row{row(e2e)}, ExitFail},
+		{FailOnRegression, []Row{row(ttft50)}, ExitPass},
+		{FailOnErrorRate, []Row{row(e2e)}, ExitPass},
+	} {
+		r := &Result{Options: DefaultOptions(), Levels: []LevelResult{{Label: "concurrency 4", Rows: tt.rows}}}
+		r.Options.PerLevel = true
+		g := r.Gate(GateOptions{FailOn: tt.failOn})
+		if g.Code != tt.code {
+			t.Errorf("--fail-on %s, %s regressed at one level: exit %d %q, want %d", tt.failOn, tt.rows[0].Metric.Key, g.Code, g.Lines, tt.code)
+		}
+	}
+}
