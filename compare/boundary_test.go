@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
@@ -366,5 +367,20 @@ func TestPerLevelGateLines(t *testing.T) {
 		if g.Code != tt.code {
 			t.Errorf("--fail-on %s, %s regressed at one level: exit %d %q, want %d", tt.failOn, tt.rows[0].Metric.Key, g.Code, g.Lines, tt.code)
 		}
+	}
+}
+
+// TestGateLinesMostSevereFirst: the gate's reasons list the most severe
+// flagged finding first (severity 4 before 2), whatever their order.
+func TestGateLinesMostSevereFirst(t *testing.T) {
+	tpot, _ := MetricByKey("tpot.p50")
+	mild := boundaryFinding(t, 0.1, 0.001, 0.01)
+	mild.Metric, mild.Verdict, mild.Severity = tpot, VerdictRegression, 2
+	severe := boundaryFinding(t, 0.2, 0.001, 0.01)
+	severe.Verdict, severe.Severity = VerdictRegression, 4
+	r := &Result{Options: DefaultOptions(), Findings: []Finding{mild, severe}}
+	g := r.Gate(GateOptions{FailOn: FailOnRegression})
+	if g.Code != ExitFail || len(g.Lines) != 2 || !strings.Contains(g.Lines[0], severe.Metric.Name) || !strings.Contains(g.Lines[1], tpot.Name) {
+		t.Errorf("gate exit %d, lines %q; want E2E p95's line before TPOT p50's", g.Code, g.Lines)
 	}
 }
