@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"net/url"
@@ -127,21 +126,7 @@ func TestBrowserLayout(t *testing.T) {
 		"report-1-level.html": layoutOneLevelReport(t),
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "chromium-profile")),
-		chromedp.WindowSize(layoutWidth, layoutHeight),
-	)
-	defer allocCancel()
-	bctx, bcancel := chromedp.NewContext(allocCtx)
-	defer bcancel()
+	bctx := headlessBrowser(t, 90*time.Second)
 
 	for _, name := range []string{"report.html", "compare.html", "history.html", "report-2-series.html", "report-10-series.html", "report-1-level.html"} {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -104,21 +103,7 @@ func TestBrowserPRTable(t *testing.T) {
 		pages[sw.name] = absPath(t, page)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "chromium-profile")),
-		chromedp.WindowSize(layoutWidth, layoutHeight),
-	)
-	defer allocCancel()
-	bctx, bcancel := chromedp.NewContext(allocCtx)
-	defer bcancel()
+	bctx := headlessBrowser(t, 60*time.Second)
 	for _, sw := range sweeps {
 		page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(pages[sw.name])}).String()
 		if err := chromedp.Do(bctx, chromedp.EmulateViewport(prCommentWidth, layoutHeight), chromedp.Navigate(page)); err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,20 +77,7 @@ func TestBrowserInputsStayData(t *testing.T) {
 	}
 	page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(out, "report.html"))}).String()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "chromium-profile")),
-	)
-	defer allocCancel()
-	bctx, bcancel := chromedp.NewContext(allocCtx)
-	defer bcancel()
+	bctx := headlessBrowser(t, 60*time.Second)
 	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
 		t.Fatalf("loading %s: %v", page, err)
 	}
