@@ -175,6 +175,45 @@ func chartLoads(s *analyze.Summary) []ingest.LoadLevel {
 	return out
 }
 
+// medianLine is one across-runs statistic drawn over levels: each level's
+// median (xys), the medians that have a MAD (bars) with their ± MAD
+// (errs), the values for the text alternative, and how far the bars reach.
+type medianLine struct {
+	xys, bars plotter.XYs
+	errs      plotter.YErrors
+	vals      []string
+	lo, hi    float64
+}
+
+// medianPoints draws statistic key of each level at its load (moved by
+// dodge), recording what it drew in used; a level without a median is
+// recorded as missing, named by missing.
+func medianPoints(s *analyze.Summary, levels []analyze.Level, key string, used *chartUsed, dodge func(float64) float64, missing func(ingest.LoadLevel) string) medianLine {
+	v := viewOf(s)
+	ml := medianLine{lo: math.Inf(1), hi: math.Inf(-1)}
+	for _, l := range levels {
+		load := l.Load()
+		st, ok := l.Stat(key)
+		if !ok || !st.Median.Valid() {
+			used.missing = append(used.missing, missing(load))
+			continue
+		}
+		used.add(load, st)
+		x := dodge(axisX(s, load))
+		y := float64(st.Median)
+		ml.xys = append(ml.xys, plotter.XY{X: x, Y: y})
+		ml.vals = append(ml.vals, fmt.Sprintf("%s: %s", v.number(load), chartNum(y)))
+		spread := 0.0
+		if st.MAD.Valid() {
+			spread = float64(st.MAD)
+			ml.bars = append(ml.bars, plotter.XY{X: x, Y: y})
+			ml.errs = append(ml.errs, struct{ Low, High float64 }{spread, spread})
+		}
+		ml.lo, ml.hi = math.Min(ml.lo, y-spread), math.Max(ml.hi, y+spread)
+	}
+	return ml
+}
+
 // chartUsed records which across-runs statistics a chart drew, for the
 // caption's run counts and few-runs warning.
 type chartUsed struct {
@@ -280,29 +319,11 @@ func latencyChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	stats := []string{"p50", "p95", "p99"}
 	for i, stat := range stats {
 		for k, ser := range v.series(s.Levels) {
-			var xys plotter.XYs
-			var errs plotter.YErrors
-			var exys plotter.XYs
-			var vals []string
-			for _, l := range ser.levels {
-				load := l.Load()
-				st, ok := l.Stat(m.key + "." + stat)
-				if !ok || !st.Median.Valid() {
-					used.missing = append(used.missing, fmt.Sprintf("%s at %s", stat, v.name(load)))
-					continue
-				}
-				used.add(load, st)
-				x := levels.dodge(axisX(s, load), i, len(stats))
-				xys = append(xys, plotter.XY{X: x, Y: float64(st.Median)})
-				vals = append(vals, fmt.Sprintf("%s: %s", v.number(load), chartNum(float64(st.Median))))
-				spread := 0.0
-				if st.MAD.Valid() {
-					spread = float64(st.MAD)
-					exys = append(exys, plotter.XY{X: x, Y: float64(st.Median)})
-					errs = append(errs, struct{ Low, High float64 }{spread, spread})
-				}
-				lo, hi = math.Min(lo, float64(st.Median)-spread), math.Max(hi, float64(st.Median)+spread)
-			}
+			pts := medianPoints(s, ser.levels, m.key+"."+stat, &used,
+				func(x float64) float64 { return levels.dodge(x, i, len(stats)) },
+				func(load ingest.LoadLevel) string { return fmt.Sprintf("%s at %s", stat, v.name(load)) })
+			xys, exys, errs, vals := pts.xys, pts.bars, pts.errs, pts.vals
+			lo, hi = math.Min(lo, pts.lo), math.Max(hi, pts.hi)
 			if len(xys) == 0 {
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/report/chart"
 )
 
@@ -42,28 +43,11 @@ func latencySeriesChart(s *analyze.Summary, m chartMetric, sv seriesView) (*Plot
 		lo, hi := math.Inf(1), math.Inf(-1)
 		drawn := 0
 		for li, ln := range lines {
-			var xys, exys plotter.XYs
-			var errs plotter.YErrors
-			var vals []string
-			for _, l := range ln.levels {
-				load := l.Load()
-				st, ok := l.Stat(m.key + "." + stat)
-				if !ok || !st.Median.Valid() {
-					used.missing = append(used.missing, fmt.Sprintf("%s at %s of %s", stat, v.name(load), ln.name))
-					continue
-				}
-				used.add(load, st)
-				x := levels.dodge(axisX(s, load), li, len(lines))
-				xys = append(xys, plotter.XY{X: x, Y: float64(st.Median)})
-				vals = append(vals, fmt.Sprintf("%s: %s", v.number(load), chartNum(float64(st.Median))))
-				spread := 0.0
-				if st.MAD.Valid() {
-					spread = float64(st.MAD)
-					exys = append(exys, plotter.XY{X: x, Y: float64(st.Median)})
-					errs = append(errs, struct{ Low, High float64 }{spread, spread})
-				}
-				lo, hi = math.Min(lo, float64(st.Median)-spread), math.Max(hi, float64(st.Median)+spread)
-			}
+			pts := medianPoints(s, ln.levels, m.key+"."+stat, &used,
+				func(x float64) float64 { return levels.dodge(x, li, len(lines)) },
+				func(load ingest.LoadLevel) string { return fmt.Sprintf("%s at %s of %s", stat, v.name(load), ln.name) })
+			xys, exys, errs, vals := pts.xys, pts.bars, pts.errs, pts.vals
+			lo, hi = math.Min(lo, pts.lo), math.Max(hi, pts.hi)
 			if len(xys) == 0 {
 				continue
 			}
