@@ -47,6 +47,12 @@ func TestCapacityLine(t *testing.T) {
 			}
 		})
 	}
+	// A level of one run does not say "every run".
+	one := analyze.Answer{Level: c(10), Goodput: analyze.AcrossRuns{Median: 100, Runs: 1},
+		Capacity: analyze.Capacity{Level: c(10), EveryRun: c(10), SomeRun: c(10), Levels: 1}}
+	if got, want := capacityLine(conc, one), "**Capacity is at least concurrency 10**, the only level tested (meets the SLOs in its only run); a higher level would tell how far it goes."; got != want {
+		t.Errorf("one run: capacityLine =\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestAnswerFigures(t *testing.T) {
