@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/compare"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -78,8 +79,8 @@ func render(in Input, lay layout) string {
 	// The verdict in one sentence is the first line.
 	fmt.Fprintf(&b, "%s\n\n# benchnote compare\n\n", report.EscapeMarkdown(r.Verdict))
 	fmt.Fprintf(&b, "**Base:** %s: %s (%s)  \n**New:** %s: %s (%s)\n\n",
-		report.Code(r.Base.Name), report.EscapeMarkdown(clip(r.Base.Title, 120)), sideCounts(r.Base),
-		report.Code(r.New.Name), report.EscapeMarkdown(clip(r.New.Title, 120)), sideCounts(r.New))
+		report.Code(r.Base.Name), report.EscapeMarkdown(textfmt.Clip(r.Base.Title, 120)), sideCounts(r.Base),
+		report.Code(r.New.Name), report.EscapeMarkdown(textfmt.Clip(r.New.Title, 120)), sideCounts(r.New))
 	writeSeries(&b, r, lay)
 
 	writeVerdict(&b, in)
@@ -218,7 +219,7 @@ func render(in Input, lay layout) string {
 	}
 	if len(cut) > 0 {
 		fmt.Fprintf(&b, "---\n\n**Shortened** to stay under %s characters (a pull-request comment). Left out: %s. compare.html and compare.json hold everything.\n",
-			report.FormatInt(MaxMarkdown), strings.Join(cut, "; "))
+			textfmt.Thousands(MaxMarkdown), strings.Join(cut, "; "))
 	}
 	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
 	return b.String()
@@ -255,11 +256,11 @@ func writeVerdict(b *strings.Builder, in Input) {
 	var what string
 	switch r.Outcome {
 	case compare.OutcomeRegression:
-		what = fmt.Sprintf("**Regression**: %s flagged worse.", report.Count(count(compare.VerdictRegression), "primary statistic", "primary statistics"))
+		what = fmt.Sprintf("**Regression**: %s flagged worse.", textfmt.Count(count(compare.VerdictRegression), "primary statistic", "primary statistics"))
 	case compare.OutcomeUndecided:
-		what = fmt.Sprintf("**Undecided**: %s worse beyond the threshold cannot be tested with these runs.", report.Count(count(compare.VerdictUndecided), "primary statistic", "primary statistics"))
+		what = fmt.Sprintf("**Undecided**: %s worse beyond the threshold cannot be tested with these runs.", textfmt.Count(count(compare.VerdictUndecided), "primary statistic", "primary statistics"))
 	case compare.OutcomeImprovement:
-		what = fmt.Sprintf("**Improvement**: %s flagged better, none worse.", report.Count(count(compare.VerdictImprovement), "primary statistic", "primary statistics"))
+		what = fmt.Sprintf("**Improvement**: %s flagged better, none worse.", textfmt.Count(count(compare.VerdictImprovement), "primary statistic", "primary statistics"))
 	case compare.OutcomeNothingCompared:
 		what = "**Nothing compared**: no level is present on both sides (they are listed under \"Levels on one side only\")."
 		if r.Series != nil && len(r.Series.Compared) == 0 {
@@ -291,13 +292,13 @@ func writeVerdict(b *strings.Builder, in Input) {
 	}
 	other := []string{}
 	if n := count(compare.VerdictImprovement); n > 0 && r.Outcome != compare.OutcomeImprovement {
-		other = append(other, report.Count(n, "improvement", "improvements"))
+		other = append(other, textfmt.Count(n, "improvement", "improvements"))
 	}
 	if n := count(compare.VerdictUndecided); n > 0 && r.Outcome != compare.OutcomeUndecided {
-		other = append(other, report.Count(n, "undecided change", "undecided changes")+" for the worse")
+		other = append(other, textfmt.Count(n, "undecided change", "undecided changes")+" for the worse")
 	}
 	if n := count(compare.VerdictNotDistinguishable); n > 0 {
-		other = append(other, report.Count(n, "change", "changes")+" beyond the threshold not distinguishable from noise")
+		other = append(other, textfmt.Count(n, "change", "changes")+" beyond the threshold not distinguishable from noise")
 	}
 	if len(other) > 0 {
 		fmt.Fprintf(b, " Also: %s.", strings.Join(other, ", "))
@@ -307,7 +308,7 @@ func writeVerdict(b *strings.Builder, in Input) {
 	case compare.ExitPass:
 		b.WriteString(", nothing fails.")
 	case compare.ExitFail:
-		fmt.Fprintf(b, ", %s listed below.", report.Count(len(in.Gate.Lines), "reason", "reasons"))
+		fmt.Fprintf(b, ", %s listed below.", textfmt.Count(len(in.Gate.Lines), "reason", "reasons"))
 	case compare.ExitIncomparable:
 		if r.Comparability.Verdict == compare.NotComparable {
 			b.WriteString(", not comparable.")
@@ -330,7 +331,7 @@ func writeFindings(b *strings.Builder, r *compare.Result, lay layout) {
 	f := r.Family
 	corr := "no correction"
 	if f.Correction == compare.CorrectionHolm {
-		corr = fmt.Sprintf("Holm over the %d tests: the smallest p must beat α/%d = %s", f.Tests, max(f.Tests, 1), fmtP(f.EffectiveAlpha))
+		corr = fmt.Sprintf("Holm over the %d tests: the smallest p must beat α/%d = %s", f.Tests, max(f.Tests, 1), textfmt.PValue(f.EffectiveAlpha))
 	}
 	fmt.Fprintf(b, "## The gate: primary statistics across levels\n\nEach statistic of each series is tested once across every level both sides share, on the per-run values (a stratified rank test; with one run a level, a sign test across levels). The gate's family: %s, at α = %s, %s.",
 		strings.Join(f.Statistics, ", "), fmtFloat(f.Alpha), corr)
@@ -361,9 +362,9 @@ func writeFindings(b *strings.Builder, r *compare.Result, lay layout) {
 		case x.NeedRuns > 0:
 			p = fmt.Sprintf("need ≥ %d runs a side", x.NeedRuns)
 		case x.Test != nil && x.Primary && f.Correction == compare.CorrectionHolm:
-			p = fmt.Sprintf("%s (Holm %s)", fmtP(float64(x.Test.P)), fmtP(float64(x.Test.PAdjusted)))
+			p = fmt.Sprintf("%s (Holm %s)", textfmt.PValue(float64(x.Test.P)), textfmt.PValue(float64(x.Test.PAdjusted)))
 		case x.Test != nil:
-			p = fmtP(float64(x.Test.P))
+			p = textfmt.PValue(float64(x.Test.P))
 		}
 		return []string{report.EscapeMarkdown(name), change, strconv.Itoa(x.Levels), fmt.Sprintf("%d / %d", x.BaseRuns, x.NewRuns), p, findingVerdictCell(x)}
 	}
@@ -459,7 +460,7 @@ func writeComparability(b *strings.Builder, c compare.Comparability) {
 		if ch.Note != "" {
 			note += ": " + ch.Note
 		}
-		rows = append(rows, []string{ch.Key, ch.Class, report.EscapeMarkdown(clip(orDash(ch.Base), 60)), report.EscapeMarkdown(clip(orDash(ch.New), 60)),
+		rows = append(rows, []string{ch.Key, ch.Class, report.EscapeMarkdown(textfmt.Clip(textfmt.OrDash(ch.Base), 60)), report.EscapeMarkdown(textfmt.Clip(textfmt.OrDash(ch.New), 60)),
 			effectCell(ch.Effect), report.EscapeMarkdown(note)})
 	}
 	if len(rows) > 0 {
@@ -489,13 +490,13 @@ func writeMethod(b *strings.Builder, r *compare.Result) {
 	o := r.Options
 	b.WriteString("## How changes are decided\n\n")
 	fmt.Fprintf(b, "- Runs are the independent unit: each statistic is compared through its per-run values with an exact two-sided Mann–Whitney U test (ties handled exactly), never through requests.\n")
-	fmt.Fprintf(b, "- %s at α = %s over the family: %s.", report.Count(t.Count, "test", "tests"), fmtFloat(t.Alpha), t.Family)
+	fmt.Fprintf(b, "- %s at α = %s over the family: %s.", textfmt.Count(t.Count, "test", "tests"), fmtFloat(t.Alpha), t.Family)
 	if t.Correction == compare.CorrectionHolm {
-		fmt.Fprintf(b, " Holm correction over that family: the chance of any false flag among them is at most α; the smallest p must beat α/%d = %s.\n", t.Count, fmtP(t.EffectiveAlpha))
+		fmt.Fprintf(b, " Holm correction over that family: the chance of any false flag among them is at most α; the smallest p must beat α/%d = %s.\n", t.Count, textfmt.PValue(t.EffectiveAlpha))
 	} else {
 		fmt.Fprintf(b, " Without correction about %s of them would fall below α by chance alone if nothing changed (`--correct holm` bounds the chance of any false flag by α).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
 	}
-	fmt.Fprintf(b, "- An exact test can reach p < %s only with at least %d runs per side (3 vs 3 can never go below p = 0.10). Rows with fewer say how many runs they need instead of a p-value.\n", fmtP(t.EffectiveAlpha), t.RunsNeeded)
+	fmt.Fprintf(b, "- An exact test can reach p < %s only with at least %d runs per side (3 vs 3 can never go below p = 0.10). Rows with fewer say how many runs they need instead of a p-value.\n", textfmt.PValue(t.EffectiveAlpha), t.RunsNeeded)
 	var over []string
 	for _, th := range o.Overrides {
 		v := strconv.FormatFloat(100*th.Value, 'g', -1, 64) + " %"
@@ -544,9 +545,9 @@ func pCell(r compare.Row, t compare.Tests) string {
 	case r.NeedRuns > 0:
 		return fmt.Sprintf("need ≥ %d runs/side", r.NeedRuns)
 	case t.Correction == compare.CorrectionHolm:
-		return fmt.Sprintf("%s (Holm %s)", fmtP(float64(r.Test.P)), fmtP(float64(r.Test.PAdjusted)))
+		return fmt.Sprintf("%s (Holm %s)", textfmt.PValue(float64(r.Test.P)), textfmt.PValue(float64(r.Test.PAdjusted)))
 	}
-	return fmtP(float64(r.Test.P))
+	return textfmt.PValue(float64(r.Test.P))
 }
 
 func verdictCell(r compare.Row) string {
@@ -575,26 +576,6 @@ func verdictCell(r compare.Row) string {
 	return r.Verdict
 }
 
-func fmtP(p float64) string {
-	if math.IsNaN(p) {
-		return "n/a"
-	}
-	if p < 0.0001 {
-		return "< 0.0001"
-	}
-	return strconv.FormatFloat(p, 'g', 3, 64)
-}
-
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func pct(v float64) string { return report.FormatNum(analyze.Num(v)) + " %" }
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-// clip shortens a string from the inputs to n runes.
-func clip(s string, n int) string { return report.Clip(s, n) }

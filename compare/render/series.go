@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -22,7 +23,7 @@ func seriesCode(s ingest.Series) string {
 // sideCounts writes a side's size: "3 levels, 9 runs", with its number of
 // series first when it has several.
 func sideCounts(s compare.Side) string {
-	c := report.Count(s.Levels, "level", "levels") + ", " + report.Count(s.Runs, "run", "runs")
+	c := textfmt.Count(s.Levels, "level", "levels") + ", " + textfmt.Count(s.Runs, "run", "runs")
 	if s.Series > 1 {
 		c = fmt.Sprintf("%d series, %s", s.Series, c)
 	}
@@ -88,7 +89,7 @@ func writeSeries(b *strings.Builder, r *compare.Result, lay layout) {
 				parts = append(parts, fmt.Sprintf("… and %d more", len(side.cs)-i))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s (%s, %s)", seriesCode(c.Series), report.Count(c.Levels, "level", "levels"), report.Count(c.Runs, "run", "runs")))
+			parts = append(parts, fmt.Sprintf("%s (%s, %s)", seriesCode(c.Series), textfmt.Count(c.Levels, "level", "levels"), textfmt.Count(c.Runs, "run", "runs")))
 		}
 		fmt.Fprintf(b, "- **%s** (%d): %s\n", side.what, len(side.cs), strings.Join(parts, ", "))
 	}
@@ -160,7 +161,7 @@ func SeriesLines(r *compare.Result) []string {
 		cs   []compare.SeriesCount
 	}{{"base", r.Series.OnlyBase}, {"new", r.Series.OnlyNew}} {
 		for _, c := range side.cs {
-			out = append(out, fmt.Sprintf("not compared: series %s only in %s (%s, %s left out)", compare.SeriesName(c.Series), side.what, report.Count(c.Levels, "level", "levels"), report.Count(c.Runs, "run", "runs")))
+			out = append(out, fmt.Sprintf("not compared: series %s only in %s (%s, %s left out)", compare.SeriesName(c.Series), side.what, textfmt.Count(c.Levels, "level", "levels"), textfmt.Count(c.Runs, "run", "runs")))
 		}
 	}
 	return out

@@ -20,6 +20,7 @@ import (
 	"github.com/benchnote/benchnote/compare"
 	"github.com/benchnote/benchnote/history"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 	"github.com/benchnote/benchnote/report/chart"
 	"github.com/benchnote/benchnote/stats"
@@ -75,7 +76,7 @@ func markdown(h *history.History, name string, figures bool) string {
 	if n := len(h.Entries); n > 0 {
 		fmt.Fprintf(&b, " from %s to %s", h.Entries[0].Time, h.Entries[n-1].Time)
 	}
-	fmt.Fprintf(&b, ", in %s.\n\n", report.Count(len(h.Segments), "environment segment", "environment segments"))
+	fmt.Fprintf(&b, ", in %s.\n\n", textfmt.Count(len(h.Segments), "environment segment", "environment segments"))
 	if cf.labelled {
 		var names []string
 		for _, c := range cf.list {
@@ -120,7 +121,7 @@ func markdown(h *history.History, name string, figures bool) string {
 			case c.NeedRuns > 0:
 				p = fmt.Sprintf("need ≥ %d runs an entry", c.NeedRuns)
 			case c.Test != nil:
-				p = fmtP(float64(c.Test.PAdjusted))
+				p = textfmt.PValue(float64(c.Test.PAdjusted))
 			}
 			confirmed := en.name(c.ConfirmedBy)
 			if c.Through != "" && c.Through != c.ConfirmedBy {
@@ -138,8 +139,8 @@ func markdown(h *history.History, name string, figures bool) string {
 			for _, l := range c.PerLevel {
 				where = append(where, fmt.Sprintf("%s: %s → %s %s (%s)", l.Label, report.FormatNum(l.BaselineMedian), report.FormatNum(l.NewMedian), c.Metric.Unit, changeText(c.Metric, l.Change)))
 			}
-			row := []string{c.Entry, report.EscapeMarkdown(clip(c.EntryLabel, 40)), c.Metric.Name, kind, change, p,
-				fmt.Sprintf("%s, %d vs %d runs", entries(len(c.Baseline)), c.BaseRuns, c.NewRuns), report.EscapeMarkdown(confirmed),
+			row := []string{c.Entry, report.EscapeMarkdown(textfmt.Clip(c.EntryLabel, 40)), c.Metric.Name, kind, change, p,
+				fmt.Sprintf("%s, %d vs %d runs", textfmt.Count(len(c.Baseline), "entry", "entries"), c.BaseRuns, c.NewRuns), report.EscapeMarkdown(confirmed),
 				report.EscapeMarkdown(strings.Join(where, "; "))}
 			if cf.labelled {
 				row = slices.Insert(row, 2, report.EscapeMarkdown(cf.name(c.Series)))
@@ -159,13 +160,13 @@ func markdown(h *history.History, name string, figures bool) string {
 	for _, s := range h.Segments {
 		var what []string
 		for _, c := range s.Changes {
-			what = append(what, fmt.Sprintf("%s: %s → %s", c.Key, report.EscapeMarkdown(clip(orDash(c.Base), 40)), report.EscapeMarkdown(clip(orDash(c.New), 40))))
+			what = append(what, fmt.Sprintf("%s: %s → %s", c.Key, report.EscapeMarkdown(textfmt.Clip(textfmt.OrDash(c.Base), 40)), report.EscapeMarkdown(textfmt.Clip(textfmt.OrDash(c.New), 40))))
 		}
 		boundary := s.Boundary
 		if boundary == history.BoundaryIncomparable {
 			boundary = "**not comparable**"
 		}
-		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, report.EscapeMarkdown(s.Fingerprint), boundary, orDash(strings.Join(what, "; "))})
+		rows = append(rows, []string{strconv.Itoa(s.Index), strconv.Itoa(s.Entries), s.First, s.Last, report.EscapeMarkdown(s.Fingerprint), boundary, textfmt.OrDash(strings.Join(what, "; "))})
 	}
 	b.WriteString(report.Table([]string{"segment", "entries", "first", "last", "fingerprint", "starts with", "what changed"}, rows))
 	b.WriteString("\n")
@@ -180,7 +181,7 @@ func markdown(h *history.History, name string, figures bool) string {
 		case e.Excluded:
 			status = "excluded: " + report.EscapeMarkdown(e.Why)
 		}
-		rows = append(rows, []string{e.Time, e.ID, report.EscapeMarkdown(clip(e.Label, 60)), strconv.Itoa(e.Segment), strconv.Itoa(e.Runs), status})
+		rows = append(rows, []string{e.Time, e.ID, report.EscapeMarkdown(textfmt.Clip(e.Label, 60)), strconv.Itoa(e.Segment), strconv.Itoa(e.Runs), status})
 	}
 	b.WriteString(report.Table([]string{"time", "entry", "label", "segment", "runs", "status"}, rows))
 	b.WriteString("\n")
@@ -194,9 +195,9 @@ func markdown(h *history.History, name string, figures bool) string {
 	}
 	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries at every level at once, levels as strata, with compare's test (van Elteren's stratified rank test, exact; with one run a level and side, a sign test across levels; runs are the unit). The table of changes gives each level's medians, as the description of where a change shows.\n", each, h.Options.Window)
 	fmt.Fprintf(&b, "- The gate's family decides change points: %s (per series; `--gate` changes it). A candidate of one of them is a change point when p < α and the change (the median of the per-level changes) and each of the two entries' own changes lie beyond the threshold in one direction: a one-entry spike is not a change. Other statistics that pass the same rule are reported as *secondary*, never as change points.\n", metricNames(t.Statistics))
-	fmt.Fprintf(&b, "- %s of primary statistics, %d of secondary ones, at α = %s. ", report.Count(t.Count, "test", "tests"), t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
+	fmt.Fprintf(&b, "- %s of primary statistics, %d of secondary ones, at α = %s. ", textfmt.Count(t.Count, "test", "tests"), t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
 	if t.Correction == compare.CorrectionHolm {
-		fmt.Fprintf(&b, "Holm correction over the primary ones: the smallest p must beat %s.\n", fmtP(t.EffectiveAlpha))
+		fmt.Fprintf(&b, "Holm correction over the primary ones: the smallest p must beat %s.\n", textfmt.PValue(t.EffectiveAlpha))
 	} else {
 		fmt.Fprintf(&b, "Without correction about %s of the primary ones would fall below α by chance alone (the sum of each exact test's real size); the threshold and the two-entry confirmation remove most of them (`--correct holm` corrects over them).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
 	}
@@ -228,7 +229,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		fmt.Fprintf(b, "No change point: no primary statistic (%s) moved beyond its threshold over two consecutive entries of one environment with p < α.\n\n", metricNames(h.Tests.Statistics))
 	} else {
 		fmt.Fprintf(b, "%s at %s, each tested across its series' levels against up to %d entries before:\n\n",
-			report.Count(cps, "change point", "change points"), report.Count(countWith(main, func(g history.EntryChanges) bool { return g.ChangePoints > 0 }), "entry", "entries"), h.Options.Window)
+			textfmt.Count(cps, "change point", "change points"), textfmt.Count(countWith(main, func(g history.EntryChanges) bool { return g.ChangePoints > 0 }), "entry", "entries"), h.Options.Window)
 	}
 	lines := 0
 	for _, g := range main {
@@ -240,7 +241,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		w := h.Changes[g.Worst]
 		var parts []string
 		if g.ChangePoints > 0 {
-			parts = append(parts, report.Count(g.ChangePoints, "change point", "change points")+" ("+directions(g)+")")
+			parts = append(parts, textfmt.Count(g.ChangePoints, "change point", "change points")+" ("+directions(g)+")")
 		}
 		if g.Undecided > 0 {
 			parts = append(parts, fmt.Sprintf("%d undecided", g.Undecided))
@@ -251,7 +252,7 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		if moved := g.ChangePoints + g.Undecided + g.Secondary; moved == 1 {
 			fmt.Fprintf(b, "- %s: %s, %s", en.headline(g), parts[0], phrase(w, h, cf))
 		} else {
-			fmt.Fprintf(b, "- %s: %s moved — %s; worst %s", en.headline(g), report.Count(moved, "statistic", "statistics"), strings.Join(parts, ", "), phrase(w, h, cf))
+			fmt.Fprintf(b, "- %s: %s moved — %s; worst %s", en.headline(g), textfmt.Count(moved, "statistic", "statistics"), strings.Join(parts, ", "), phrase(w, h, cf))
 		}
 		if w.ConfirmedBy != "" {
 			fmt.Fprintf(b, "; confirmed by %s", report.EscapeMarkdown(en.name(w.ConfirmedBy)))
@@ -262,11 +263,11 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 		w := h.Changes[g.Worst]
 		if g.Pending == 1 {
 			fmt.Fprintf(b, "- Awaiting confirmation: %s: %s, beyond its threshold against the %s before; the next entry will confirm it or not.\n",
-				en.headline(g), phrase(w, h, cf), entries(len(w.Baseline)))
+				en.headline(g), phrase(w, h, cf), textfmt.Count(len(w.Baseline), "entry", "entries"))
 			continue
 		}
 		fmt.Fprintf(b, "- Awaiting confirmation: %s: %d primary statistics beyond their thresholds against the %s before, worst %s; the next entry will confirm them or not.\n",
-			en.headline(g), g.Pending, entries(len(w.Baseline)), phrase(w, h, cf))
+			en.headline(g), g.Pending, textfmt.Count(len(w.Baseline), "entry", "entries"), phrase(w, h, cf))
 	}
 	if len(secondary) > 0 {
 		var names []string
@@ -278,9 +279,9 @@ func summary(b *strings.Builder, h *history.History, cf configs, en entryNames) 
 			w := h.Changes[g.Worst]
 			names = append(names, fmt.Sprintf("%s (%s %s)", report.EscapeMarkdown(en.name(g.Entry)), w.Metric.Name, changeText(w.Metric, w.Change)))
 		}
-		at := report.Count(len(secondary), "entry", "entries")
+		at := textfmt.Count(len(secondary), "entry", "entries")
 		if len(main)+len(pending) > 0 {
-			at = report.Count(len(secondary), "other entry", "other entries")
+			at = textfmt.Count(len(secondary), "other entry", "other entries")
 		}
 		fmt.Fprintf(b, "- Only secondary statistics moved at %s: %s; they are not change points.\n", at, strings.Join(names, ", "))
 	}
@@ -297,7 +298,7 @@ func phrase(c history.Change, h *history.History, cf configs) string {
 	if r := changeRange(c); r != "" {
 		b.WriteString(" (" + r + ")")
 	}
-	fmt.Fprintf(&b, " across %s", report.Count(c.Levels, "level", "levels"))
+	fmt.Fprintf(&b, " across %s", textfmt.Count(c.Levels, "level", "levels"))
 	if cf.labelled {
 		fmt.Fprintf(&b, " of %s", report.Code(cf.name(c.Series)))
 	}
@@ -307,7 +308,7 @@ func phrase(c history.Change, h *history.History, cf configs) string {
 	case c.Test != nil:
 		fmt.Fprintf(&b, ", %s p %s", methodShort(c.Test.Method), pIs(float64(c.Test.P)))
 		if h.Tests.Correction == compare.CorrectionHolm && c.Primary && h.Tests.Count > 1 {
-			fmt.Fprintf(&b, " (Holm over %d tests: %s)", h.Tests.Count, fmtP(float64(c.Test.PAdjusted)))
+			fmt.Fprintf(&b, " (Holm over %d tests: %s)", h.Tests.Count, textfmt.PValue(float64(c.Test.PAdjusted)))
 		}
 	}
 	return b.String()
@@ -361,7 +362,7 @@ func (en entryNames) name(id string) string {
 		return "—"
 	}
 	if l := en.label[id]; l != "" {
-		return clip(l, 40)
+		return textfmt.Clip(l, 40)
 	}
 	return id
 }
@@ -371,7 +372,7 @@ func (en entryNames) headline(g history.EntryChanges) string {
 	if g.Label == "" {
 		return fmt.Sprintf("**%s** (%s)", report.Code(g.Entry), g.Time)
 	}
-	return fmt.Sprintf("**%s** (%s, %s)", report.EscapeMarkdown(clip(g.Label, 40)), report.Code(g.Entry), g.Time)
+	return fmt.Sprintf("**%s** (%s, %s)", report.EscapeMarkdown(textfmt.Clip(g.Label, 40)), report.Code(g.Entry), g.Time)
 }
 
 // metricNames is "TTFT p95, TPOT p50 and E2E p95".
@@ -404,7 +405,7 @@ func needText(h *history.History) string {
 			break
 		}
 	}
-	s := fmt.Sprintf("Against a full window of %s, a test at one level reaches p < %s only with at least %s", entries(w), fmtP(alpha), runsText(history.RunsPerEntryNeeded(alpha, 1, w)))
+	s := fmt.Sprintf("Against a full window of %s, a test at one level reaches p < %s only with at least %s", textfmt.Count(w, "entry", "entries"), textfmt.PValue(alpha), runsText(history.RunsPerEntryNeeded(alpha, 1, w)))
 	switch {
 	case levels == 1:
 		return s + "."
@@ -418,7 +419,7 @@ func runsText(n int) string {
 	if n == 0 {
 		return "more than 1000 runs"
 	}
-	return report.Count(n, "run", "runs") + " an entry"
+	return textfmt.Count(n, "run", "runs") + " an entry"
 }
 
 // methodShort names a stratified test's method in a sentence.
@@ -437,7 +438,7 @@ func pIs(p float64) string {
 	if p < 0.0001 {
 		return "< 0.0001"
 	}
-	return "= " + fmtP(p)
+	return "= " + textfmt.PValue(p)
 }
 
 func html(h *history.History, name string) ([]byte, error) {
@@ -618,7 +619,7 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 		case !cf.labelled:
 			tr.Points = pts
 		case len(pts) > 0:
-			tr.Lines = append(tr.Lines, chart.TrendLine{Name: clip(name, maxLegendName), Points: pts})
+			tr.Lines = append(tr.Lines, chart.TrendLine{Name: textfmt.Clip(name, maxLegendName), Points: pts})
 			drawn = append(drawn, name)
 			hasLine[s.Level.Series] = true
 		}
@@ -629,7 +630,7 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 			if !entriesDrawn[e.ID] {
 				continue
 			}
-			label := clip(e.Label, maxTickLabel)
+			label := textfmt.Clip(e.Label, maxTickLabel)
 			if label == "" {
 				label = strings.SplitN(e.Time, "T", 2)[0]
 			}
@@ -728,13 +729,6 @@ func (c trendChart) configs(h *history.History) []ingest.Series {
 	return out
 }
 
-func entries(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return strconv.Itoa(n) + " entries"
-}
-
 // changeText renders a change: "+30.0 %", "−2.1 pp", "from 0".
 func changeText(m compare.Metric, change analyze.Num) string {
 	v := float64(change)
@@ -761,22 +755,3 @@ func changeRange(c history.Change) string {
 	}
 	return lo + " to " + hi
 }
-
-func fmtP(p float64) string {
-	if math.IsNaN(p) {
-		return "n/a"
-	}
-	if p < 0.0001 {
-		return "< 0.0001"
-	}
-	return strconv.FormatFloat(p, 'g', 3, 64)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func clip(s string, n int) string { return report.Clip(s, n) }
