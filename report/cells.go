@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // cellContext evaluates cells against one Summary and its rendered plots.
@@ -346,7 +347,7 @@ func (c *cellContext) seriesName(ser ingest.Series) string {
 	if !sv.several() {
 		return "sweep"
 	}
-	return "series " + cutRunes(sv.name(ser), maxListedSeriesRunes)
+	return "series " + textfmt.Clip(sv.name(ser), maxListedSeriesRunes)
 }
 
 // seriesNoun is seriesName with its verb: "sweep has", "series tp=2 has".
@@ -365,7 +366,7 @@ func selectors(sv seriesNaming, list []ingest.Series) string {
 		if ser.IsZero() {
 			sel = "(the series without labels, which no selector chooses: give its runs labels)"
 		}
-		out = append(out, cutRunes(sel, maxListedSeriesRunes))
+		out = append(out, textfmt.Clip(sel, maxListedSeriesRunes))
 	}
 	return strings.Join(out, ", ")
 }
@@ -391,10 +392,10 @@ func (c *cellContext) pickSeries(sel string) (ingest.Series, error) {
 	for _, pair := range strings.Split(strings.TrimPrefix(sel, "series="), ",") {
 		name, value, ok := strings.Cut(pair, "=")
 		if !ok || name == "" || value == "" {
-			return ingest.Series{}, fmt.Errorf("%s: expected series=LABEL=VALUE, several joined by commas (series=tp=2,engine=vllm)", cutRunes(sel, maxListedSeriesRunes))
+			return ingest.Series{}, fmt.Errorf("%s: expected series=LABEL=VALUE, several joined by commas (series=tp=2,engine=vllm)", textfmt.Clip(sel, maxListedSeriesRunes))
 		}
 		if _, dup := want[name]; dup {
-			return ingest.Series{}, fmt.Errorf("%s: label %q given twice", cutRunes(sel, maxListedSeriesRunes), name)
+			return ingest.Series{}, fmt.Errorf("%s: label %q given twice", textfmt.Clip(sel, maxListedSeriesRunes), name)
 		}
 		want[name] = value
 		order = append(order, name)
@@ -416,7 +417,7 @@ func (c *cellContext) pickSeries(sel string) (ingest.Series, error) {
 	case len(found) == 1:
 		return found[0], nil
 	case len(found) > 1:
-		return ingest.Series{}, fmt.Errorf("%s matches %d series: add a label that tells them apart, one of %s", cutRunes(sel, maxListedSeriesRunes), len(found), selectors(sv, found))
+		return ingest.Series{}, fmt.Errorf("%s matches %d series: add a label that tells them apart, one of %s", textfmt.Clip(sel, maxListedSeriesRunes), len(found), selectors(sv, found))
 	}
 	labels := map[string]bool{}
 	for _, ser := range sv.list {
@@ -432,15 +433,15 @@ func (c *cellContext) pickSeries(sel string) (ingest.Series, error) {
 	for _, name := range order {
 		if !labels[name] {
 			if len(names) == 0 {
-				return ingest.Series{}, fmt.Errorf("%s: the sweep's series has no labels: leave series= out", cutRunes(sel, maxListedSeriesRunes))
+				return ingest.Series{}, fmt.Errorf("%s: the sweep's series has no labels: leave series= out", textfmt.Clip(sel, maxListedSeriesRunes))
 			}
-			return ingest.Series{}, fmt.Errorf("%s: no series has the label %q%s (labels: %s)", cutRunes(sel, maxListedSeriesRunes), name, didYouMean(name, names, nil), strings.Join(names, ", "))
+			return ingest.Series{}, fmt.Errorf("%s: no series has the label %q%s (labels: %s)", textfmt.Clip(sel, maxListedSeriesRunes), name, didYouMean(name, names, nil), strings.Join(names, ", "))
 		}
 	}
 	if !sv.several() {
-		return ingest.Series{}, fmt.Errorf("%s matches no series: the sweep has one, %s", cutRunes(sel, maxListedSeriesRunes), cutRunes(sv.list[0].String(), maxListedSeriesRunes))
+		return ingest.Series{}, fmt.Errorf("%s matches no series: the sweep has one, %s", textfmt.Clip(sel, maxListedSeriesRunes), textfmt.Clip(sv.list[0].String(), maxListedSeriesRunes))
 	}
-	return ingest.Series{}, fmt.Errorf("%s matches no series (have %s)", cutRunes(sel, maxListedSeriesRunes), selectors(sv, sv.list))
+	return ingest.Series{}, fmt.Errorf("%s matches no series (have %s)", textfmt.Clip(sel, maxListedSeriesRunes), selectors(sv, sv.list))
 }
 
 // nearestLevel returns the level of want's mode closest to it in value
@@ -507,7 +508,7 @@ func (r *render) value(args []string) (string, error) {
 		labels = append(labels, m)
 	}
 	label := fmt.Sprintf("median ± %s MAD of per-run %s; %s; %d %s at %s",
-		c.s.Method.MAD, what, strings.Join(labels, "; "), ar.Runs, plural(ar.Runs, "run", "runs"), c.where(lv))
+		c.s.Method.MAD, what, strings.Join(labels, "; "), ar.Runs, textfmt.Plural(ar.Runs, "run", "runs"), c.where(lv))
 	figure := fmtSpread(ar.Median, ar.MAD) + " " + ar.Unit
 	var s string
 	if short {
@@ -588,7 +589,7 @@ func (r *render) pooled(args []string) (string, error) {
 	}
 	figure := fmtNum(v) + " " + d.Unit
 	label := fmt.Sprintf("%s %s, %s over %s values from %d %s at %s",
-		stat, d.Metric, how, fmtInt(int64(d.N)), len(lv.Runs), plural(len(lv.Runs), "run", "runs"), c.where(lv))
+		stat, d.Metric, how, textfmt.Thousands(d.N), len(lv.Runs), textfmt.Plural(len(lv.Runs), "run", "runs"), c.where(lv))
 	if short {
 		return r.label(figure, "pooled "+label), nil
 	}
@@ -631,7 +632,7 @@ func (c *cellContext) count(args []string) (string, error) {
 		sort.Strings(names)
 		return "", fmt.Errorf("unknown count %q%s (known: %s)", rest[0], didYouMean(rest[0], names, nil), strings.Join(names, ", "))
 	}
-	return fmtInt(int64(n)), nil
+	return textfmt.Thousands(n), nil
 }
 
 // PlotNames are every chart a notebook can place with {{plot NAME}}, in the

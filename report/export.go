@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"strconv"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
@@ -27,21 +26,9 @@ func FormatNum(v analyze.Num) string { return fmtNum(v) }
 // FormatNum: it has no spread.
 func FormatSpread(v, spread analyze.Num) string { return fmtSpread(v, spread) }
 
-// FormatInt formats a count with thousands separators.
-func FormatInt(n int64) string { return fmtInt(n) }
-
 // EscapeMarkdown makes a string from the inputs safe to place in Markdown
 // text or a table cell.
 func EscapeMarkdown(s string) string { return mdEscape(s) }
-
-// Count is "1 run" or "3 runs": n followed by the noun in its number.
-func Count(n int, one, many string) string {
-	return strconv.Itoa(n) + " " + plural(n, one, many)
-}
-
-// Clip shortens s to at most n runes (n ≥ 1), ending it with "…" when it
-// is cut. It copies at most n runes, however long s is.
-func Clip(s string, n int) string { return cutRunes(s, n) }
 
 // Code wraps a string from the inputs as inline code, safely.
 func Code(s string) string { return code(s) }

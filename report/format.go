@@ -1,13 +1,13 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // A flag marks a figure resting on fewer than 3 runs: text between
@@ -71,24 +71,6 @@ func numDecimals(f float64) int {
 		dec--
 	}
 	return dec
-}
-
-// fmtInt formats a count with thousands separators.
-func fmtInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // roundingRule says in a caption how fmtSpread rounds a cell.
@@ -162,20 +144,13 @@ func fmtAcross(ar analyze.AcrossRuns, runs int) string {
 		s += " %"
 	}
 	if ar.Runs != runs {
-		n := fmt.Sprintf("%d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
+		n := textfmt.Count(ar.Runs, "run", "runs")
 		if ar.FewRuns {
 			n = flagOpen + "⚠ " + n + flagClose
 		}
 		s += " (" + n + ")"
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // mdEscape makes a string from the inputs (file names, environment values,

@@ -29,6 +29,14 @@ func TestFmtNum(t *testing.T) {
 		{0.099996, "0.1000"},   //
 		{-3.14159, "-3.142"},   //
 		{-0.00001, "-0.00001000"},
+		{-0.5, "-0.5000"},
+		{-9.9996, "-10.00"}, // the carry, negative
+		{1e15, "1000000000000000"},
+		// A small negative value keeps its sign and 4 figures: it is
+		// never rounded to a minus zero ("-0.000").
+		{-0.0001, "-0.0001000"},
+		{-0.000099996, "-0.0001000"}, // carries to 1.000e-4
+		{math.Copysign(0, -1), "0"},
 		{math.NaN(), "n/a"},
 		{math.Inf(1), "n/a"},
 	}
@@ -79,18 +87,6 @@ func TestNoMinusZero(t *testing.T) {
 	} {
 		if got := fmtSpread(analyze.Num(tt.v), analyze.Num(tt.spread)); got != tt.want {
 			t.Errorf("fmtSpread(%v, %v) = %q, want %q", tt.v, tt.spread, got, tt.want)
-		}
-	}
-}
-
-// TestFmtInt: counts get thousands separators, the sign kept in front.
-func TestFmtInt(t *testing.T) {
-	for _, tt := range []struct {
-		n    int64
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}, {-999, "-999"}, {100000, "100,000"}} {
-		if got := fmtInt(tt.n); got != tt.want {
-			t.Errorf("fmtInt(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // gpuKeyPrefixes are the statistic keys of the GPU and energy figures, as
@@ -60,10 +61,7 @@ func gpuTable(s *analyze.Summary) string {
 				continue
 			}
 			for _, f := range g.GPUs {
-				name := f.Name
-				if name == "" {
-					name = "—"
-				}
+				name := textfmt.OrDash(f.Name)
 				method := f.Method
 				if method == "" {
 					method = "n/a: " + f.Unavailable

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // goldmark, which renders report.html, has no limits of its own, and some
@@ -144,23 +146,23 @@ func (g *markdownGuard) err(name string) error {
 	lim := g.lim
 	if g.deepLines > 0 {
 		probs.add(g.deepLine, 0, fmt.Sprintf("lists and block quotes nested %s levels deep (%s %s): benchnote renders at most %d levels, as the time to render a line grows with the square of its depth (a level is a >, a list marker, or 2 columns of indentation before a marker)",
-			fmtInt(int64(g.deepest)), fmtInt(int64(g.deepLines)), plural(g.deepLines, "line", "lines"), lim.nesting))
+			textfmt.Thousands(g.deepest), textfmt.Thousands(g.deepLines), textfmt.Plural(g.deepLines, "line", "lines"), lim.nesting))
 	}
 	if g.wideLine > 0 {
 		probs.add(g.wideLine, 0, fmt.Sprintf("the notebook's tables pass %s cells on this line (%s %s; every row is laid out as wide as its table's delimiter row, up to the next blank line), the limit for a notebook",
-			fmtInt(int64(lim.tableCells)), fmtInt(int64(g.wideCols)), plural(g.wideCols, "column", "columns")))
+			textfmt.Thousands(lim.tableCells), textfmt.Thousands(g.wideCols), textfmt.Plural(g.wideCols, "column", "columns")))
 	}
 	if g.work > lim.inlineWork {
 		p, w := g.worst, g.worst.work()
-		size := fmtInt(p.bytes + p.cellBytes)
+		size := textfmt.Thousands(p.bytes + p.cellBytes)
 		if p.cellBytes > 0 {
-			size += fmt.Sprintf(" (%s from cells)", fmtInt(p.cellBytes))
+			size += fmt.Sprintf(" (%s from cells)", textfmt.Thousands(p.cellBytes))
 		}
-		msg := fmt.Sprintf("a paragraph of %s bytes with %s link, emphasis and code marks ([, ], <, and runs of *, _, ~ and ` not escaped with a backslash): the time to render a paragraph can grow with its bytes × marks, here %s, ", size, fmtInt(p.marks+p.cellMarks), fmtInt(w))
+		msg := fmt.Sprintf("a paragraph of %s bytes with %s link, emphasis and code marks ([, ], <, and runs of *, _, ~ and ` not escaped with a backslash): the time to render a paragraph can grow with its bytes × marks, here %s, ", size, textfmt.Thousands(p.marks+p.cellMarks), textfmt.Thousands(w))
 		if w > lim.inlineWork {
-			msg += fmt.Sprintf("more than the %s a notebook's paragraphs may add up to; split it with blank lines or escape the marks", fmtInt(lim.inlineWork))
+			msg += fmt.Sprintf("more than the %s a notebook's paragraphs may add up to; split it with blank lines or escape the marks", textfmt.Thousands(lim.inlineWork))
 		} else {
-			msg += fmt.Sprintf("the most of any paragraph; the notebook's add up to %s, more than %s; split long paragraphs with blank lines or escape the marks", fmtInt(g.work), fmtInt(lim.inlineWork))
+			msg += fmt.Sprintf("the most of any paragraph; the notebook's add up to %s, more than %s; split long paragraphs with blank lines or escape the marks", textfmt.Thousands(g.work), textfmt.Thousands(lim.inlineWork))
 		}
 		probs.add(p.first, 0, msg)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // The first screen of a report: the environment in one line, the answer
@@ -320,7 +321,7 @@ func answerLine(s *analyze.Summary, a analyze.Answer) string {
 	l, _ := levelOf(s, *key)
 	name := v.name(key.Load())
 	target := fmtNum(analyze.Num(100*s.Method.SLO.Attainment)) + " %"
-	runs := fmt.Sprintf("%d of %d %s ≥ %s", a.RunsMeeting, a.Goodput.Runs, plural(a.Goodput.Runs, "run", "runs"), target)
+	runs := fmt.Sprintf("%d of %d %s ≥ %s", a.RunsMeeting, a.Goodput.Runs, textfmt.Plural(a.Goodput.Runs, "run", "runs"), target)
 	if a.Goodput.FewRuns {
 		runs += " " + fewRunsMark
 	}
@@ -364,10 +365,10 @@ func qualityCounts(s *analyze.Summary) (errs, warns int) {
 func countPhrase(errs, warns int) string {
 	var parts []string
 	if errs > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", errs, plural(errs, "error", "errors")))
+		parts = append(parts, textfmt.Count(errs, "error", "errors"))
 	}
 	if warns > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", warns, plural(warns, "warning", "warnings")))
+		parts = append(parts, textfmt.Count(warns, "warning", "warnings"))
 	}
 	if len(parts) == 0 {
 		return "no error or warning"
@@ -398,7 +399,7 @@ func headlineCellOf(s *analyze.Summary, rows, nameRunes int) string {
 	}
 	if len(s.Runs) == 0 && len(s.Reported) > 0 {
 		fmt.Fprintf(&b, " **Runs:** none with per-request records. The sweep holds only the figures %d %s reported: they are shown as the tools computed them, and nothing is recomputed (every figure is in report.md, under \"Figures reported by the tools\").\n\n",
-			len(s.Reported), plural(len(s.Reported), "tool run", "tool runs"))
+			len(s.Reported), textfmt.Plural(len(s.Reported), "tool run", "tool runs"))
 		b.WriteString(reportedHead(s))
 	} else {
 		fmt.Fprintf(&b, " **Runs:** %d at %s%s.\n\n", len(s.Runs), v.levelsPhrase(s), inSeries)
@@ -455,7 +456,7 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 	name := func(ser ingest.Series) string {
 		n := sv.name(ser)
 		if nameRunes > 0 {
-			n = cutRunes(n, nameRunes)
+			n = textfmt.Clip(n, nameRunes)
 		}
 		return mdEscape(n)
 	}
@@ -502,7 +503,7 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 		b.WriteString(", and divided by the series' GPU count (from its environment)")
 		if len(gpuCounts) == 1 {
 			for n := range gpuCounts {
-				fmt.Fprintf(&b, ", %d %s for every ranked series", n, plural(n, "GPU", "GPUs"))
+				fmt.Fprintf(&b, ", %d %s for every ranked series", n, textfmt.Plural(n, "GPU", "GPUs"))
 			}
 		}
 	}
@@ -565,7 +566,7 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 			if r.Level != nil && a.Level != nil && *r.Level == *a.Level {
 				fig = fmtAcross(r.Output, len(l.Runs))
 				if len(gpuCounts) > 1 {
-					fig += fmt.Sprintf(" (%d %s)", r.GPUs, plural(r.GPUs, "GPU", "GPUs"))
+					fig += fmt.Sprintf(" (%d %s)", r.GPUs, textfmt.Plural(r.GPUs, "GPU", "GPUs"))
 				}
 				fig = n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fig)
 			}
@@ -738,7 +739,7 @@ func qualityCell(s *analyze.Summary, tgt target) string {
 	infos := len(s.Findings) - errs - warns
 	var body string
 	if errs+warns == 0 {
-		body = fmt.Sprintf("**Nothing to report.** No lint finding is an error or a warning (%d %s, listed with the lint findings).\n", infos, plural(infos, "info finding", "info findings"))
+		body = fmt.Sprintf("**Nothing to report.** No lint finding is an error or a warning (%d %s, listed with the lint findings).\n", infos, textfmt.Plural(infos, "info finding", "info findings"))
 	} else {
 		body = strings.Join(qualityLines(s), "\n") + "\n"
 	}

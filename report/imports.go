@@ -6,6 +6,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // importsCell describes where imported runs came from: per source, what
@@ -68,7 +69,7 @@ func importsCell(s *analyze.Summary) string {
 		for _, f := range g.files {
 			files = append(files, code(f))
 		}
-		fmt.Fprintf(&b, "%s %s, from %s.\n\n", plural(len(runs), "Run", "Runs"), strings.Join(runs, ", "), strings.Join(files, ", "))
+		fmt.Fprintf(&b, "%s %s, from %s.\n\n", textfmt.Plural(len(runs), "Run", "Runs"), strings.Join(runs, ", "), strings.Join(files, ", "))
 		bullet := func(label string, items []string) {
 			if len(items) == 0 {
 				return
@@ -222,7 +223,7 @@ func reportedHead(s *analyze.Summary) string {
 			level = mdEscape(v.name(l))
 		}
 		if sv.several() {
-			level = mdEscape(cutRunes(sv.name(r.Series), prSeriesNameRunes)) + ", " + level
+			level = mdEscape(textfmt.Clip(sv.name(r.Series), prSeriesNameRunes)) + ", " + level
 		}
 		fig := map[string]analyze.Num{}
 		for _, f := range r.Import.Figures {
@@ -240,14 +241,14 @@ func reportedHead(s *analyze.Summary) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**As reported by %s**, not recomputed and under the %s own definitions; n/a where %s no such figure:\n\n",
-		andList(tools), plural(len(tools), "tool's", "tools'"), plural(len(tools), "it reports", "they report"))
+		andList(tools), textfmt.Plural(len(tools), "tool's", "tools'"), textfmt.Plural(len(tools), "it reports", "they report"))
 	head := []string{"level"}
 	for _, f := range reportedHeadFigures {
 		head = append(head, f.head)
 	}
 	b.WriteString(table(head, rows))
 	if n := len(s.Reported) - reportedHeadRows; n > 0 {
-		fmt.Fprintf(&b, "\nThe other %d tool %s are in report.md.\n", n, plural(n, "run", "runs"))
+		fmt.Fprintf(&b, "\nThe other %d tool %s are in report.md.\n", n, textfmt.Plural(n, "run", "runs"))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // A notebook given with --notebook (Options.Notebook) is input: what it
@@ -102,9 +104,9 @@ func checkNotebookSize(nb []byte, name string, limit int) error {
 func fmtBytes(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB (%s bytes)", n>>20, fmtInt(int64(n)))
+		return fmt.Sprintf("%d MiB (%s bytes)", n>>20, textfmt.Thousands(n))
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB (%s bytes)", n>>10, fmtInt(int64(n)))
+		return fmt.Sprintf("%d KiB (%s bytes)", n>>10, textfmt.Thousands(n))
 	}
-	return fmtInt(int64(n)) + " bytes"
+	return textfmt.Thousands(n) + " bytes"
 }

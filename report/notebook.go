@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/internal/suggest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // A notebook is Markdown prose with cells that benchnote evaluates:
@@ -41,7 +42,7 @@ func (e *cellError) Error() string {
 		s = fmt.Sprintf("%s:%d: %s", e.name, e.line, e.msg)
 	}
 	if e.repeats > 0 {
-		s += fmt.Sprintf(" (repeated %s more %s)", fmtInt(int64(e.repeats)), plural(e.repeats, "time", "times"))
+		s += fmt.Sprintf(" (repeated %s more %s)", textfmt.Thousands(e.repeats), textfmt.Plural(e.repeats, "time", "times"))
 	}
 	return s
 }
@@ -120,7 +121,7 @@ func (p *problems) err() error {
 		errs = append(errs, e)
 	}
 	if p.more > 0 {
-		errs = append(errs, fmt.Errorf("%s: and %s more %s", p.name, fmtInt(int64(p.more)), plural(p.more, "error", "errors")))
+		errs = append(errs, fmt.Errorf("%s: and %s more %s", p.name, textfmt.Thousands(p.more), textfmt.Plural(p.more, "error", "errors")))
 	}
 	return &NotebookError{errs}
 }
@@ -225,9 +226,9 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 		switch {
 		case !lim.bounded():
 		case cells > lim.cells:
-			return fmt.Sprintf("cell %s: a notebook holds at most %s cells", fmtInt(int64(cells)), fmtInt(int64(lim.cells)))
+			return fmt.Sprintf("cell %s: a notebook holds at most %s cells", textfmt.Thousands(cells), textfmt.Thousands(lim.cells))
 		case block && blockCells > lim.blockCells:
-			return fmt.Sprintf("block cell %s: a notebook holds at most %s block cells ({{table}}, {{plot}}, {{headline}}, ...)", fmtInt(int64(blockCells)), fmtInt(int64(lim.blockCells)))
+			return fmt.Sprintf("block cell %s: a notebook holds at most %s block cells ({{table}}, {{plot}}, {{headline}}, ...)", textfmt.Thousands(blockCells), textfmt.Thousands(lim.blockCells))
 		}
 		return ""
 	}
@@ -383,22 +384,7 @@ func column(line string, i int) int {
 
 // unclosed describes a cell opened with {{ and not closed on its line.
 func unclosed(rest string) string {
-	return fmt.Sprintf("unclosed cell %q: a cell opened with {{ must close with }} on the same line", cutRunes(rest, 40))
-}
-
-// cutRunes shortens s to at most n runes, ending it with "…" when cut,
-// without converting the whole of s to runes (a summary's title may be
-// tens of megabytes).
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	end := 0
-	for k := 0; k < n-1; k++ {
-		_, size := utf8.DecodeRuneInString(s[end:])
-		end += size
-	}
-	return s[:end] + "…"
+	return fmt.Sprintf("unclosed cell %q: a cell opened with {{ must close with }} on the same line", textfmt.Clip(rest, 40))
 }
 
 // fenceMarker returns the fence (``` or ~~~ run) a line opens or closes with.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report/chart"
 )
 
@@ -110,7 +111,7 @@ func paretoChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	if len(others) > 0 {
-		pc.OtherName = fmt.Sprintf("%d other %s", len(others), chartPlural(len(others), "series", "series"))
+		pc.OtherName = fmt.Sprintf("%d other series", len(others))
 	}
 	svg, err := pc.SVG()
 	if err != nil {
@@ -130,7 +131,7 @@ func paretoChart(s *analyze.Summary) (*Plot, error) {
 		fmt.Fprintf(&b, " per server: the %s, so the rate is not divided by it", strings.TrimSuffix(pa.PerNote, "."))
 	case len(gpus) == 1:
 		for n := range gpus {
-			fmt.Fprintf(&b, " ÷ its GPU count (%d %s, the environment's gpu_count)", n, chartPlural(n, "GPU", "GPUs"))
+			fmt.Fprintf(&b, " ÷ its GPU count (%d %s, the environment's gpu_count)", n, textfmt.Plural(n, "GPU", "GPUs"))
 		}
 	default:
 		b.WriteString(" ÷ the GPU count its runs record (the environment's gpu_count)")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report/chart"
 )
 
@@ -241,7 +242,7 @@ func (u *chartUsed) runsPhrase() string {
 	case u.maxRuns == 0:
 		return ""
 	case u.minRuns == u.maxRuns:
-		return fmt.Sprintf("n = %d %s per level", u.maxRuns, chartPlural(u.maxRuns, "run", "runs"))
+		return fmt.Sprintf("n = %d %s per level", u.maxRuns, textfmt.Plural(u.maxRuns, "run", "runs"))
 	default:
 		return fmt.Sprintf("n = %d–%d runs per level", u.minRuns, u.maxRuns)
 	}
@@ -254,9 +255,9 @@ func (u *chartUsed) notes(s *analyze.Summary) string {
 		fmt.Fprintf(&b, " Every level has fewer than %d runs: drawn all the same, read with care.", chartMinRuns(s))
 	} else if len(u.few) > 0 {
 		v := viewOf(s)
-		what := chartPlural(len(u.few), "Concurrency", "Concurrency levels")
+		what := textfmt.Plural(len(u.few), "Concurrency", "Concurrency levels")
 		if !v.concurrencyOnly() {
-			what = chartPlural(len(u.few), "Level", "Levels")
+			what = textfmt.Plural(len(u.few), "Level", "Levels")
 		}
 		fmt.Fprintf(&b, " %s %s (fewer than %d runs): drawn all the same, read with care.",
 			what, v.list(u.few), chartMinRuns(s))
@@ -1647,13 +1648,6 @@ func chartJoinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
-}
-
-func chartPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func chartHasInt(xs []int, x int) bool {

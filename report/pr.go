@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // pr.md is the report's first screen as Markdown for a pull-request
@@ -41,18 +42,18 @@ const prSeriesNameRunes = 200
 // by their cells.
 func prHead(s *analyze.Summary, seriesRows int) string {
 	var head strings.Builder
-	fmt.Fprintf(&head, "### %s\n\n", mdEscape(cutRunes(s.Title, prTitleRunes)))
+	fmt.Fprintf(&head, "### %s\n\n", mdEscape(textfmt.Clip(s.Title, prTitleRunes)))
 	for _, part := range strings.Split(strings.TrimSuffix(headlineCellOf(s, seriesRows, prSeriesNameRunes), "\n"), "\n\n") {
 		switch {
 		case strings.HasPrefix(part, "| "):
 		case strings.HasPrefix(part, "- "):
 			lines := strings.Split(part, "\n")
 			for i, l := range lines {
-				lines[i] = cutRunes(l, prLineRunes)
+				lines[i] = textfmt.Clip(l, prLineRunes)
 			}
 			part = strings.Join(lines, "\n")
 		default:
-			part = cutRunes(part, prLineRunes)
+			part = textfmt.Clip(part, prLineRunes)
 		}
 		head.WriteString(part + "\n\n")
 	}
@@ -76,7 +77,7 @@ func prMarkdown(s *analyze.Summary) []byte {
 		if f.Severity == "error" {
 			sev = "**error**"
 		}
-		quality = append(quality, fmt.Sprintf("> - %s %s: %s\n", sev, code(cutRunes(f.Rule, 80)), mdEscape(cutRunes(f.Message, prMessageRunes))))
+		quality = append(quality, fmt.Sprintf("> - %s %s: %s\n", sev, code(textfmt.Clip(f.Rule, 80)), mdEscape(textfmt.Clip(f.Message, prMessageRunes))))
 	}
 
 	levels := s.Levels
@@ -123,14 +124,14 @@ func prLeftOut(s *analyze.Summary, series, findings, levels int) string {
 		left = append(left, fmt.Sprintf("the last %d of %d rows of the table of series, which did not fit", series, len(s.Answers)))
 	}
 	if findings > 0 {
-		left = append(left, fmt.Sprintf("%d error and warning %s that did not fit", findings, plural(findings, "finding", "findings")))
+		left = append(left, fmt.Sprintf("%d error and warning %s that did not fit", findings, textfmt.Plural(findings, "finding", "findings")))
 	}
 	if levels > 0 {
-		left = append(left, fmt.Sprintf("the last %d of %d %s of the table, which did not fit", levels, len(s.Levels), plural(len(s.Levels), "level", "levels")))
+		left = append(left, fmt.Sprintf("the last %d of %d %s of the table, which did not fit", levels, len(s.Levels), textfmt.Plural(len(s.Levels), "level", "levels")))
 	}
 	left = append(left, "every chart (a comment cannot show the report's relative image links)",
 		"the detailed tables (the p50s and requests/s of the per-level table, p99 and means, ITL, pooled percentiles, throughput windows and counter checks, goodput failures, workload, every run, server histograms, warm-up)",
 		"the environment in full, the method, the exclusions and the lint findings")
 	return fmt.Sprintf("<sub>Summary written by benchnote %s for a pull-request comment (at most %s characters). Left out: %s. They are in the report this file was written with: report.html (self-contained), report.md (charts linked relatively, as plots/*.svg) and summary.json.</sub>\n",
-		Version, fmtInt(PRLimit), strings.Join(left, "; "))
+		Version, textfmt.Thousands(PRLimit), strings.Join(left, "; "))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // prTableColumns bounds the columns of pr.md's per-level table: at a
@@ -35,7 +36,7 @@ func prTableOf(s *analyze.Summary, levels []analyze.Level) string {
 	}
 	each := ""
 	if runs >= 0 {
-		each = fmt.Sprintf("; each level has %d %s", runs, plural(runs, "run", "runs"))
+		each = fmt.Sprintf("; each level has %d %s", runs, textfmt.Plural(runs, "run", "runs"))
 		if runs < analyze.MinRuns {
 			each += ", fewer than 3"
 		}
@@ -98,7 +99,7 @@ func prTableRows(s *analyze.Summary, levels []analyze.Level, sources map[string]
 		}
 		load := v.cell(l.Load())
 		if showRuns {
-			load += " (" + fmt.Sprintf("%d %s", len(l.Runs), plural(len(l.Runs), "run", "runs"))
+			load += " (" + textfmt.Count(len(l.Runs), "run", "runs")
 			if len(l.Runs) < analyze.MinRuns {
 				load += " ⚠"
 			}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/templates"
 )
 
@@ -149,7 +150,7 @@ func renderHTML(md []byte, title string, plots map[string]Plot, name string, lim
 	body := cappedBuffer{limit: -1}
 	if lim.bounded() {
 		if n := linkBytes(doc); n > int64(lim.html) {
-			return nil, &NotebookError{[]error{fmt.Errorf("%s: report.html would repeat %s bytes of link destinations and titles, more than its limit of %s: a reference link with a long destination or title is used too often", name, fmtInt(n), fmtBytes(lim.html))}}
+			return nil, &NotebookError{[]error{fmt.Errorf("%s: report.html would repeat %s bytes of link destinations and titles, more than its limit of %s: a reference link with a long destination or title is used too often", name, textfmt.Thousands(n), fmtBytes(lim.html))}}
 		}
 		body.limit = lim.html
 	}

@@ -129,24 +129,3 @@ func TestFlagsInsideTags(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
-
-func TestClip(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"},
-		{"abcd", 3, "ab…"},
-		{"héllo wörld", 5, "héll…"},
-		{"ééé", 3, "ééé"},
-		{"éééé", 3, "éé…"},
-		{"a\xffbc", 3, "a\xff…"}, // an invalid byte is one character, kept as it is
-		{"", 1, ""},
-	}
-	for _, tt := range tests {
-		if got := Clip(tt.in, tt.n); got != tt.want {
-			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}

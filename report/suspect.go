@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // A suspect figure rests on data that failed a check (analyze.Suspicion):
@@ -125,7 +126,7 @@ func suspicionText(s *analyze.Summary, su analyze.Suspicion) string {
 			}
 			runs = append(runs, code(r))
 		}
-		where = fmt.Sprintf("%d of %d %s (%s)", len(su.Runs), su.RunsOf, plural(su.RunsOf, "run", "runs"), strings.Join(runs, ", "))
+		where = fmt.Sprintf("%d of %d %s (%s)", len(su.Runs), su.RunsOf, textfmt.Plural(su.RunsOf, "run", "runs"), strings.Join(runs, ", "))
 	}
 	thr := fmtNum(analyze.Num(100*s.Method.ErrorRateThreshold)) + " %"
 	switch su.Rule {

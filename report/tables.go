@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // tables are the named table cells.
@@ -60,7 +61,7 @@ func latencyTable(prefix, title, unit, def string) func(*analyze.Summary) string
 			n := newNotes(s)
 			var rows [][]string
 			for _, l := range levels {
-				rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(requestsFor(prefix, l))),
+				rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), textfmt.Thousands(requestsFor(prefix, l)),
 					n.stat(l, prefix+".p50"), n.stat(l, prefix+".p95"), n.stat(l, prefix+".p99"), n.stat(l, prefix+".mean")})
 			}
 			return table([]string{viewOf(s).column(), "runs", "samples (requests)",
@@ -99,7 +100,7 @@ func itlTable(s *analyze.Summary) string {
 		note := fmt.Sprintf("- %s: %s", code(r.Dir), mdEscape(r.ITL.Unavailable))
 		if r.ITL.Sample == analyze.SampleChunkGap && r.ITL.N > 0 {
 			note += fmt.Sprintf("; chunk-arrival gaps (not per-token): p50 %s, p95 %s, p99 %s ms over %s gaps (%s)",
-				fmtNum(r.ITL.P50), fmtNum(r.ITL.P95), fmtNum(r.ITL.P99), fmtInt(int64(r.ITL.N)), r.ITL.Method)
+				fmtNum(r.ITL.P50), fmtNum(r.ITL.P95), fmtNum(r.ITL.P99), textfmt.Thousands(r.ITL.N), r.ITL.Method)
 		}
 		unknown = append(unknown, note)
 	}
@@ -119,7 +120,7 @@ func pooledTable(s *analyze.Summary) string {
 				if d.N == 0 {
 					continue
 				}
-				rows = append(rows, []string{viewOf(s).cell(l.Load()), "pooled " + d.Metric, d.Sample, fmtInt(int64(d.N)),
+				rows = append(rows, []string{viewOf(s).cell(l.Load()), "pooled " + d.Metric, d.Sample, textfmt.Thousands(d.N),
 					fmtNum(d.P50), fmtNum(d.P95), fmtNum(d.P99), fmtNum(d.Max)})
 			}
 		}
@@ -159,7 +160,7 @@ func throughputTable(s *analyze.Summary) string {
 			}
 			check := na
 			if t.CounterMismatch.Valid() {
-				check = fmt.Sprintf("Δ generation_tokens %s vs Σ completion_tokens %s (%s%%)", fmtNum(t.GenerationTokensDelta), fmtInt(t.ClientCompletionTokens), fmtNum(analyze.Num(100*float64(t.CounterMismatch))))
+				check = fmt.Sprintf("Δ generation_tokens %s vs Σ completion_tokens %s (%s%%)", fmtNum(t.GenerationTokensDelta), textfmt.Thousands(t.ClientCompletionTokens), fmtNum(analyze.Num(100*float64(t.CounterMismatch))))
 			}
 			note := t.ServerUnavailable
 			wrows = append(wrows, []string{code(r.Dir), window, check, mdEscape(note)})
@@ -201,7 +202,7 @@ func serverTable(s *analyze.Summary) string {
 						obs = rc.Count
 					}
 				}
-				row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), fmtInt(int64(obs))}
+				row := []string{viewOf(s).cell(l.Load()), ar.Metric, serverSample(s, role), textfmt.Thousands(int64(obs))}
 				for _, q := range []string{"p50", "p95", "p99"} {
 					row = append(row, n.mark(l, "server."+role+"."+q, serverCell(l, "server."+role+"."+q)))
 				}
@@ -242,7 +243,7 @@ func serverOmittedAndRepaired(s *analyze.Summary) string {
 		sort.Strings(keys)
 		b.WriteString("\nNot shown:\n\n")
 		for _, k := range keys {
-			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], plural(omitted[k], "run", "runs"))
+			fmt.Fprintf(&b, "- %s (%d %s)\n", mdEscape(k), omitted[k], textfmt.Plural(omitted[k], "run", "runs"))
 		}
 	}
 	var repaired []string
@@ -304,7 +305,7 @@ func serverNone(s *analyze.Summary) (line string, ok bool) {
 	if why == "" {
 		return "No server histogram was available.\n", true
 	}
-	return fmt.Sprintf("No server histogram was available: %s (%d %s).\n", mdEscape(why), len(runs), plural(len(runs), "run", "runs")), true
+	return fmt.Sprintf("No server histogram was available: %s (%d %s).\n", mdEscape(why), len(runs), textfmt.Plural(len(runs), "run", "runs")), true
 }
 
 // serverCell is a server quantile's cell: median ± MAD when the buckets
@@ -320,7 +321,7 @@ func serverCell(l analyze.Level, key string) string {
 		}
 		runs := ""
 		if ar.Runs != len(l.Runs) {
-			runs = fmt.Sprintf(", %d %s", ar.Runs, plural(ar.Runs, "run", "runs"))
+			runs = fmt.Sprintf(", %d %s", ar.Runs, textfmt.Plural(ar.Runs, "run", "runs"))
 		}
 		if !b.HiMs.Valid() {
 			return fmt.Sprintf("> %s (+Inf bucket%s)", fmtNum(b.LoMs), runs)
@@ -351,9 +352,9 @@ func goodputTable(s *analyze.Summary) string {
 		for _, l := range levels {
 			var fs []string
 			for _, f := range l.Goodput.FailedBy {
-				fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), fmtInt(int64(f.Count))))
+				fs = append(fs, fmt.Sprintf("%s: %s", mdEscape(f.Reason), textfmt.Thousands(f.Count)))
 			}
-			passedCell := fmt.Sprintf("%s / %s", fmtInt(int64(l.Goodput.Passed)), fmtInt(int64(l.Goodput.Measured)))
+			passedCell := fmt.Sprintf("%s / %s", textfmt.Thousands(l.Goodput.Passed), textfmt.Thousands(l.Goodput.Measured))
 			if ar, ok := l.Stat("goodput.percent"); !ok || ar.Runs == 0 {
 				passedCell = na
 			}
@@ -390,7 +391,7 @@ func workloadTable(s *analyze.Summary) string {
 		var rows [][]string
 		for _, l := range levels {
 			w := l.Workload
-			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), fmtInt(int64(w.PromptTokens.N)),
+			rows = append(rows, []string{viewOf(s).cell(l.Load()), runsCell(l), textfmt.Thousands(w.PromptTokens.N),
 				fmtNum(w.PromptTokens.P50), fmtNum(w.PromptTokens.P95), fmtNum(w.PromptTokens.Max),
 				fmtNum(w.OutputTokens.P50), fmtNum(w.OutputTokens.P95), fmtNum(w.OutputTokens.Max),
 				pct(w.EarlyStopPercent), n.stat(l, "workload.inter_arrival.p50"), n.stat(l, "workload.achieved_concurrency")})
@@ -419,7 +420,7 @@ func runsTable(s *analyze.Summary) string {
 			}
 			warm := warmupCell(r.Warmup)
 			rows = append(rows, []string{viewOf(s).cell(r.Load()), strconv.Itoa(r.Repeat), code(r.Dir),
-				fmtInt(int64(r.Counts.RowsRead)), fmtInt(int64(r.Counts.Measured)), warm,
+				textfmt.Thousands(r.Counts.RowsRead), textfmt.Thousands(r.Counts.Measured), warm,
 				fmtNum(r.TTFT.P95), fmtNum(r.TPOT.P95), fmtNum(r.E2E.P95), fmtNum(r.Throughput.OutputTokensPerSec), pct(r.Goodput.Percent)})
 		}
 		return table([]string{viewOf(s).column(), "repeat", "run", "rows read", "measured", "warm-up discarded", "TTFT p95 (ms)", "TPOT p95 (ms)", "E2E p95 (ms)", "output tokens/s", "goodput"}, rows)
@@ -450,26 +451,26 @@ func exclusionsCell(s *analyze.Summary) string {
 	a := s.Accounting.Requests
 	b.WriteString("**Accounting of every input row** (all runs):\n\n")
 	rows := [][]string{
-		{"rows read", fmtInt(int64(a.RowsRead)), "= rows of failed runs + bad rows + accepted"},
-		{"rows of failed runs (excluded)", fmtInt(int64(a.FailedRunRows)), "the run could not be used; see the run exclusions"},
-		{"bad rows (excluded)", fmtInt(int64(a.BadRows)), "non-numeric, negative, NaN/Inf, out of range, E2E < TTFT, duplicate or missing fields, bad chunk_ms or phase"},
-		{"accepted", fmtInt(int64(a.Accepted)), "= warm-up + measured"},
-		{"warm-up (excluded)", fmtInt(int64(a.WarmUp)), "discarded as warm-up (see Method)"},
+		{"rows read", textfmt.Thousands(a.RowsRead), "= rows of failed runs + bad rows + accepted"},
+		{"rows of failed runs (excluded)", textfmt.Thousands(a.FailedRunRows), "the run could not be used; see the run exclusions"},
+		{"bad rows (excluded)", textfmt.Thousands(a.BadRows), "non-numeric, negative, NaN/Inf, out of range, E2E < TTFT, duplicate or missing fields, bad chunk_ms or phase"},
+		{"accepted", textfmt.Thousands(a.Accepted), "= warm-up + measured"},
+		{"warm-up (excluded)", textfmt.Thousands(a.WarmUp), "discarded as warm-up (see Method)"},
 	}
 	if s.Method.Warmup == "none" {
 		rows[4][2] = "none: warm-up handling is off (warmup: none), every accepted request is measured"
 	}
 	if a.CoolDown > 0 || markedWarmup(s) > 0 {
 		rows[3][2] = "= warm-up + cool-down + measured"
-		rows[4][2] = fmt.Sprintf("discarded as warm-up (see Method), or marked as warm-up by the source tool (%s)", fmtInt(int64(markedWarmup(s))))
-		rows = append(rows, []string{"cool-down (excluded)", fmtInt(int64(a.CoolDown)), "marked by the source tool: counted after its measurement"})
+		rows[4][2] = fmt.Sprintf("discarded as warm-up (see Method), or marked as warm-up by the source tool (%s)", textfmt.Thousands(markedWarmup(s)))
+		rows = append(rows, []string{"cool-down (excluded)", textfmt.Thousands(a.CoolDown), "marked by the source tool: counted after its measurement"})
 	}
 	rows = append(rows, [][]string{
-		{"measured", fmtInt(int64(a.Measured)), "= errors + n = 0 + n = 1 + n ≥ 2"},
-		{"errors (not latency samples)", fmtInt(int64(a.Errors)), "status ≠ ok"},
-		{"n = 0 (not latency samples)", fmtInt(int64(a.ZeroToken)), "no output token"},
-		{"n = 1 (TTFT and E2E only)", fmtInt(int64(a.OneToken)), "TPOT undefined"},
-		{"n ≥ 2 (every metric)", fmtInt(int64(a.MultiToken)), ""},
+		{"measured", textfmt.Thousands(a.Measured), "= errors + n = 0 + n = 1 + n ≥ 2"},
+		{"errors (not latency samples)", textfmt.Thousands(a.Errors), "status ≠ ok"},
+		{"n = 0 (not latency samples)", textfmt.Thousands(a.ZeroToken), "no output token"},
+		{"n = 1 (TTFT and E2E only)", textfmt.Thousands(a.OneToken), "TPOT undefined"},
+		{"n ≥ 2 (every metric)", textfmt.Thousands(a.MultiToken), ""},
 	}...)
 	b.WriteString(table([]string{"requests", "count", "note"}, rows))
 	ok := a.RowsRead == a.FailedRunRows+a.BadRows+a.Accepted && a.Accepted == a.WarmUp+a.CoolDown+a.Measured && a.Measured == a.Errors+a.ZeroToken+a.OneToken+a.MultiToken
@@ -490,7 +491,7 @@ func exclusionsCell(s *analyze.Summary) string {
 		for _, x := range e.Examples {
 			ex = append(ex, code(x))
 		}
-		erows = append(erows, []string{e.Scope, mdEscape(e.Reason), fmtInt(int64(e.Count)), strings.Join(ex, ", ")})
+		erows = append(erows, []string{e.Scope, mdEscape(e.Reason), textfmt.Thousands(e.Count), strings.Join(ex, ", ")})
 	}
 	b.WriteString(table([]string{"scope", "reason", "count", "examples (first 5)"}, erows))
 	return b.String()
@@ -613,7 +614,7 @@ func warmupModeName(mode string) string {
 
 // warmupCell says what the warm-up rule did to one run.
 func warmupCell(w analyze.WarmupResult) string {
-	n := fmtInt(int64(w.Discarded))
+	n := textfmt.Thousands(w.Discarded)
 	switch w.Outcome {
 	case analyze.WarmupCut:
 		if w.DecidedBy != "" {
@@ -652,14 +653,14 @@ func warmupTable(s *analyze.Summary) string {
 			w := l.Warmup
 			cutRange := na
 			if w.Runs > 0 {
-				cutRange = fmtInt(int64(w.CutMin)) + " – " + fmtInt(int64(w.CutMax))
+				cutRange = textfmt.Thousands(w.CutMin) + " – " + textfmt.Thousands(w.CutMax)
 			}
 			var outcomes []string
 			for _, o := range w.Outcomes {
 				outcomes = append(outcomes, fmt.Sprintf("%s: %d", o.Reason, o.Count))
 			}
 			rows = append(rows, []string{viewOf(s).cell(l.Load()), strconv.Itoa(w.Runs), fmtNum(w.CutMedian), cutRange,
-				fmtInt(int64(w.Discarded)), mdEscape(strings.Join(outcomes, "; "))})
+				textfmt.Thousands(w.Discarded), mdEscape(strings.Join(outcomes, "; "))})
 		}
 		return table([]string{viewOf(s).column(), "runs", "cut, median (requests)", "cut, range (requests)", "requests discarded", "runs by outcome"}, rows)
 	}))

@@ -81,6 +81,8 @@ func TestClip(t *testing.T) {
 		{"héllo wörld", 5, "héll…"}, // runes, not bytes
 		{"日本語テキスト", 3, "日本…"},
 		{"日本語", 3, "日本語"}, // 9 bytes, 3 runes: fits
+		{"éééé", 3, "éé…"},
+		{"a\xffbc", 3, "a\xff…"}, // an invalid byte is one character, kept as it is
 	} {
 		if got := Clip(tt.s, tt.n); got != tt.want {
 			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
