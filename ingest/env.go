@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Environment log formats, as reported in EnvSource.Format.
@@ -463,7 +465,7 @@ func (p *envParse) yaml(data []byte, path string) bool {
 	var keys []KV
 	y.mapping(root, "", 0, &keys)
 	if y.budget <= 0 {
-		y.warn(root, "aliases", fmt.Sprintf("YAML aliases expand to more than %s values; the rest of the file is not read", groupDigits(envMaxNodes)))
+		y.warn(root, "aliases", fmt.Sprintf("YAML aliases expand to more than %s values; the rest of the file is not read", textfmt.Thousands(envMaxNodes)))
 	}
 	if extra.Kind != 0 {
 		y.warn(&extra, "second document", "a second YAML document starts here; it is not read")

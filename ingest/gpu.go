@@ -37,7 +37,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Limits on GPU telemetry. nvidia-smi or DCGM sampling once a second
@@ -281,7 +282,7 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 	cr.ReuseRecord = true
 	readErr := func(err error) error {
 		if errors.Is(err, errGPULineTooLong) {
-			return fileErrorf(relPath, ll.line, 0, "", reasonTooLarge, "line longer than the limit of %s bytes for a GPU telemetry line", groupDigits(MaxGPULineBytes))
+			return fileErrorf(relPath, ll.line, 0, "", reasonTooLarge, "line longer than the limit of %s bytes for a GPU telemetry line", textfmt.Thousands(MaxGPULineBytes))
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
@@ -381,7 +382,7 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %d distinct GPUs, hosts and names, the limit for a run's GPU telemetry", 3*MaxGPUsPerRun)
 		}
 		if len(recs) >= MaxGPUSamplesPerRun {
-			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %s samples, the limit for a run's GPU telemetry", groupDigits(MaxGPUSamplesPerRun))
+			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %s samples, the limit for a run's GPU telemetry", textfmt.Thousands(MaxGPUSamplesPerRun))
 		}
 		recs = append(recs, gr)
 		gf.Used++
@@ -395,7 +396,7 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 		gf.Excluded = append(gf.Excluded, ReasonCount{Reason: reason, Rows: n})
 		if n > MaxListedExclusions {
 			diags = append(diags, Diagnostic{Severity: Warning, File: relPath, Reason: reason,
-				Message: fmt.Sprintf("%s more rows excluded as %s; only the first %d are listed one by one", groupDigits(n-MaxListedExclusions), reason, MaxListedExclusions)})
+				Message: fmt.Sprintf("%s more rows excluded as %s; only the first %d are listed one by one", textfmt.Thousands(n-MaxListedExclusions), reason, MaxListedExclusions)})
 		}
 	}
 	return gf, recs, diags, nil
@@ -480,7 +481,7 @@ func gpuLayout(header []string, relPath string) (*gpuReader, *FileError) {
 		}
 	default:
 		return nil, fileErrorf(relPath, 1, 0, "", "unrecognised header",
-			"header %q is not GPU telemetry: expected benchnote's gpu.csv columns (timestamp, gpu_uuid or gpu_index, power_w, energy_j, util_percent, ...), nvidia-smi --query-gpu --format=csv headers (timestamp, uuid, power.draw [W], ...) or an nvidia-smi dmon CSV (time, gpu, pwr, ...)", clip(strings.Join(header, ","), 200))
+			"header %q is not GPU telemetry: expected benchnote's gpu.csv columns (timestamp, gpu_uuid or gpu_index, power_w, energy_j, util_percent, ...), nvidia-smi --query-gpu --format=csv headers (timestamp, uuid, power.draw [W], ...) or an nvidia-smi dmon CSV (time, gpu, pwr, ...)", textfmt.ClipBytes(strings.Join(header, ","), 200))
 	}
 	if seen[gfTime] == 0 && seen[gfRelTime] == 0 {
 		return nil, fileErrorf(relPath, 1, 0, "", "missing column", "no timestamp column: a GPU sample must say when it was taken")
@@ -573,7 +574,7 @@ func (g *gpuReader) row(rec []string) (gr gpuRecord, col int, reason, msg string
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return gr, i + 1, "non-numeric", fmt.Sprintf("%s %q: expected a number", gpuFieldNames[c.field], clip(v, 40))
+			return gr, i + 1, "non-numeric", fmt.Sprintf("%s %q: expected a number", gpuFieldNames[c.field], textfmt.ClipBytes(v, 40))
 		}
 		lo, hi := 0.0, MaxPowerW
 		var dst *float64
@@ -633,7 +634,7 @@ func (g *gpuReader) parseTime(v string) (float64, error) {
 	}
 	t, err := ParseTime(v)
 	if err != nil {
-		return 0, fmt.Errorf("timestamp %q: expected RFC 3339 with a zone, unix seconds or nvidia-smi's 2006/01/02 15:04:05.000", clip(v, 60))
+		return 0, fmt.Errorf("timestamp %q: expected RFC 3339 with a zone, unix seconds or nvidia-smi's 2006/01/02 15:04:05.000", textfmt.ClipBytes(v, 60))
 	}
 	return unixSeconds(t), nil
 }
@@ -681,7 +682,7 @@ func readGPUTelemetry(root, dir string, names []string) (*GPUTelemetry, []Diagno
 		}
 		if len(all)+len(recs) > MaxGPUSamplesPerRun {
 			unread(Diagnostic{Severity: Warning, File: rel, Reason: reasonTooLarge,
-				Message: fmt.Sprintf("the run's GPU files hold more than %s samples, the limit for a run; this file is not read", groupDigits(MaxGPUSamplesPerRun))})
+				Message: fmt.Sprintf("the run's GPU files hold more than %s samples, the limit for a run; this file is not read", textfmt.Thousands(MaxGPUSamplesPerRun))})
 			continue
 		}
 		diags = append(diags, ds...)
@@ -746,13 +747,13 @@ func mergeGPURecords(tel *GPUTelemetry, recs []gpuRecord) string {
 			g.Index = r.index
 		}
 		if r.name != "" && g.Name == "" {
-			g.Name = clip(r.name, 200)
+			g.Name = textfmt.ClipBytes(r.name, 200)
 		}
 		if r.uuid != "" && g.UUID == "" {
 			g.UUID = r.uuid
 		}
 		if !slices.Contains(g.Hosts, r.host) && r.host != "" {
-			g.Hosts = append(g.Hosts, clip(r.host, 200))
+			g.Hosts = append(g.Hosts, textfmt.ClipBytes(r.host, 200))
 		}
 		if !math.IsNaN(r.memTotal) {
 			g.MemoryTotalMiB = r.memTotal
@@ -783,15 +784,4 @@ func mergeGPURecords(tel *GPUTelemetry, recs []gpuRecord) string {
 	}
 	slices.SortFunc(tel.GPUs, func(a, b GPUSeries) int { return strings.Compare(a.Key, b.Key) })
 	return ""
-}
-
-// clip cuts s to at most n bytes (at a rune boundary), marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Limits on a scrape, checked before it is parsed. A vLLM or SGLang scrape
@@ -25,7 +27,7 @@ const (
 func readScrapeLimited(r io.Reader, path string) ([]byte, error) {
 	tooLarge := func() error {
 		return fileErrorf(path, 0, 0, "", reasonTooLarge,
-			"larger than %s bytes, the limit for a scrape; expected a /metrics dump of kilobytes", groupDigits(MaxScrapeBytes))
+			"larger than %s bytes, the limit for a scrape; expected a /metrics dump of kilobytes", textfmt.Thousands(MaxScrapeBytes))
 	}
 	var buf bytes.Buffer
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
@@ -61,7 +63,7 @@ func checkScrapeLimits(data []byte, path string) *FileError {
 		}
 		if len(line) > MaxScrapeLineBytes {
 			return fileErrorf(path, lineNo, 0, "", reasonTooLarge,
-				"line of %s bytes, longer than the limit of %s for a scrape line", groupDigits(len(line)), groupDigits(MaxScrapeLineBytes))
+				"line of %s bytes, longer than the limit of %s for a scrape line", textfmt.Thousands(len(line)), textfmt.Thousands(MaxScrapeLineBytes))
 		}
 		if len(line) <= MaxLabelValueBytes || line[0] == '#' {
 			continue
@@ -85,7 +87,7 @@ func checkScrapeLimits(data []byte, path string) *FileError {
 			}
 			if q-1 > MaxLabelValueBytes {
 				return fileErrorf(path, lineNo, open+i+1, "", reasonTooLarge,
-					"label value of %s bytes, longer than the limit of %s", groupDigits(q-1), groupDigits(MaxLabelValueBytes))
+					"label value of %s bytes, longer than the limit of %s", textfmt.Thousands(q-1), textfmt.Thousands(MaxLabelValueBytes))
 			}
 			i += q
 		}

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Reasons used in the Diagnostics of excluded request rows.
@@ -148,7 +150,7 @@ func (o ReadOptions) maxRows() int {
 // tooManyRows is the error for a file with more than max rows.
 func tooManyRows(path string, line, max int) *FileError {
 	return fileErrorf(path, line, 0, "", "too large",
-		"more than %s rows, the limit per run; raise it with --max-rows-per-run or split the run", groupDigits(max))
+		"more than %s rows, the limit per run; raise it with --max-rows-per-run or split the run", textfmt.Thousands(max))
 }
 
 // StatusFailed reports whether a status value marks a failed request: any

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // MaxListedExclusions is the number of excluded rows of one reason in one
@@ -40,7 +42,7 @@ type UnlistedRows struct {
 // the first unlisted line, for example
 // `5,242,879 more rows excluded as duplicate request_id, each with "same-id" (lines 12, 13, 14, 15, 16, ...)`.
 func (u UnlistedRows) Diagnostic(path string) Diagnostic {
-	msg := fmt.Sprintf("%s more %s excluded as %s", groupDigits(u.Rows), plural(u.Rows, "row", "rows"), u.Reason)
+	msg := fmt.Sprintf("%s more %s excluded as %s", textfmt.Thousands(u.Rows), textfmt.Plural(u.Rows, "row", "rows"), u.Reason)
 	if u.ColumnName != "" {
 		msg += " in " + u.ColumnName
 	}
@@ -197,29 +199,4 @@ func (x *exclusions) store(rf *RequestFile) {
 		rf.Unlisted = append(rf.Unlisted, u)
 	}
 	slices.SortStableFunc(rf.Unlisted, func(a, b UnlistedRows) int { return a.Lines[0] - b.Lines[0] })
-}
-
-// groupDigits writes n with commas between groups of three digits.
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -13,6 +13,7 @@ import (
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 
 	"github.com/benchnote/benchnote/internal/hostile"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 const reqHeader = "request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms,status\n"
@@ -157,7 +158,7 @@ func TestExclusionsAreBounded(t *testing.T) {
 func TestParquetBombIsRefused(t *testing.T) {
 	data := reqParquetBomb()
 	_, err := ReadRequestsParquet(bytes.NewReader(data), "r.parquet")
-	want := fmt.Sprintf("r.parquet: error: the footer declares 5,242,880 rows in a file of %s bytes, more than 8 rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)", groupDigits(len(data)))
+	want := fmt.Sprintf("r.parquet: error: the footer declares 5,242,880 rows in a file of %s bytes, more than 8 rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)", textfmt.Thousands(len(data)))
 	var fe *FileError
 	if !errors.As(err, &fe) || fe.Reason != "implausible size" || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // goAllocator backs every Arrow array the Parquet reader makes. It must be
@@ -113,7 +115,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	case total > MaxParquetRowsPerByte*size:
 		return nil, -1, fileErrorf(path, 0, 0, "", "implausible size",
 			"the footer declares %s rows in a file of %s bytes, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
-			groupDigits(int(total)), groupDigits(int(size)), MaxParquetRowsPerByte)
+			textfmt.Thousands(int(total)), textfmt.Thousands(int(size)), MaxParquetRowsPerByte)
 	}
 	footerRows = total
 	if max := opts.maxRows(); total > int64(max) {
@@ -157,7 +159,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if colBytes := usedColumnBytes(pf, pr.leaves, size); total > MaxParquetRowsPerByte*colBytes {
 		return nil, footerRows, fileErrorf(path, 0, 0, "", "implausible size",
 			"the footer declares %s rows in %s bytes of the columns read, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
-			groupDigits(int(total)), groupDigits(int(colBytes)), MaxParquetRowsPerByte)
+			textfmt.Thousands(int(total)), textfmt.Thousands(int(colBytes)), MaxParquetRowsPerByte)
 	}
 	if fe := unsupportedEncoding(pf, l, fields, pr.used, path); fe != nil {
 		return nil, footerRows, fe

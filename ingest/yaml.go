@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // MaxYAMLBytes bounds sweep.yaml and run.yaml, and the environment logs
@@ -54,7 +56,7 @@ func readFileLimited(name string, limit int64) ([]byte, error) {
 // bytes, the limit for WHAT; THEN".
 func tooLargeDiagnostic(file string, sev Severity, limit int64, what, then string) Diagnostic {
 	return Diagnostic{Severity: sev, File: file, Reason: "too large",
-		Message: fmt.Sprintf("larger than %s bytes, the limit for %s; %s", groupDigits(int(limit)), what, then)}
+		Message: fmt.Sprintf("larger than %s bytes, the limit for %s; %s", textfmt.Thousands(int(limit)), what, then)}
 }
 
 // parseSettingsYAML parses a settings file (sweep.yaml, run.yaml) strictly.
@@ -166,7 +168,7 @@ func yamlKind(n *yaml.Node) string {
 // yamlInteger reads a whole number in [lo, hi]. "2.7", "1e3", "0x10" and
 // anything that is not a plain decimal integer are refused, not rounded.
 func yamlInteger(n *yaml.Node, key string, lo, hi int64) (int64, string, bool) {
-	want := fmt.Sprintf("an integer from %s to %s", groupDigits(int(lo)), groupDigits(int(hi)))
+	want := fmt.Sprintf("an integer from %s to %s", textfmt.Thousands(int(lo)), textfmt.Thousands(int(hi)))
 	if n.Kind != yaml.ScalarNode {
 		return 0, want, false
 	}
@@ -207,7 +209,7 @@ func interval(lo, hi float64, loOpen, hiOpen bool) string {
 // formatSetting writes a bound without exponent for the sizes settings use.
 func formatSetting(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return groupDigits(int(v))
+		return textfmt.Thousands(int(v))
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // durationScale converts a duration in unit to milliseconds.
@@ -242,8 +243,8 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	}
 	prov.Recomputed = []string{
 		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
-		"phase from benchmark_phase (credit_phase in 0.1.x): " + plural(warm, "warm-up request") + ", excluded as warm-up",
-		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", plural(failed, "request"), plural(cancelled, "request")),
+		"phase from benchmark_phase (credit_phase in 0.1.x): " + textfmt.Count(warm, "warm-up request", "warm-up requests") + ", excluded as warm-up",
+		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", textfmt.Count(failed, "request", "requests"), textfmt.Count(cancelled, "request", "requests")),
 	}
 	switch {
 	case noStart < len(recs) && monotonic:
@@ -259,7 +260,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		prov.Approximate = append(prov.Approximate, fmt.Sprintf("%d of %d records have no request_start_ns: their send times are unknown", noStart, len(recs)))
 	}
 	if otherPhase > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s of phase %q (neither warmup nor profiling) kept as measured, as AIPerf keeps them", plural(otherPhase, "request"), firstOther))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s of phase %q (neither warmup nor profiling) kept as measured, as AIPerf keeps them", textfmt.Count(otherPhase, "request", "requests"), firstOther))
 	}
 	if zero > 0 {
 		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests", zero))
@@ -270,7 +271,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		if sum != nil && sum.streaming() == "false" {
 			why = "the summary's input_config.endpoint.streaming is false"
 		}
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s not streamed (%s): E2E is request_latency and TTFT is set to it, never reported as measured", plural(unary, "request"), why))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s not streamed (%s): E2E is request_latency and TTFT is set to it, never reported as measured", textfmt.Count(unary, "request", "requests"), why))
 	}
 	if gapsShort > 0 {
 		prov.Approximate = append(prov.Approximate, fmt.Sprintf("inter_chunk_latency holds the gaps between chunks, not tokens: %d of %d requests' lists are not output_token_count − 1 long (chunks of several tokens), so per-gap ITL percentiles are per chunk; mean ITL and TPOT use the token counts",
@@ -293,7 +294,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		}
 		run.GPU = gt.samples
 		line := fmt.Sprintf("gpu.csv from %s: %s of %s from %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
-			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"), strings.Join(gt.endpoints, ", "))
+			filepath.Base(gpuSrc.path), textfmt.Count(len(gt.samples), "sample", "samples"), textfmt.Count(gt.gpus, "GPU", "GPUs"), strings.Join(gt.endpoints, ", "))
 		prov.AsReported = append(prov.AsReported, line)
 		if gt.duplicates > 0 {
 			prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))
@@ -1024,12 +1025,4 @@ var perfSummaryDefinitions = []ingest.Definition{
 		Benchnote: "the server's usage.completion_tokens"},
 	{Metric: "E2E", Source: "request latency ends at the last response received",
 		Benchnote: "E2E ends at the last text-bearing chunk"},
-}
-
-// plural writes n and a noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

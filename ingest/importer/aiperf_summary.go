@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // aiperfSchemaVersions are the schema_version values benchnote reads.
@@ -71,7 +72,7 @@ func readAIPerfRunInfo(j *jsonIn, ri *aiperfRunInfo) error {
 		case "trial":
 			v, err := j.optCount()
 			if err == nil && v > int64(ingest.MaxRepeat) {
-				return j.errorf("trial %d is above %s", v, thousands(ingest.MaxRepeat))
+				return j.errorf("trial %d is above %s", v, textfmt.Thousands(ingest.MaxRepeat))
 			}
 			ri.trial = v
 			return err
@@ -433,7 +434,7 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 	n := len(ts.gpus)
 	countNote := "distinct GPU UUIDs"
 	if ts.duplicates > 0 {
-		countNote += fmt.Sprintf("; %s reported by a second endpoint counted once", plural(ts.duplicates, "GPU"))
+		countNote += fmt.Sprintf("; %s reported by a second endpoint counted once", textfmt.Count(ts.duplicates, "GPU", "GPUs"))
 	}
 	out = append(out, ingest.ReportedFigure{Key: "gpu.count", Label: "GPUs reporting telemetry", Value: float64(n), Unit: "GPUs", Note: countNote})
 	var power, util, mem, energy float64
@@ -457,7 +458,7 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 		}
 	}
 	if nPower > 0 {
-		out = append(out, ingest.ReportedFigure{Key: "gpu.power_w", Label: fmt.Sprintf("mean total GPU power (%s)", plural(nPower, "GPU")), Value: power, Unit: "W", Note: src})
+		out = append(out, ingest.ReportedFigure{Key: "gpu.power_w", Label: fmt.Sprintf("mean total GPU power (%s)", textfmt.Count(nPower, "GPU", "GPUs")), Value: power, Unit: "W", Note: src})
 	}
 	if nUtil > 0 {
 		out = append(out, ingest.ReportedFigure{Key: "gpu.util_percent", Label: "mean GPU utilisation", Value: util / float64(nUtil), Unit: "%", Note: src})
@@ -468,7 +469,7 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 	if nEnergy > 0 && nEnergy == n && outputTokens > 0 {
 		jpt := energy / outputTokens
 		tnote := fmt.Sprintf("%s; %s J over %s / %s output tokens (total_output_tokens, client tokenizer, the measured phase); the counter spans the telemetry window",
-			note, strconv.FormatFloat(energy, 'g', 6, 64), plural(nEnergy, "GPU"), strconv.FormatFloat(outputTokens, 'g', -1, 64))
+			note, strconv.FormatFloat(energy, 'g', 6, 64), textfmt.Count(nEnergy, "GPU", "GPUs"), strconv.FormatFloat(outputTokens, 'g', -1, 64))
 		out = append(out,
 			ingest.ReportedFigure{Key: "energy.j_per_output_token", Label: "GPU energy per output token", Value: jpt, Unit: "J/token", Note: tnote},
 			ingest.ReportedFigure{Key: "energy.output_tokens_per_s_per_kw", Label: "output tokens/s per kW of GPU power", Value: 1000 / jpt, Unit: "tokens/s/kW", Note: "1000 / J per output token; " + note})

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // GPUFile is the name of a run's GPU telemetry (the contract is in
@@ -412,18 +413,18 @@ func readServerMetrics(s *source, window *ingest.Window, opts Options) (start, e
 	if len(start) > ingest.MaxScrapeBytes || len(end) > ingest.MaxScrapeBytes {
 		return nil, nil, []string{fmt.Sprintf("%s: the bracketing scrapes would exceed the %d MiB a scrape may hold: no server scrapes written", path.Base(s.path), ingest.MaxScrapeBytes>>20)}, nil
 	}
-	what := fmt.Sprintf("metrics-start.prom and metrics-end.prom from %s (%d scrapes of %s)", path.Base(s.path), w.lines-w.empty, plural(len(starts), "endpoint"))
+	what := fmt.Sprintf("metrics-start.prom and metrics-end.prom from %s (%d scrapes of %s)", path.Base(s.path), w.lines-w.empty, textfmt.Count(len(starts), "endpoint", "endpoints"))
 	switch {
 	case !w.known:
 		what += ": the first and the last scrape, as the run has no window"
 	case bracketed == len(starts):
 		what += ": the last scrape at or before the window's start and the first at or after its end"
 	default:
-		what += fmt.Sprintf(": the scrapes nearest the window; for %d of %s no scrape lies outside the window on both sides, so the counter deltas cover less than it", len(starts)-bracketed, plural(len(starts), "endpoint"))
+		what += fmt.Sprintf(": the scrapes nearest the window; for %d of %s no scrape lies outside the window on both sides, so the counter deltas cover less than it", len(starts)-bracketed, textfmt.Count(len(starts), "endpoint", "endpoints"))
 	}
 	notes = append(notes, what)
 	if label {
-		notes = append(notes, fmt.Sprintf("the scrapes of %s are written into one file each, their series labelled aiperf_endpoint: set label_selector in sweep.yaml to choose the server whose counters are read", plural(len(starts), "endpoint")))
+		notes = append(notes, fmt.Sprintf("the scrapes of %s are written into one file each, their series labelled aiperf_endpoint: set label_selector in sweep.yaml to choose the server whose counters are read", textfmt.Count(len(starts), "endpoint", "endpoints")))
 	}
 	if w.empty > 0 {
 		notes = append(notes, fmt.Sprintf("%d scrapes with no metrics left out", w.empty))

@@ -33,6 +33,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // guidellmRecord is one request of a benchmark.
@@ -690,7 +691,7 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 			max = ingest.MaxRate
 		}
 		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
-			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], thousands(max))}
+			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], textfmt.Thousands(max))}
 	})
 	if err != nil {
 		return Run{}, err

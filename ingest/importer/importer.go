@@ -51,6 +51,7 @@ import (
 
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Format names a source tool's result format.
@@ -548,7 +549,7 @@ func importSource(s *source, companions []*source, opts Options) ([]Run, error) 
 			runs[i].sweepDir = filepath.Dir(s.path)
 		}
 		if s.sweepRepeat > ingest.MaxRepeat {
-			return nil, &SourceError{File: s.path, Msg: fmt.Sprintf("repeat %d (vllm bench sweep's run=N.json is repeat N+1) is above %s", s.sweepRepeat, thousands(ingest.MaxRepeat))}
+			return nil, &SourceError{File: s.path, Msg: fmt.Sprintf("repeat %d (vllm bench sweep's run=N.json is repeat N+1) is above %s", s.sweepRepeat, textfmt.Thousands(ingest.MaxRepeat))}
 		}
 		if s.sweepRepeat > 0 && len(runs) == 1 {
 			runs[i].Config.Repeat = s.sweepRepeat

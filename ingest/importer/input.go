@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // DefaultMaxFileBytes is the most bytes one input may hold unless
@@ -151,5 +153,5 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 
 // tooLarge is the error for a file above max bytes.
 func tooLarge(path string, max int64) error {
-	return &SourceError{File: path, Msg: fmt.Sprintf("larger than %s bytes; refusing to read more", thousands(max))}
+	return &SourceError{File: path, Msg: fmt.Sprintf("larger than %s bytes; refusing to read more", textfmt.Thousands(max))}
 }

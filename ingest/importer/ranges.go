@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Reasons a request is left out of an import; the names are ingest's for
@@ -37,19 +38,6 @@ type Excluded struct {
 	First string
 }
 
-// thousands writes n with thousands separators: 1,000,000.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && c != '-' && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // formatValue writes a value for a message: plain digits up to 1e21,
 // exponent notation beyond.
 func formatValue(v float64) string {
@@ -67,7 +55,7 @@ func levelRange(file string, record int, path string, v float64, rate bool) erro
 		max = ingest.MaxRate
 	}
 	if v > float64(max) && !math.IsInf(v, 1) {
-		return &SourceError{File: file, Record: record, Path: path, Msg: fmt.Sprintf("%s is above %s", formatValue(v), thousands(max))}
+		return &SourceError{File: file, Record: record, Path: path, Msg: fmt.Sprintf("%s is above %s", formatValue(v), textfmt.Thousands(max))}
 	}
 	return nil
 }
@@ -81,7 +69,7 @@ func (j *jsonIn) checkLevel(v float64, rate bool) error {
 func unixRange(file string, record int, path string, v float64) error {
 	if v < ingest.MinUnixSeconds || v > ingest.MaxUnixSeconds {
 		return &SourceError{File: file, Record: record, Path: path,
-			Msg: fmt.Sprintf("%s is not a Unix time between 1970 and 9999 (%s to %s seconds)", formatValue(v), thousands(ingest.MinUnixSeconds), thousands(ingest.MaxUnixSeconds))}
+			Msg: fmt.Sprintf("%s is not a Unix time between 1970 and 9999 (%s to %s seconds)", formatValue(v), textfmt.Thousands(ingest.MinUnixSeconds), textfmt.Thousands(ingest.MaxUnixSeconds))}
 	}
 	return nil
 }
@@ -97,7 +85,7 @@ func checkCount(column string, v int64, required bool, max int64) (rowProblem, b
 	case v < 0 && required:
 		return rowProblem{reasonMissing, column, column + ": the file gives no value"}, false
 	case v > max:
-		return rowProblem{reasonOutOfRange, column, fmt.Sprintf("%s %d is above %s", column, v, thousands(max))}, false
+		return rowProblem{reasonOutOfRange, column, fmt.Sprintf("%s %d is above %s", column, v, textfmt.Thousands(max))}, false
 	}
 	return rowProblem{}, true
 }
@@ -115,7 +103,7 @@ func checkNumber(column string, v float64, mayBeEmpty bool, max float64) (rowPro
 	case v < 0:
 		return rowProblem{reasonNegative, column, fmt.Sprintf("%s %s is negative", column, formatValue(v))}, false
 	default:
-		return rowProblem{reasonOutOfRange, column, fmt.Sprintf("%s %s is above %s", column, formatValue(v), thousands(int64(max)))}, false
+		return rowProblem{reasonOutOfRange, column, fmt.Sprintf("%s %s is above %s", column, formatValue(v), textfmt.Thousands(int64(max)))}, false
 	}
 	return rowProblem{}, true
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"gopkg.in/yaml.v3"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // YAML input. Some tools write YAML beside or instead of JSON (GuideLLM's
@@ -89,7 +91,7 @@ func readYAML(in *input, max int64) (*yamlDoc, error) {
 	if err != nil {
 		var se *SourceError
 		if errors.As(err, &se) && in.max > max {
-			se.Msg = fmt.Sprintf("a YAML file larger than %s bytes; refusing to read more (YAML is decoded whole: convert it to JSON to import it)", thousands(max))
+			se.Msg = fmt.Sprintf("a YAML file larger than %s bytes; refusing to read more (YAML is decoded whole: convert it to JSON to import it)", textfmt.Thousands(max))
 		}
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func yamlToJSON(data []byte, file string) (*yamlDoc, error) {
 		return nil, err
 	}
 	if len(c.out) > c.maxOut {
-		return nil, &SourceError{File: file, Msg: fmt.Sprintf("YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", thousands(int64(c.maxOut)))}
+		return nil, &SourceError{File: file, Msg: fmt.Sprintf("YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", textfmt.Thousands(int64(c.maxOut)))}
 	}
 	return &yamlDoc{json: c.out, root: root}, nil
 }
@@ -215,7 +217,7 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) error {
 		return c.errorf(n, "YAML aliases expand to more than twice the values the file holds; refusing to expand them (an alias bomb?)")
 	}
 	if len(c.out) > c.maxOut {
-		return c.errorf(n, "YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", thousands(int64(c.maxOut)))
+		return c.errorf(n, "YAML aliases expand to more than %s bytes of values (4 times the file); refusing to expand them (an alias bomb?)", textfmt.Thousands(int64(c.maxOut)))
 	}
 	if depth > maxYAMLDepth {
 		return c.errorf(n, "YAML nested more than %d levels deep", maxYAMLDepth)
