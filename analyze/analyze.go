@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // MinRuns is the number of runs per level below which across-run figures
@@ -834,10 +835,10 @@ func errorRateFindings(s *Summary) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d of %d measured requests failed (%s), above the error-rate threshold of %.4g%%; %s %s above it",
-			describeLevel(lv.LevelKey), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, ofRuns(len(over), usable), pluralVerb(len(over), "is", "are"))
+			describeLevel(lv.LevelKey), c.Errors, c.Measured, percentOf(c.Errors, c.Measured), 100*thr, ofRuns(len(over), usable), textfmt.Plural(len(over), "is", "are"))
 		if !levelOver {
 			msg = fmt.Sprintf("%s: %s %s more failed requests than the error-rate threshold of %.4g%% of %s measured requests (the level as a whole: %d of %d, %s)",
-				describeLevel(lv.LevelKey), ofRuns(len(over), usable), pluralVerb(len(over), "has", "have"), 100*thr, pluralVerb(len(over), "its", "their"), c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
+				describeLevel(lv.LevelKey), ofRuns(len(over), usable), textfmt.Plural(len(over), "has", "have"), 100*thr, textfmt.Plural(len(over), "its", "their"), c.Errors, c.Measured, percentOf(c.Errors, c.Measured))
 		}
 		fs = append(fs, Finding{Severity: "error", Rule: "error-rate", Source: "serving-workloads §2.5: failed requests are not latency samples; latency describes only the requests that succeeded",
 			Message: msg + ". Latency and throughput figures describe only the requests that succeeded", Runs: over})

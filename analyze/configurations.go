@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // This file answers across the series of a sweep with several: per
@@ -174,7 +175,7 @@ func perGPU(ar AcrossRuns, gpus int, scaled bool) AcrossRuns {
 	out := ar
 	out.Key = ar.Key + PerGPUSuffix
 	out.Metric = ar.Metric + " per GPU"
-	out.Sample = ar.Sample + ", ÷ " + plural(gpus, "GPU")
+	out.Sample = ar.Sample + ", ÷ " + textfmt.Count(gpus, "GPU", "GPUs")
 	out.PerRun = make([]Num, len(ar.PerRun))
 	var vals []float64
 	for i, v := range ar.PerRun {

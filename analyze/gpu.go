@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // MinGPUCoverage is the share of the measurement window a GPU's samples
@@ -137,7 +138,7 @@ func gpuSummary(run *ingest.Run, tp Throughput, led *ledger) *GPUSummary {
 	g.Notes = append(g.Notes, tel.Notes...)
 	if tel.DuplicateSamples > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("%d %s of a GPU at a time it already had one (the same GPU reported twice) not used",
-			tel.DuplicateSamples, pluralS(tel.DuplicateSamples, "sample", "samples")))
+			tel.DuplicateSamples, textfmt.Plural(tel.DuplicateSamples, "sample", "samples")))
 		led.add(ScopeFile, "GPU sample repeated (one GPU reported twice): not used", tel.DuplicateSamples, run.Dir)
 	}
 	win := run.Window
@@ -197,7 +198,7 @@ func gpuSummary(run *ingest.Run, tp Throughput, led *ledger) *GPUSummary {
 	case methods[EnergyFromPower] == 0:
 		g.Method = EnergyFromCounter
 	default:
-		g.Method = fmt.Sprintf("%s (%s), %s (%s)", EnergyFromCounter, plural(methods[EnergyFromCounter], "GPU"), EnergyFromPower, plural(methods[EnergyFromPower], "GPU"))
+		g.Method = fmt.Sprintf("%s (%s), %s (%s)", EnergyFromCounter, textfmt.Count(methods[EnergyFromCounter], "GPU", "GPUs"), EnergyFromPower, textfmt.Count(methods[EnergyFromPower], "GPU", "GPUs"))
 	}
 	g.CoveragePercent = Num(minCov)
 	g.EnergyJ = Num(energy)
@@ -326,13 +327,6 @@ func counterGoesDown(ts, vs []float64, a, b, maxGap float64) (float64, bool) {
 func fmtUnix(t float64) string {
 	sec, frac := math.Modf(t)
 	return formatTime(time.Unix(int64(sec), int64(math.Round(frac*1e9))))
-}
-
-func pluralS(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // gpuStatSpecs are the GPU and energy statistics of a level, after the

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // This file computes what a report's first screen rests on: per level the
@@ -207,7 +208,7 @@ func zeroOutputFindings(s *Summary) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d of %d measured requests (%s) succeeded without any output token (n = 0), more than the error-rate threshold of %.4g%%; %s %s above it. They fail goodput and are not latency samples, so latency figures describe only the requests that returned output",
-			describeLevel(lv.LevelKey), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, ofRuns(len(over), len(runs)), pluralVerb(len(over), "is", "are"))
+			describeLevel(lv.LevelKey), c.ZeroToken, c.Measured, percentOf(c.ZeroToken, c.Measured), 100*thr, ofRuns(len(over), len(runs)), textfmt.Plural(len(over), "is", "are"))
 		fs = append(fs, Finding{Severity: "warning", Rule: "zero-output-requests",
 			Source: "serving-workloads §2.2: TPOT undefined for n ≤ 1", Message: msg, Runs: over})
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // ImportSummary says where an imported run came from: the source tool and
@@ -109,7 +110,7 @@ func (r *RunSummary) figure(key string) (Num, string) {
 		if d.Unavailable != "" && d.N == 0 {
 			return NaN, d.Unavailable
 		}
-		basis := d.Sample + ", " + plural(d.N, "request")
+		basis := d.Sample + ", " + textfmt.Count(d.N, "request", "requests")
 		switch stat {
 		case "p50", "p95", "p99":
 			return d.Value(stat), stat + ", " + d.Method + ", " + basis
@@ -129,7 +130,7 @@ func (r *RunSummary) figure(key string) (Num, string) {
 	}
 	switch key {
 	case "itl.gap_weighted_mean":
-		return r.GapWeightedITL, "gap-weighted mean Σ(E2E − TTFT) / Σ(n − 1) over " + plural64(r.GapCount, "gap")
+		return r.GapWeightedITL, "gap-weighted mean Σ(E2E − TTFT) / Σ(n − 1) over " + textfmt.Count(r.GapCount, "gap", "gaps")
 	case "itl.p50", "itl.p95", "itl.p99":
 		if !r.GapDistributionKnown {
 			why := r.ITL.Unavailable
@@ -138,7 +139,7 @@ func (r *RunSummary) figure(key string) (Num, string) {
 			}
 			return NaN, why
 		}
-		return r.ITL.Value(stat), stat + ", " + r.ITL.Method + ", per-gap, " + plural(r.ITL.N, "gap")
+		return r.ITL.Value(stat), stat + ", " + r.ITL.Method + ", per-gap, " + textfmt.Count(r.ITL.N, "gap", "gaps")
 	case "throughput.requests_per_s":
 		if r.Throughput.RequestsPerSec.Valid() {
 			return r.Throughput.RequestsPerSec, "successful requests completing in the window / window"
@@ -174,11 +175,13 @@ func plural(n int, what string) string {
 }
 
 // runsHave is "1 run has" or "3 runs have": a per-run finding's subject.
-func runsHave(n int) string { return plural(n, "run") + pluralVerb(n, " has", " have") }
+func runsHave(n int) string {
+	return textfmt.Count(n, "run", "runs") + textfmt.Plural(n, " has", " have")
+}
 
 // ofRuns is "1 of 3 runs", "1 of 1 run": k of n runs, the noun agreeing
-// with n (the verb that follows agrees with k: pluralVerb(k, ...)).
-func ofRuns(k, n int) string { return strconv.Itoa(k) + " of " + plural(n, "run") }
+// with n (the verb that follows agrees with k: textfmt.Plural(k, ...)).
+func ofRuns(k, n int) string { return strconv.Itoa(k) + " of " + textfmt.Count(n, "run", "runs") }
 
 // pluralVerb is one for n == 1, else many.
 func pluralVerb(n int, one, many string) string {
@@ -186,13 +189,6 @@ func pluralVerb(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func plural64(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.FormatInt(n, 10) + " " + what + "s"
 }
 
 // reportedRuns summarises the sweep's runs known only by their tools'

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Warm-up is found per run, in send order, on two series: the TTFT of every
@@ -189,7 +190,7 @@ func warmupRuleText(w ingest.WarmupConfig) string {
 		"Its change point τ is then located as the t ≤ τ maximising U_t over the first 2τ values, "+
 		"and the requests before it are warm-up when their median is at least %s%% above the median of the rest of the prefix. "+
 		"Not significant, or a smaller slowdown: no warm-up detected, nothing is discarded; an early part that is faster (a load ramp) is never cut",
-		both, ChangePointMinPrefix, groupThousands(ChangePointHorizon), w.Alpha, percentText(w.MinSlowdown))
+		both, ChangePointMinPrefix, textfmt.Thousands(ChangePointHorizon), w.Alpha, percentText(w.MinSlowdown))
 }
 
 // warmupStatisticText says what the warm-up trace's statistic is.
@@ -209,15 +210,6 @@ func warmupStatisticText(mode string) string {
 // of the multiplication (100 × 0.15 is 15.000000000000002 in float64).
 func percentText(x float64) string {
 	return strconv.FormatFloat(roundSignificant(100*x, 12), 'g', -1, 64)
-}
-
-// groupThousands writes n with comma separators.
-func groupThousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // warmupSeriesData is one series a rule looks at: values in send order and
