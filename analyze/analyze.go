@@ -629,13 +629,13 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	}
 	if len(failed) > 0 {
 		add("error", "run-failed", "input contract (docs/input-format.md): every run directory must be readable",
-			fmt.Sprintf("%s left out of every figure: %s", plural(len(failed), "run"), pluralVerb(len(failed), "it could not be used", "they could not be used")), failed)
+			fmt.Sprintf("%s left out of every figure: %s", textfmt.Count(len(failed), "run", "runs"), textfmt.Plural(len(failed), "it could not be used", "they could not be used")), failed)
 	}
 	fs = append(fs, errorRateFindings(s)...)
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
 			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("%s has %s; median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), plural(len(lv.Runs), "usable run"), MinRuns), lv.Runs)
+				fmt.Sprintf("%s has %s; median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), textfmt.Count(len(lv.Runs), "usable run", "usable runs"), MinRuns), lv.Runs)
 		}
 	}
 	switch w := sw.Config.Warmup; w.Mode {
@@ -773,7 +773,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			where = append(where, fmt.Sprintf("%s:%d:%d %s", x.File, x.Line, x.Column, x.Setting))
 		}
 		add("warning", "unknown-settings", "input contract (docs/input-format.md): sweep.yaml and run.yaml settings",
-			fmt.Sprintf("%s benchnote does not know %s ignored (a misspelt key?): %s", plural(len(ign), "setting"), pluralVerb(len(ign), "was", "were"), strings.Join(where, ", ")), nil)
+			fmt.Sprintf("%s benchnote does not know %s ignored (a misspelt key?): %s", textfmt.Count(len(ign), "setting", "settings"), textfmt.Plural(len(ign), "was", "were"), strings.Join(where, ", ")), nil)
 	}
 	if len(sw.EnvDiffs) > 0 {
 		var keys []string
@@ -781,7 +781,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			keys = append(keys, d.Key)
 		}
 		add("warning", "environment-differs", "serving-workloads §4.1 environment log: compare under the same conditions",
-			fmt.Sprintf("the environment differs between runs in %s: %s", plural(len(keys), "key"), strings.Join(keys, ", ")), nil)
+			fmt.Sprintf("the environment differs between runs in %s: %s", textfmt.Count(len(keys), "key", "keys"), strings.Join(keys, ", ")), nil)
 	}
 	low := 0
 	for _, r := range s.Runs {
@@ -789,7 +789,7 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	}
 	if low > 0 {
 		add("info", "zero-and-one-token-outputs", "serving-workloads §2.2: TPOT undefined for n ≤ 1",
-			fmt.Sprintf("%s had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", plural(low, "measured request")), nil)
+			fmt.Sprintf("%s had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", textfmt.Count(low, "measured request", "measured requests")), nil)
 	}
 	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })

@@ -167,13 +167,6 @@ func (r *RunSummary) figure(key string) (Num, string) {
 	return NaN, "no benchnote counterpart"
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 // runsHave is "1 run has" or "3 runs have": a per-run finding's subject.
 func runsHave(n int) string {
 	return textfmt.Count(n, "run", "runs") + textfmt.Plural(n, " has", " have")
@@ -182,14 +175,6 @@ func runsHave(n int) string {
 // ofRuns is "1 of 3 runs", "1 of 1 run": k of n runs, the noun agreeing
 // with n (the verb that follows agrees with k: textfmt.Plural(k, ...)).
 func ofRuns(k, n int) string { return strconv.Itoa(k) + " of " + textfmt.Count(n, "run", "runs") }
-
-// pluralVerb is one for n == 1, else many.
-func pluralVerb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // reportedRuns summarises the sweep's runs known only by their tools'
 // figures.
