@@ -47,6 +47,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Sibling names: every name Begin creates next to OUT starts with
@@ -275,7 +277,7 @@ func inspectAt(out string, opts Options, fresh bool) (*current, error) {
 		if isArchive(out) {
 			return refuse("it is a benchnote archive")
 		}
-		return refuse("it holds %d %s that benchnote did not write (first: %q)", len(entries), plural(len(entries), "entry", "entries"), entries[0].Name())
+		return refuse("it holds %s that benchnote did not write (first: %q)", textfmt.Count(len(entries), "entry", "entries"), entries[0].Name())
 	}
 	if err != nil {
 		return refuse("its marker is not one benchnote wrote: %v", err)
@@ -424,14 +426,6 @@ func sameContent(p string, e fileEntry) (bool, error) {
 		return false, err
 	}
 	return bytes.Equal(h.Sum(nil), e.sum[:]), nil
-}
-
-// plural picks the singular or plural form for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // writeFile writes data to a new file and flushes it to disk.

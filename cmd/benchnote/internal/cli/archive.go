@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchnote/benchnote/archive"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -62,7 +63,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive add takes one sweep directory, got %s after add", plural(len(args)-1, "argument", "arguments"))
+						return c.usageError("archive add takes one sweep directory, got %s after add", textfmt.Count(len(args)-1, "argument", "arguments"))
 					}
 					if *to == "" {
 						return c.usageError("archive add: --to ARCHIVE is required")
@@ -79,14 +80,14 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 					if err != nil {
 						return c.fail(err)
 					}
-					levels := plural(len(e.Levels), "level", "levels")
+					levels := textfmt.Count(len(e.Levels), "level", "levels")
 					if n := entrySeries(e); n > 1 {
 						levels += fmt.Sprintf(" of %d series", n)
 					}
 					fmt.Fprintf(c.stdout, "added entry %s to %s: %s, %s, time %s (%s)\n", e.ID, *to,
-						levels, plural(len(e.Inputs), "input file", "input files"), e.Time, e.TimeSource)
+						levels, textfmt.Count(len(e.Inputs), "input file", "input files"), e.Time, e.TimeSource)
 					if len(e.Ignored) > 0 {
-						fmt.Fprintf(c.stdout, "not archived (not inputs of the analysis): %s, listed in entry.json\n", plural(len(e.Ignored), "file", "files"))
+						fmt.Fprintf(c.stdout, "not archived (not inputs of the analysis): %s, listed in entry.json\n", textfmt.Count(len(e.Ignored), "file", "files"))
 					}
 					return ExitClean
 				case "list":
@@ -94,7 +95,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive list takes one archive directory, got %s after list", plural(len(args)-1, "argument", "arguments"))
+						return c.usageError("archive list takes one archive directory, got %s after list", textfmt.Count(len(args)-1, "argument", "arguments"))
 					}
 					return archiveList(c, args[1])
 				case "verify":
@@ -102,7 +103,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 2 {
-						return c.usageError("archive verify takes one archive directory, got %s after verify", plural(len(args)-1, "argument", "arguments"))
+						return c.usageError("archive verify takes one archive directory, got %s after verify", textfmt.Count(len(args)-1, "argument", "arguments"))
 					}
 					return archiveVerify(c, args[1])
 				case "exclude":
@@ -110,7 +111,7 @@ exit codes: 0 done (verify: every entry intact), 2 an error, bad usage, or
 						return code
 					}
 					if len(args) != 3 {
-						return c.usageError("archive exclude takes ARCHIVE and ID, got %s after exclude", plural(len(args)-1, "argument", "arguments"))
+						return c.usageError("archive exclude takes ARCHIVE and ID, got %s after exclude", textfmt.Count(len(args)-1, "argument", "arguments"))
 					}
 					a, err := archive.Open(args[1])
 					if err != nil {
@@ -160,7 +161,7 @@ func archiveList(c *call, dir string) int {
 		case e.Unreadable != "":
 			status = "unreadable"
 		case len(e.Modified) > 0:
-			status = fmt.Sprintf("modified (%s; benchnote archive verify names them)", plural(len(e.Modified), "difference", "differences"))
+			status = fmt.Sprintf("modified (%s; benchnote archive verify names them)", textfmt.Count(len(e.Modified), "difference", "differences"))
 		case e.Excluded != nil:
 			status = "excluded: " + oneLine(e.Excluded.Why)
 		}
@@ -176,7 +177,7 @@ func archiveList(c *call, dir string) int {
 			len(e.Levels), runs, e.Fingerprint, status, oneLine(e.Title))
 	}
 	tw.Flush()
-	fmt.Fprintln(c.stdout, plural(len(entries), "entry", "entries"))
+	fmt.Fprintln(c.stdout, textfmt.Count(len(entries), "entry", "entries"))
 	return ExitClean
 }
 
@@ -208,9 +209,9 @@ func archiveVerify(c *call, dir string) int {
 		}
 	}
 	if bad > 0 {
-		fmt.Fprintf(c.stdout, "%s of %d changed since they were added\n", plural(bad, "entry", "entries"), len(entries))
+		fmt.Fprintf(c.stdout, "%s of %d changed since they were added\n", textfmt.Count(bad, "entry", "entries"), len(entries))
 		return ExitErrors
 	}
-	fmt.Fprintf(c.stdout, "%s intact\n", plural(len(entries), "entry", "entries"))
+	fmt.Fprintf(c.stdout, "%s intact\n", textfmt.Count(len(entries), "entry", "entries"))
 	return ExitClean
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/internal/outdir"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -376,12 +377,12 @@ func (v validation) exitCode() int {
 // verdictLine is validate's last line, and all -q prints:
 // "runs/example: clean (9 runs, no problems found)".
 func (v validation) verdictLine(sw *ingest.Sweep) string {
-	runs := plural(len(sw.Runs), "run", "runs")
+	runs := textfmt.Count(len(sw.Runs), "run", "runs")
 	switch v.verdict() {
 	case "errors":
-		return fmt.Sprintf("%s: errors (%s; %s, %s)", sw.Root, runs, plural(v.errors, "error", "errors"), plural(v.warnings, "warning", "warnings"))
+		return fmt.Sprintf("%s: errors (%s; %s, %s)", sw.Root, runs, textfmt.Count(v.errors, "error", "errors"), textfmt.Count(v.warnings, "warning", "warnings"))
 	case "warnings":
-		return fmt.Sprintf("%s: warnings (%s; %s)", sw.Root, runs, plural(v.warnings, "warning", "warnings"))
+		return fmt.Sprintf("%s: warnings (%s; %s)", sw.Root, runs, textfmt.Count(v.warnings, "warning", "warnings"))
 	}
 	return fmt.Sprintf("%s: clean (%s, no problems found)", sw.Root, runs)
 }
@@ -417,9 +418,9 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	}
 	seriesNote := ""
 	if len(series) > 1 || !series[ingest.Series{}] && len(series) == 1 {
-		seriesNote = " of " + plural(len(series), "series", "series")
+		seriesNote = fmt.Sprintf(" of %d series", len(series))
 	}
-	fmt.Fprintf(w, "sweep %s: %s at %s%s\n", controls.Escape(sw.Root), plural(len(sw.Runs), "run", "runs"), plural(len(levels), levelNoun, levelNoun+"s"), seriesNote)
+	fmt.Fprintf(w, "sweep %s: %s at %s%s\n", controls.Escape(sw.Root), textfmt.Count(len(sw.Runs), "run", "runs"), textfmt.Count(len(levels), levelNoun, levelNoun+"s"), seriesNote)
 	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -497,7 +498,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		}
 		var files []string
 		for _, f := range r.GPU.Files {
-			file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, plural(f.Rows, "row", "rows"), f.Used)
+			file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, textfmt.Count(f.Rows, "row", "rows"), f.Used)
 			for _, e := range f.Excluded {
 				file += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
 			}
@@ -506,7 +507,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		for _, u := range r.GPU.Unread {
 			files = append(files, path.Base(u.Path)+" not read ("+u.Reason+")")
 		}
-		line := fmt.Sprintf("  %s: %s from %s", r.Dir, plural(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
+		line := fmt.Sprintf("  %s: %s from %s", r.Dir, textfmt.Count(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
 		if r.GPU.Unplaced != "" {
 			line += "; not placed in the window: " + r.GPU.Unplaced
 		}
@@ -516,7 +517,7 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		fmt.Fprintf(w, "\nGPU telemetry:\n%s\n", strings.Join(gpu, "\n"))
 	}
 	if len(sw.Reported) > 0 {
-		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", plural(len(sw.Reported), "run", "runs"))
+		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", textfmt.Count(len(sw.Reported), "run", "runs"))
 		for _, r := range sw.Reported {
 			tool := "?"
 			if r.Provenance != nil {
@@ -527,13 +528,13 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	}
 	v := check(sw, s)
 	if len(v.diags) > 0 {
-		fmt.Fprintf(w, "\n%s:\n", plural(len(v.diags), "diagnostic", "diagnostics"))
+		fmt.Fprintf(w, "\n%s:\n", textfmt.Count(len(v.diags), "diagnostic", "diagnostics"))
 	}
 	for _, d := range v.diags {
 		fmt.Fprintln(w, controls.Escape(d.String()))
 	}
 	if len(v.findings) > 0 {
-		fmt.Fprintf(w, "\n%s:\n", plural(len(v.findings), "finding", "findings"))
+		fmt.Fprintf(w, "\n%s:\n", textfmt.Count(len(v.findings), "finding", "findings"))
 	}
 	for _, f := range v.findings {
 		fmt.Fprintln(w, findingLine(f))
@@ -668,7 +669,7 @@ report was not written, or bad usage.`,
 				p.finish()
 				if !out.quiet {
 					fmt.Fprintf(c.stdout, "wrote %s (%s): report.md, report.html, pr.md, summary.json, %s\n", *outDir,
-						plural(len(files), "file", "files"), plural(len(files)-4, "plot", "plots"))
+						textfmt.Count(len(files), "file", "files"), textfmt.Count(len(files)-4, "plot", "plots"))
 				}
 				// The report is written, so the exit code is 0; its problems
 				// are repeated here so that a script or a person watching the

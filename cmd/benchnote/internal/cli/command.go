@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchnote/benchnote/internal/controls"
 	"github.com/benchnote/benchnote/internal/suggest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // A command is one entry of the command table (see commands): what the
@@ -203,11 +204,11 @@ func (cmd *command) checkArgs(args []string) error {
 	case cmd.maxArgs == 0:
 		want = "no arguments"
 	case cmd.minArgs == cmd.maxArgs:
-		want = plural(cmd.minArgs, "argument", "arguments")
+		want = textfmt.Count(cmd.minArgs, "argument", "arguments")
 	case cmd.maxArgs < 0:
-		want = "at least " + plural(cmd.minArgs, "argument", "arguments")
+		want = "at least " + textfmt.Count(cmd.minArgs, "argument", "arguments")
 	case cmd.minArgs == 0:
-		want = "at most " + plural(cmd.maxArgs, "argument", "arguments")
+		want = "at most " + textfmt.Count(cmd.maxArgs, "argument", "arguments")
 	default:
 		want = fmt.Sprintf("%d to %d arguments", cmd.minArgs, cmd.maxArgs)
 	}
@@ -323,14 +324,6 @@ func dash(name string) string {
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
-}
-
-// plural returns "1 run", "3 runs", "0 runs".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // outputFlags are the flags every command that reads a sweep shares.

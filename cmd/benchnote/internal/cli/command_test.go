@@ -365,21 +365,14 @@ func TestClosest(t *testing.T) {
 	}
 }
 
-func TestPlural(t *testing.T) {
-	for _, tt := range []struct {
-		n    int
-		want string
-	}{{0, "0 runs"}, {1, "1 run"}, {2, "2 runs"}, {1000, "1000 runs"}} {
-		if got := plural(tt.n, "run", "runs"); got != tt.want {
-			t.Errorf("plural(%d) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
+// TestRowCount: row counts group their digits, unlike other counts.
+func TestRowCount(t *testing.T) {
 	for _, tt := range []struct {
 		n    int64
 		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}} {
-		if got := groupDigits(tt.n); got != tt.want {
-			t.Errorf("groupDigits(%d) = %q, want %q", tt.n, got, tt.want)
+	}{{0, "0 rows"}, {1, "1 row"}, {999, "999 rows"}, {1000, "1,000 rows"}, {1234567, "1,234,567 rows"}} {
+		if got := rowCount(tt.n); got != tt.want {
+			t.Errorf("rowCount(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchnote/benchnote/export"
 	"github.com/benchnote/benchnote/internal/outdir"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -108,7 +109,7 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				p.finish()
 				if !out.quiet {
 					fmt.Fprintf(c.stdout, "wrote %s: llm-d Benchmark Report v0.2, %s (%s), each figure the median across the level's runs\n",
-						*outPath, plural(len(stages), "stage", "stages"), strings.Join(levels, ", "))
+						*outPath, textfmt.Count(len(stages), "stage", "stages"), strings.Join(levels, ", "))
 				}
 				return ExitClean
 			}

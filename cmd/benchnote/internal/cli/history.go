@@ -10,6 +10,7 @@ import (
 	"github.com/benchnote/benchnote/history"
 	"github.com/benchnote/benchnote/history/render"
 	"github.com/benchnote/benchnote/internal/outdir"
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/report"
 )
 
@@ -96,7 +97,7 @@ exit codes: 0 written, 2 an error or bad usage.`,
 				if err := report.WriteDir(*outDir, files, args[0]); err != nil {
 					return c.fail(err)
 				}
-				changes := plural(h.ChangePoints(), "change point", "change points")
+				changes := textfmt.Count(h.ChangePoints(), "change point", "change points")
 				at := 0
 				for _, g := range h.ByEntry {
 					if g.ChangePoints > 0 {
@@ -104,10 +105,10 @@ exit codes: 0 written, 2 an error or bad usage.`,
 					}
 				}
 				if at > 0 {
-					changes += " at " + plural(at, "entry", "entries")
+					changes += " at " + textfmt.Count(at, "entry", "entries")
 				}
 				fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s (%s, %s, %s)\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile,
-					plural(len(h.Entries), "entry", "entries"), plural(len(h.Segments), "segment", "segments"), changes)
+					textfmt.Count(len(h.Entries), "entry", "entries"), textfmt.Count(len(h.Segments), "segment", "segments"), changes)
 				return ExitClean
 			}
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/benchnote/benchnote/ingest"
 	"github.com/benchnote/benchnote/ingest/importer"
 	"github.com/benchnote/benchnote/internal/controls"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // importCommand converts other tools' result files into a sweep directory.
@@ -97,7 +98,7 @@ func printImport(w io.Writer, out string, imp *importer.Import) {
 		}
 	}
 	fmt.Fprintf(w, "wrote %s: %s with per-request records, %d with the tool's aggregates only, from %s\n\n",
-		controls.Escape(out), count(len(imp.Runs)-reported, "run"), reported, count(len(imp.Files), "file"))
+		controls.Escape(out), textfmt.Count(len(imp.Runs)-reported, "run", "runs"), reported, textfmt.Count(len(imp.Files), "file", "files"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tLEVEL\tREQUESTS\tSOURCE\tTOOL")
 	for _, r := range imp.Runs {
@@ -123,9 +124,6 @@ func printImport(w io.Writer, out string, imp *importer.Import) {
 		fmt.Fprintf(w, "skipped %s: %s\n", controls.Escape(s.Path), controls.Escape(s.Note))
 	}
 }
-
-// count writes "1 run", "3 runs".
-func count(n int, what string) string { return plural(n, what, what+"s") }
 
 func formatNames() string {
 	var names []string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // progressMode says how a command shows its progress on stderr.
@@ -102,7 +103,7 @@ func (p *progress) runRead(done, total int, run *ingest.Run) {
 	rows := ""
 	if run.Requests != nil {
 		p.rows += int64(run.Requests.RowsRead)
-		rows = ", " + plural64(int64(run.Requests.RowsRead), "row", "rows")
+		rows = ", " + rowCount(int64(run.Requests.RowsRead))
 	}
 	if p.mode == progressPlain {
 		status := ""
@@ -142,7 +143,7 @@ func (p *progress) endLocked() {
 	}
 	secs := p.now().Sub(p.stageStart).Seconds()
 	if p.reading {
-		fmt.Fprintf(p.w, "read and analysed %s, %s in %s%s\n", plural(p.runs, "run", "runs"), plural64(p.rows, "row", "rows"), seconds(secs), rate(p.rows, secs))
+		fmt.Fprintf(p.w, "read and analysed %s, %s in %s%s\n", textfmt.Count(p.runs, "run", "runs"), rowCount(p.rows), seconds(secs), rate(p.rows, secs))
 	} else {
 		fmt.Fprintf(p.w, "%s in %s\n", p.did, seconds(secs))
 	}
@@ -198,7 +199,7 @@ func (p *progress) draw() {
 	}
 	line := p.doing
 	if p.reading && p.total > 0 {
-		line += fmt.Sprintf(": %d/%d, %s", p.runs, p.total, plural64(p.rows, "row", "rows"))
+		line += fmt.Sprintf(": %d/%d, %s", p.runs, p.total, rowCount(p.rows))
 		line += rate(p.rows, now.Sub(p.stageStart).Seconds())
 	}
 	fmt.Fprintf(p.w, "\r%s, %s\x1b[K", line, seconds(elapsed.Seconds()))
@@ -210,29 +211,11 @@ func rate(rows int64, secs float64) string {
 	if secs <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s rows/s)", groupDigits(int64(float64(rows)/secs+0.5)))
+	return fmt.Sprintf(" (%s rows/s)", textfmt.Thousands(int64(float64(rows)/secs+0.5)))
 }
+
+// rowCount is a count of rows, its digits grouped: "1 row", "1,234,567 rows".
+func rowCount(n int64) string { return textfmt.Thousands(n) + " " + textfmt.Plural(n, "row", "rows") }
 
 // seconds formats a duration in seconds: "0.4 s", "13.0 s".
 func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64) + " s" }
-
-// plural64 is plural for row counts, with digits grouped: "1,234,567 rows".
-func plural64(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return groupDigits(n) + " " + many
-}
-
-// groupDigits writes n with a comma every three digits: 1234567 → "1,234,567".
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return sign + s
-}
