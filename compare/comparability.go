@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Profile is what decides whether two sweeps can be compared: the
@@ -669,7 +670,7 @@ func checkWorkload(r Rule, base, new Profile) Check {
 		return ch
 	case worst == nil:
 		ch.Status = StatusNotRecorded
-		ch.Note = "not available at the " + plural(common, "common level", "common levels")
+		ch.Note = "not available at the " + textfmt.Count(common, "common level", "common levels")
 		return ch
 	}
 	ch.Base, ch.New = fmtV(worst.b), fmtV(worst.n)
@@ -685,7 +686,7 @@ func checkWorkload(r Rule, base, new Profile) Check {
 	ch.Note = fmt.Sprintf("largest difference at %s: %s (tolerance %s)", worst.level.Label(), change, fmtTol)
 	if drifting > 0 {
 		ch.Status, ch.Effect = StatusBeyondBounds, EffectCaveat
-		ch.Note += fmt.Sprintf("; beyond tolerance at %d of %s", drifting, plural(recorded, "common level", "common levels"))
+		ch.Note += fmt.Sprintf("; beyond tolerance at %d of %s", drifting, textfmt.Count(recorded, "common level", "common levels"))
 	}
 	return ch
 }

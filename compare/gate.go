@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // What a CI gate fails on.
@@ -130,7 +132,7 @@ func (r *Result) Gate(g GateOptions) Gate {
 				continue
 			}
 			out.Lines = append(out.Lines, fmt.Sprintf("undecided: %s changed %s across %s with %s: need ≥ %d runs a side at these levels to test it (--no-test flags on the threshold alone)",
-				f.Metric.Name, ChangeText(Row{Metric: f.Metric, Change: f.Change}), plural(f.Levels, "level", "levels"), runsPhrase(f), f.NeedRuns))
+				f.Metric.Name, ChangeText(Row{Metric: f.Metric, Change: f.Change}), textfmt.Count(f.Levels, "level", "levels"), runsPhrase(f), f.NeedRuns))
 		}
 		if len(out.Lines) > 0 {
 			out.Code = ExitUndecided

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchnote/benchnote/internal/textfmt"
 	"github.com/benchnote/benchnote/stats"
 )
 
@@ -58,7 +59,7 @@ func verdictSentence(r *Result) string {
 		fs := primary(VerdictUndecided, "worse")
 		f := fs[0]
 		return fmt.Sprintf("Undecided: %s %s across %s, but %s cannot reach p < %s%s: need ≥ %d runs a side at these levels (or more levels; --no-test flags on the threshold alone)%s.",
-			f.Metric.Name, ChangeText(Row{Metric: f.Metric, Change: f.Change}), plural(f.Levels, "level", "levels"), runsPhrase(f),
+			f.Metric.Name, ChangeText(Row{Metric: f.Metric, Change: f.Change}), textfmt.Count(f.Levels, "level", "levels"), runsPhrase(f),
 			plainP(r.Family.EffectiveAlpha), holmPhrase(r.Family), f.NeedRuns, more(fs))
 	}
 	tested := 0
@@ -123,7 +124,7 @@ func findingPhrase(f Finding, r *Result) string {
 	if r := ChangeRange(f); r != "" {
 		b.WriteString(" (" + r + ")")
 	}
-	fmt.Fprintf(&b, " across %s", plural(f.Levels, "level", "levels"))
+	fmt.Fprintf(&b, " across %s", textfmt.Count(f.Levels, "level", "levels"))
 	if !f.Series.IsZero() {
 		fmt.Fprintf(&b, " of series %s", f.Series)
 	}
@@ -155,9 +156,9 @@ func methodShort(m string) string {
 func runsPhrase(f Finding) string {
 	if f.Levels > 0 && f.BaseRuns == f.NewRuns && f.BaseRuns%f.Levels == 0 {
 		k := f.BaseRuns / f.Levels
-		return fmt.Sprintf("%s a side", plural(k, "run", "runs"))
+		return fmt.Sprintf("%s a side", textfmt.Count(k, "run", "runs"))
 	}
-	return fmt.Sprintf("%d vs %d runs over %s", f.BaseRuns, f.NewRuns, plural(f.Levels, "level", "levels"))
+	return fmt.Sprintf("%d vs %d runs over %s", f.BaseRuns, f.NewRuns, textfmt.Count(f.Levels, "level", "levels"))
 }
 
 func holmPhrase(f Family) string {
@@ -165,14 +166,6 @@ func holmPhrase(f Family) string {
 		return fmt.Sprintf(" (Holm over %d tests)", f.Tests)
 	}
 	return ""
-}
-
-// plural writes "1 level", "3 levels".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ChangeRange is "+8.0 % to +14.0 %", the range of a finding's per-level
