@@ -225,6 +225,27 @@ func (s SLO) Set() bool {
 	return s.TTFTms.Valid() && s.TTFTms > 0 || s.TPOTms.Valid() && s.TPOTms > 0 || s.E2Ems.Valid() && s.E2Ems > 0
 }
 
+// Targets writes the targets that apply, TTFT, TPOT then E2E, each with
+// its value in ms exactly as set: "TTFT ≤ 1000 ms, TPOT ≤ 150 ms",
+// "E2E ≤ 2500.5 ms"; "(none set)" when none applies. The report prints
+// it and compare tells two sweeps' targets apart by it, so it never
+// rounds a value (nor writes an exponent).
+func (s SLO) Targets() string {
+	var parts []string
+	for _, t := range []struct {
+		name string
+		ms   Num
+	}{{"TTFT", s.TTFTms}, {"TPOT", s.TPOTms}, {"E2E", s.E2Ems}} {
+		if t.ms.Valid() && t.ms > 0 {
+			parts = append(parts, t.name+" ≤ "+strconv.FormatFloat(float64(t.ms), 'f', -1, 64)+" ms")
+		}
+	}
+	if len(parts) == 0 {
+		return "(none set)"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Answer is the headline for one load mode of one series: the highest
 // level whose median goodput across runs meets the attainment target, with
 // the figures a reader needs next to it. Its figures are copies of the

@@ -160,7 +160,7 @@ var Rules = []Rule{
 	envRule("endpoint", ClassHard, "API endpoint", false, "endpoint"),
 	envRule("source.tool", ClassHard, "benchmark client that recorded the runs", false, "source_tool"),
 	{Key: "method.percentile", Class: ClassHard, What: "percentile method", value: func(p Profile) (string, bool) { return p.Percentile, p.Percentile != "" }},
-	{Key: "slo", Class: ClassHard, What: "goodput SLO targets", value: func(p Profile) (string, bool) { return sloText(p.SLO), true }},
+	{Key: "slo", Class: ClassHard, What: "goodput SLO targets", value: func(p Profile) (string, bool) { return p.SLO.Targets(), true }},
 	{Key: "engine.version", Class: ClassSoft, What: "engine version", Expectable: true, envKeys: []string{"engine_version"},
 		value: func(p Profile) (string, bool) { return p.env("engine_version") }, classify: versionNote},
 	{Key: "driver", Class: ClassSoft, What: "GPU driver", Expectable: true, envKeys: []string{"driver"},
@@ -690,23 +690,3 @@ func checkWorkload(r Rule, base, new Profile) Check {
 	}
 	return ch
 }
-
-// sloText renders SLO targets: "TTFT ≤ 1000 ms, TPOT ≤ 150 ms" or "none".
-func sloText(s analyze.SLO) string {
-	var parts []string
-	add := func(name string, v analyze.Num) {
-		if v.Valid() && v > 0 {
-			parts = append(parts, fmt.Sprintf("%s ≤ %s ms", name, strconv.FormatFloat(float64(v), 'g', -1, 64)))
-		}
-	}
-	add("TTFT", s.TTFTms)
-	add("TPOT", s.TPOTms)
-	add("E2E", s.E2Ems)
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// SLOSet reports whether any goodput target is applied.
-func SLOSet(s analyze.SLO) bool { return sloText(s) != "none" }

@@ -259,7 +259,7 @@ func Compare(base, new Input, opts Options) (*Result, error) {
 		newLevels[LevelOf(l)] = l
 	}
 	baseLevels := map[LevelID]bool{}
-	sloSet := SLOSet(bs.Method.SLO) && SLOSet(ns.Method.SLO)
+	sloSet := bs.Method.SLO.Set() && ns.Method.SLO.Set()
 	metrics := metricsFor(bs, ns)
 	for _, bl := range bs.Levels {
 		id := LevelOf(bl)

@@ -42,7 +42,7 @@ type SLOCapability struct {
 func sloHeadline(base, new *analyze.Summary, p Pair, opts Options) *SLOHeadline {
 	return &SLOHeadline{
 		Attainment: opts.Attainment,
-		SLO:        sloText(new.Method.SLO),
+		SLO:        new.Method.SLO.Targets(),
 		Base:       capability(base, p.Base, opts.Attainment),
 		New:        capability(new, p.New, opts.Attainment),
 	}

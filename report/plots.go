@@ -1298,19 +1298,10 @@ func goodputChart(s *analyze.Summary) (*Plot, error) {
 
 // chartSLOPhrase lists the targets that were applied.
 func chartSLOPhrase(slo analyze.SLO) string {
-	var parts []string
-	for _, t := range []struct {
-		name string
-		v    analyze.Num
-	}{{"TTFT", slo.TTFTms}, {"TPOT", slo.TPOTms}, {"E2E", slo.E2Ems}} {
-		if t.v.Valid() && t.v > 0 {
-			parts = append(parts, fmt.Sprintf("%s ≤ %s ms", t.name, strconv.FormatFloat(float64(t.v), 'g', -1, 64)))
-		}
-	}
-	if len(parts) == 0 {
+	if !slo.Set() {
 		return "no SLO targets recorded"
 	}
-	return "SLO: " + strings.Join(parts, ", ")
+	return "SLO: " + slo.Targets()
 }
 
 // chartNewPlot returns a plot in the shared chart style whose x axis is,

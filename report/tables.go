@@ -344,7 +344,7 @@ func serverSample(s *analyze.Summary, role string) string {
 
 func goodputTable(s *analyze.Summary) string {
 	var b strings.Builder
-	slo := sloText(s.Method.SLO)
+	slo := s.Method.SLO.Targets()
 	fmt.Fprintf(&b, "**Goodput** against the per-request targets %s. Percentage goodput = requests meeting every applicable target / all measured requests × 100 (errors and n = 0 count as failures; the TPOT target does not apply at n = 1). Request goodput = passing measured requests completing inside the window / window (req/s); warm-up requests are not counted, and since requests/s counts every successful request in the window, request goodput never exceeds it. This is a per-request pass rate, not a statement about a percentile. %s\n\n", slo, acrossCaption(s))
 	b.WriteString(perSeries(s, s.Levels, func(levels []analyze.Level) string {
 		n := newNotes(s)
@@ -364,23 +364,6 @@ func goodputTable(s *analyze.Summary) string {
 		return table([]string{viewOf(s).column(), "runs", "goodput (% of measured requests)", "request goodput (req/s, warm-up excluded)", "passed / measured (all runs)", "failures by first failed target"}, rows) + n.footer()
 	}))
 	return b.String()
-}
-
-func sloText(slo analyze.SLO) string {
-	var parts []string
-	if slo.TTFTms.Valid() && slo.TTFTms > 0 {
-		parts = append(parts, "TTFT ≤ "+fmtNum(slo.TTFTms)+" ms")
-	}
-	if slo.TPOTms.Valid() && slo.TPOTms > 0 {
-		parts = append(parts, "TPOT ≤ "+fmtNum(slo.TPOTms)+" ms")
-	}
-	if slo.E2Ems.Valid() && slo.E2Ems > 0 {
-		parts = append(parts, "E2E ≤ "+fmtNum(slo.E2Ems)+" ms")
-	}
-	if len(parts) == 0 {
-		return "(none set)"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func workloadTable(s *analyze.Summary) string {
@@ -567,7 +550,7 @@ func methodCell(s *analyze.Summary) string {
 		{"percentiles", m.Percentile, mdEscape(m.PercentileRule)},
 		{"spread across runs", m.MAD + " MAD", mdEscape(m.MADRule)},
 		{"warm-up", mdEscape(warmupModeName(m.Warmup)), mdEscape(m.WarmupRule)},
-		{"goodput targets", sloText(m.SLO), "per request; all applicable targets must hold"},
+		{"goodput targets", m.SLO.Targets(), "per request; all applicable targets must hold"},
 		{"SLO attainment", fmtNum(analyze.Num(100*m.SLO.Attainment)) + " % (`slo.attainment`, " + attainmentSource(m.SLO) + ")", "a level meets the SLOs when the median across its runs of goodput, % of measured requests meeting every target, reaches it"},
 		{"counter cross-check tolerance", fmtNum(analyze.Num(100*m.CounterTolerance)) + " %", "Δ generation_tokens vs Σ completion_tokens"},
 		{"error-rate threshold", fmtNum(analyze.Num(100*m.ErrorRateThreshold)) + " %", "a run or level with a larger share of failed measured requests is an error finding"},
