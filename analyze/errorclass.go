@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // Error classes group request errors whose texts differ only in the
@@ -112,16 +113,7 @@ func errorClassOf(text string) (class, line string) {
 	}
 	s = strings.ReplaceAll(s, "\x00id\x00", "<id>")
 	s = spacePattern.ReplaceAllString(s, " ")
-	return cutRunes(s, maxClassRunes), cutRunes(line, maxErrorExampleRunes)
-}
-
-// cutRunes shortens s to at most n runes, ending it with "…" when cut.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return textfmt.Clip(s, maxClassRunes), textfmt.Clip(line, maxErrorExampleRunes)
 }
 
 // errorClasses counts a run's request errors by class.
