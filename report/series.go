@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchnote/benchnote/analyze"
 	"github.com/benchnote/benchnote/ingest"
+	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
 // How the charts draw a sweep of several series (configurations): one
@@ -89,11 +90,7 @@ func (sv seriesView) label(ser ingest.Series) string {
 	if l == "" {
 		return "(no label of " + strings.Join(sv.differ, ", ") + ")"
 	}
-	if utf8.RuneCountInString(l) > chartLabelRunes {
-		r := []rune(l)
-		return string(r[:chartLabelRunes-1]) + "…"
-	}
-	return l
+	return textfmt.Clip(l, chartLabelRunes)
 }
 
 // levelsOf returns the levels of one series, in level order.

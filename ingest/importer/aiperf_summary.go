@@ -410,12 +410,7 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 }
 
 // shortUUID cuts a GPU UUID for a label: "GPU-8962cc8a…".
-func shortUUID(u string) string {
-	if len(u) > 12 {
-		return u[:12] + "…"
-	}
-	return u
-}
+func shortUUID(u string) string { return textfmt.ClipBytes(u, 12) }
 
 // figures turns the telemetry into reported figures (keys as in
 // docs/import.md's GPU telemetry section): the total and per-GPU mean
