@@ -424,6 +424,15 @@ type Run struct {
 	pending     bool         // Stream has the run to read: not read yet, or released
 	dropRecords bool         // Release drops the records (read by Stream of a sweep from Open)
 	pool        *columnPool  // where Release hands the dropped columns
+	onRelease   func()       // gives the run's rows back to its stream's budget
+}
+
+// heldRows is the number of request rows whose columns the run holds.
+func (run *Run) heldRows() int {
+	if run.Requests == nil || run.Requests.Requests == nil {
+		return 0
+	}
+	return run.Requests.Requests.N
 }
 
 // Release says the consumer is done with the run's request columns. In a
@@ -441,6 +450,10 @@ func (run *Run) Release() {
 	run.Requests.Requests = &Requests{N: q.N, ExtraColumns: q.ExtraColumns}
 	run.pool.giveRequests(q)
 	run.pending = true
+	if run.onRelease != nil {
+		run.onRelease()
+		run.onRelease = nil
+	}
 }
 
 // Sweep is everything read from one sweep directory.
@@ -465,6 +478,7 @@ type Sweep struct {
 	opts        Options     // how Open was asked to read
 	keepRecords bool        // Load: every run keeps its records
 	pool        *columnPool // the columns of released runs, for the next
+	streamRows  int         // the rows a stream holds at once (streamRows; less in tests)
 }
 
 // ReportedRun is a run known only by the figures its benchmark tool

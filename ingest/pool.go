@@ -15,8 +15,14 @@ type columnPool struct {
 	uint64s [][]uint64
 }
 
-// maxPooled bounds the slices of one type a pool keeps.
-const maxPooled = 16
+// maxPooled bounds the slices of one type a pool keeps, and
+// maxPooledValues their values: about one run's columns of the runs a
+// stream holds (streamRows), so that a pool of long runs' columns does not
+// keep more than the stream needs again.
+const (
+	maxPooled       = 16
+	maxPooledValues = streamRows
+)
 
 // take removes from free a slice with room for n values and returns it
 // emptied, or a new one.
@@ -42,7 +48,11 @@ func give[T any](mu *sync.Mutex, free *[][]T, s []T) {
 		return
 	}
 	mu.Lock()
-	if len(*free) < maxPooled {
+	values := cap(s)
+	for _, f := range *free {
+		values += cap(f)
+	}
+	if len(*free) < maxPooled && values <= maxPooledValues {
 		*free = append(*free, s[:0])
 	}
 	mu.Unlock()

@@ -99,7 +99,7 @@ func Open(root string, opts Options) (*Sweep, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("sweep: %s is not a directory", root)
 	}
-	sw := &Sweep{Root: root, Config: DefaultConfig(), opts: opts, pool: &columnPool{}}
+	sw := &Sweep{Root: root, Config: DefaultConfig(), opts: opts, pool: &columnPool{}, streamRows: streamRows}
 	if data, err := readFileLimited(filepath.Join(root, SweepConfigFile), MaxYAMLBytes); err == nil {
 		cfg, diags, err := ParseSweepConfig(data, SweepConfigFile)
 		if err != nil {
@@ -221,7 +221,12 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 		// ahead holds a token for every run handed to a reader and not yet
 		// taken by the consumer.
 		ahead := make(chan struct{}, workers)
-		next := make(chan int)
+		// rows bounds the rows held when the consumer releases the runs.
+		var rows *rowBudget
+		if !sw.keepRecords {
+			rows = newRowBudget(sw.streamRows)
+		}
+		next := make(chan readJob)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		var progressMu sync.Mutex
@@ -230,8 +235,8 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := range next {
-					r := runs[i]
+				for job := range next {
+					i, r := job.run, runs[job.run]
 					if r.pending {
 						ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
 						if !sw.keepRecords {
@@ -241,6 +246,11 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 							r.dropRecords, r.pool = true, sw.pool
 						}
 						r.readFiles(sw.Root, sw.Config, ro)
+						if rows != nil {
+							held := r.heldRows()
+							rows.read(job.reserved, held)
+							r.onRelease = func() { rows.release(held) }
+						}
 						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
 							progressMu.Lock()
 							done++
@@ -265,8 +275,15 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 				case <-stop:
 					return
 				}
+				job := readJob{run: i}
+				if rows != nil && runs[i].pending {
+					var ok bool
+					if job.reserved, ok = rows.reserve(i); !ok {
+						return
+					}
+				}
 				select {
-				case next <- i:
+				case next <- job:
 				case <-stop:
 					return
 				}
@@ -274,7 +291,13 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 		}()
 		defer wg.Wait()
 		defer close(stop)
+		if rows != nil {
+			defer rows.stop()
+		}
 		for i, r := range runs {
+			if rows != nil {
+				rows.want(i)
+			}
 			<-ready[i]
 			<-ahead
 			if !yield(r) {
@@ -282,6 +305,12 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 			}
 		}
 	}
+}
+
+// readJob is a run handed to a reader, with the rows reserved for it.
+type readJob struct {
+	run      int // index in Sweep.Runs
+	reserved int
 }
 
 // tree is the result of walking a sweep directory.

@@ -1,10 +1,12 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -410,5 +412,79 @@ func TestStreamOrderAndEarlyStop(t *testing.T) {
 	}
 	if len(reads) != len(want)+2 {
 		t.Errorf("runs read %d times in all, want each once and the two released twice (%d): %v", len(reads), len(want)+2, reads)
+	}
+}
+
+// TestStreamRowBudget checks that a stream holds no more request rows than
+// its budget (beyond the first two runs, which may be read before any size
+// is known), however many readers it has; that without a budget two
+// readers keep two runs ahead of the one the consumer holds; and that a
+// consumer keeping every run it is given still gets them all.
+func TestStreamRowBudget(t *testing.T) {
+	files := map[string]string{}
+	for i := 1; i <= 6; i++ {
+		files[fmt.Sprintf("c1/run-%d/requests.csv", i)] = fmt.Sprintf("request_id,prompt_tokens,completion_tokens,TTFT_ms,E2E_ms\nr%d-a,1,2,3,4\nr%d-b,1,2,3,4\nr%d-c,1,2,3,4\n", i, i, i)
+	}
+	root := writeTree(t, files)
+	for _, tc := range []struct {
+		name    string
+		limit   int
+		release bool
+		// waitReads: the consumer holding run i waits until this many
+		// runs are read (capped at 6), to see how far the readers go.
+		waitReads   int
+		wantMaxHeld int
+		atMost      bool // wantMaxHeld is a bound, not the exact figure
+	}{
+		// Three rows a run, a budget of five: one run held at a time once
+		// a run's size is known, at most two before.
+		{"released runs", 5, true, 0, 6, true},
+		// Without a budget the two readers read two runs ahead.
+		{"no budget", 1 << 30, true, 3, 9, false},
+		// A consumer that keeps every run: each is read when it is waited for.
+		{"kept runs", 5, false, 0, 18, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			held, maxHeld, reads := 0, 0, 0
+			sw, err := Open(root, Options{Workers: 2, RunRead: func(done, total int, r *Run) {
+				mu.Lock()
+				held += r.heldRows()
+				maxHeld = max(maxHeld, held)
+				reads = done
+				mu.Unlock()
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw.streamRows = tc.limit
+			yields := 0
+			for r := range sw.Stream() {
+				yields++
+				deadline := time.Now().Add(5 * time.Second)
+				for {
+					mu.Lock()
+					n := reads
+					mu.Unlock()
+					if n >= min(yields-1+tc.waitReads, 6) || time.Now().After(deadline) {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(5 * time.Millisecond)
+				if tc.release {
+					mu.Lock()
+					held -= r.heldRows()
+					mu.Unlock()
+					r.Release()
+				}
+			}
+			if yields != 6 {
+				t.Fatalf("%d runs yielded, want 6", yields)
+			}
+			if tc.atMost && maxHeld > tc.wantMaxHeld || !tc.atMost && maxHeld != tc.wantMaxHeld {
+				t.Errorf("at most %d rows held, want %d", maxHeld, tc.wantMaxHeld)
+			}
+		})
 	}
 }

@@ -28,13 +28,23 @@ import (
 // sweepDir returns the generated 10M sweep of the given format, writing
 // it if absent.
 func sweepDir(b *testing.B, format string) (string, sweepgen.Config) {
+	return sweepOf(b, sweepgen.Default10M(format))
+}
+
+// sweepOf returns the generated sweep of cfg, writing it if absent, under
+// the name scripts/bench-vs-duckdb.sh gives it: benchnote-sweep-FORMAT-ROWS,
+// with "-NNlevels" when it has other levels than the 10M sweep's.
+func sweepOf(b *testing.B, cfg sweepgen.Config) (string, sweepgen.Config) {
 	b.Helper()
 	base := os.Getenv("BENCHNOTE_BENCH_DIR")
 	if base == "" {
 		base = os.TempDir()
 	}
-	cfg := sweepgen.Default10M(format)
-	dir := filepath.Join(base, "benchnote-sweep-"+format+"-"+strconv.Itoa(cfg.Rows))
+	name := "benchnote-sweep-" + cfg.Format + "-" + strconv.Itoa(cfg.Rows)
+	if len(cfg.Levels) != len(sweepgen.Default10M(cfg.Format).Levels) {
+		name += "-" + strconv.Itoa(len(cfg.Levels)) + "levels"
+	}
+	dir := filepath.Join(base, name)
 	if _, err := sweepgen.Ensure(dir, cfg); err != nil {
 		b.Fatal(err)
 	}
@@ -77,8 +87,11 @@ func checkRows(b *testing.B, sw *ingest.Sweep, want int) {
 
 // benchReport runs what `benchnote report` does: open the sweep, stream
 // it through the analysis, render and write the report.
-func benchReport(b *testing.B, format string) {
-	dir, cfg := sweepDir(b, format)
+func benchReport(b *testing.B, format string) { benchReportOf(b, sweepgen.Default10M(format)) }
+
+// benchReportOf is benchReport on the sweep of cfg.
+func benchReportOf(b *testing.B, cfg sweepgen.Config) {
+	dir, cfg := sweepOf(b, cfg)
 	out := b.TempDir()
 	resetPeakRSS()
 	b.ResetTimer()
@@ -107,6 +120,25 @@ func BenchmarkReportParquet10M(b *testing.B) { benchReport(b, "parquet") }
 
 // BenchmarkReportCSV10M is `benchnote report` on the 10M CSV sweep.
 func BenchmarkReportCSV10M(b *testing.B) { benchReport(b, "csv") }
+
+// BenchmarkReportLongRuns20M is `benchnote report` on 20M Parquet requests
+// as runs twice as long as the 10M sweep's (5 levels × 5 runs × 800,000):
+// its peak RSS against BenchmarkReportParquet10M's is what a level's
+// exact percentiles cost per request (docs/benchmarks.md, "Long runs").
+func BenchmarkReportLongRuns20M(b *testing.B) {
+	cfg := sweepgen.Default10M("parquet")
+	cfg.Rows = 800_000
+	benchReportOf(b, cfg)
+}
+
+// BenchmarkReportManyLevels20M is `benchnote report` on 20M Parquet
+// requests as twice the levels of the 10M sweep (10 levels × 5 runs ×
+// 400,000): its peak RSS should match BenchmarkReportParquet10M's.
+func BenchmarkReportManyLevels20M(b *testing.B) {
+	cfg := sweepgen.Default10M("parquet")
+	cfg.Levels = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+	benchReportOf(b, cfg)
+}
 
 // benchLoad reads the whole sweep into memory (ingest.Load, as archive and
 // import do), without analysing it.
