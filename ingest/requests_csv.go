@@ -10,13 +10,19 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/bits"
 	"strings"
-	"unsafe"
+
+	"github.com/benchnote/benchnote/ingest/internal/csvline"
 )
 
 // utf8BOM is the byte order mark some spreadsheet tools write first.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// MaxCSVRecordBytes bounds one CSV record: a line, or several lines joined
+// by a quoted field. A request row is a few hundred bytes, or a few
+// kilobytes with chunk_ms lists; encoding/csv itself has no bound and holds
+// a whole record (several copies of it) in memory.
+const MaxCSVRecordBytes = csvline.MaxRecordBytes
 
 // ReadRequestsCSV reads a requests.csv from r, streaming. path is the file's
 // path relative to the sweep root and is used only in diagnostics.
@@ -127,7 +133,7 @@ func (st *csvState) recordLine(line []byte, lineNo int) error {
 	if st.p.plain != nil && st.p.parsePlain(line, lineNo) {
 		return nil
 	}
-	st.fields = splitFields(st.fields[:0], line)
+	st.fields = csvline.Split(st.fields[:0], line)
 	if d, value, bad := st.p.parse(st.fields, lineNo); bad {
 		st.x.add(d, value)
 	}
@@ -236,12 +242,12 @@ func readCSVFast(r io.Reader, path string, opts ReadOptions) (*RequestFile, erro
 		if len(raw) > 0 && raw[len(raw)-1] == '\r' {
 			raw = raw[:len(raw)-1]
 		}
-		if len(raw)+1 > MaxCSVRecordBytes || bytes.IndexByte(raw, '"') >= 0 {
+		if !csvline.Splittable(raw) {
 			return readCSVRest(data, pos, fileStart, r, path, opts, st, line)
 		}
 		if len(raw) > 0 {
 			if st == nil {
-				fields := splitFields(nil, raw)
+				fields := csvline.Split(nil, raw)
 				// The header: its names outlive the buffer.
 				names := make([]string, len(fields))
 				for j, f := range fields {
@@ -286,20 +292,6 @@ func fill(r io.Reader, buf []byte) (int, error) {
 	return n, nil
 }
 
-// splitFields splits a line without quotes at its commas, into views of
-// it.
-func splitFields(dst []string, line []byte) []string {
-	s := unsafe.String(unsafe.SliceData(line), len(line))
-	for start := 0; ; {
-		k := fieldEnd(line, start)
-		dst = append(dst, s[start:k])
-		if k == len(line) {
-			return dst
-		}
-		start = k + 1
-	}
-}
-
 // readCSVRest reads the rest of a file with encoding/csv: data[pos:] is
 // what the fast path holds from line on, r what it has not read yet, st
 // its state (nil when the header is still to come). fileStart says data
@@ -313,12 +305,12 @@ func readCSVRest(data []byte, pos int, fileStart bool, r io.Reader, path string,
 	return readCSVSlow(io.MultiReader(bytes.NewReader(held), r), r, path, opts, st, line)
 }
 
-// readCSVSlow reads CSV records with encoding/csv (behind csvGuard) from
+// readCSVSlow reads CSV records with encoding/csv (behind csvline.Guard) from
 // src, whose first byte is on the file's line firstLine. st carries the
 // records read before; nil means the header comes first. sizer, when it
 // has a size, is the file, for the rows hint.
 func readCSVSlow(src, sizer io.Reader, path string, opts ReadOptions, st *csvState, firstLine int) (*RequestFile, error) {
-	br := bufio.NewReaderSize(newCSVGuardAt(src, MaxCSVRecordBytes, firstLine), 64<<10)
+	br := bufio.NewReaderSize(csvline.NewGuard(src, MaxCSVRecordBytes, firstLine), 64<<10)
 	if st == nil && firstLine == 1 {
 		if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 			br.Discard(len(utf8BOM))
@@ -400,13 +392,13 @@ func csvRowsHintFrom(r io.Reader, sample []byte) int {
 // csvReadError wraps a failure of the underlying reader. l, when not nil,
 // names the columns.
 func csvReadError(path string, line, offset int, err error, l *requestLayout) *FileError {
-	var ge *csvGuardError
+	var ge *csvline.GuardError
 	if errors.As(err, &ge) {
 		name := ""
-		if l != nil && ge.field >= 1 && ge.field <= len(l.names) {
-			name = l.names[ge.field-1]
+		if l != nil && ge.Field >= 1 && ge.Field <= len(l.names) {
+			name = l.names[ge.Field-1]
 		}
-		return fileErrorf(path, ge.line, ge.field, name, ge.reason, "%s", ge.msg)
+		return fileErrorf(path, ge.Line, ge.Field, name, ge.Reason, "%s", ge.Msg)
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
@@ -427,9 +419,9 @@ type csvRowParser struct {
 	// instead of the id (ReadOptions.hashIDs).
 	hashes []uint64
 	seed   maphash.Seed
-	// plain is the plain-line parser's operations (parsePlain), nil when
-	// the layout has a column it does not read.
-	plain []plainOp
+	// plain is the plain-line parser's plan (parsePlain), nil when the
+	// layout has a column it does not read.
+	plain *csvline.Plan
 }
 
 // parse checks one record (starting on line) and appends it to q, or
@@ -493,7 +485,7 @@ func (p *csvRowParser) parse(rec []string, line int) (Diagnostic, string, bool) 
 		default:
 			s := trimBlanks(raw)
 			info := &requestColumns[c]
-			if p.checkOnly[c] && plainDecimal(s, info.kind == kindCount, uint64(info.max)) {
+			if p.checkOnly[c] && csvline.CheckDecimal(s, info.kind == kindCount, uint64(info.max)) {
 				continue
 			}
 			if s == "" {
@@ -585,44 +577,6 @@ func (p *csvRowParser) appendRow(r *csvRow, line int) {
 		q.Phase = append(q.Phase, r.phase)
 	}
 	q.N++
-}
-
-// plainDecimal reports whether s is at most 18 digits, with one '.' among
-// them unless integer is set, spelling a value of at most limit: a value
-// every number (or count) column whose range ends at limit accepts. Longer
-// values, and those that may lie past limit, are left to the full parse.
-func plainDecimal(s string, integer bool, limit uint64) bool {
-	if len(s) == 0 || len(s) > 18 {
-		return false
-	}
-	var mant uint64
-	dot, digits := -1, 0
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; {
-		case ch >= '0' && ch <= '9':
-			mant = mant*10 + uint64(ch-'0')
-			digits++
-		case ch == '.' && dot < 0 && !integer:
-			dot = i
-		default:
-			return false
-		}
-	}
-	frac := 0
-	if dot >= 0 {
-		frac = len(s) - dot - 1
-	}
-	return digits > 0 && decimalAtMost(mant, frac, limit)
-}
-
-// decimalAtMost reports whether mant / 10^frac (frac at most 19) is at
-// most limit for sure: then so is the float it rounds to, limit being an
-// integer a float64 holds. It reports false when the decimal is above
-// limit, though the float may round down onto it: the caller then leaves
-// the value to ParseFloat.
-func decimalAtMost(mant uint64, frac int, limit uint64) bool {
-	hi, lo := bits.Mul64(limit, pow10u[frac])
-	return hi != 0 || mant <= lo
 }
 
 // forAnalysis sets p up to read a file ForAnalysis: the columns that are

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -77,79 +76,6 @@ func TestCSVFastPathMatchesEncodingCSV(t *testing.T) {
 			rf, err := ReadRequestsCSV(bytes.NewReader(data), "f.csv")
 			csvMatchesReference(t, data, rf, err)
 		})
-	}
-}
-
-func TestSplitFields(t *testing.T) {
-	for _, line := range []string{"", ",", ",,", "a", "a,b", "abcdefgh,", ",abcdefgh", "abcdefg,hijklmn,opq", "req-1-0,1405,211,53.656,3182.169,1790000000.000459,1790000000.054115,1790000003.182628,ok,512,211",
-		",-1,-,--,,,,,,,,,,,,,,,,x", "\x00,\xff\xfe,\x2c\x2c\x2d"} {
-		got := splitFields(nil, []byte(line))
-		if want := strings.Split(line, ","); !reflect.DeepEqual(got, want) {
-			t.Errorf("splitFields(%q) = %q, want %q", line, got, want)
-		}
-	}
-}
-
-func TestPlainDecimal(t *testing.T) {
-	for _, tt := range []struct {
-		s               string
-		number, integer bool
-	}{
-		{"0", true, true}, {"12", true, true}, {"12.5", true, false}, {".5", true, false}, {"5.", true, false},
-		{"", false, false}, {".", false, false}, {"1.2.3", false, false}, {"-1", false, false}, {"1e3", false, false},
-		{"NaN", false, false}, {"+1", false, false}, {" 1", false, false}, {"1234567890123456789", false, false},
-	} {
-		if got := plainDecimal(tt.s, false, math.MaxInt64); got != tt.number {
-			t.Errorf("plainDecimal(%q, false) = %v, want %v", tt.s, got, tt.number)
-		}
-		if got := plainDecimal(tt.s, true, math.MaxInt64); got != tt.integer {
-			t.Errorf("plainDecimal(%q, true) = %v, want %v", tt.s, got, tt.integer)
-		}
-		// Whatever plainDecimal accepts, the full parse accepts.
-		if plainDecimal(tt.s, false, math.MaxInt64) {
-			if _, p := parseNumber(tt.s); p != probNone {
-				t.Errorf("plainDecimal accepts %q, parseNumber finds %v", tt.s, p)
-			}
-		}
-		if plainDecimal(tt.s, true, math.MaxInt64) {
-			if _, p := parseCount(tt.s, math.MaxInt64); p != probNone {
-				t.Errorf("plainDecimal accepts %q as a count, parseCount finds %v", tt.s, p)
-			}
-		}
-	}
-}
-
-// TestPlainDecimalLimit: a decimal is vouched for only when its exact
-// value is at most the limit; one above it is left to the full parse, even
-// where the float it rounds to is the limit itself.
-func TestPlainDecimalLimit(t *testing.T) {
-	for _, tt := range []struct {
-		s       string
-		integer bool
-		limit   uint64
-		want    bool
-	}{
-		{"1000000000", true, MaxTokenCount, true},
-		{"0001000000000", true, MaxTokenCount, true},
-		{"1000000001", true, MaxTokenCount, false},
-		{"10000000000", false, MaxLatencyMs, true},
-		{"10000000000.000000", false, MaxLatencyMs, true},
-		{"9999999999.9999999", false, MaxLatencyMs, true},
-		{"10000000000.000001", false, MaxLatencyMs, false},
-		{"10000000001", false, MaxLatencyMs, false},
-		{"253402300799", false, MaxUnixSeconds, true},
-		{"253402300799.0000", false, MaxUnixSeconds, true},
-		{"253402300799.00001", false, MaxUnixSeconds, false}, // ParseFloat rounds it to the limit
-		{"253402300800", false, MaxUnixSeconds, false},
-		{"1790000000.806366", false, MaxUnixSeconds, true},
-		{"1790000000806", false, MaxUnixSeconds, false}, // milliseconds
-		{"0.00000000000000001", false, 0, false},
-		{"0.0000000000000000", false, 0, true},
-		{"999999999999999999", true, math.MaxInt64, true},
-	} {
-		if got := plainDecimal(tt.s, tt.integer, tt.limit); got != tt.want {
-			t.Errorf("plainDecimal(%q, %v, %d) = %v, want %v", tt.s, tt.integer, tt.limit, got, tt.want)
-		}
 	}
 }
 

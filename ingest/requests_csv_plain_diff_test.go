@@ -1,6 +1,6 @@
 package ingest
 
-// Adversarial checks of parsePlain against the general parser (splitFields
+// Adversarial checks of parsePlain against the general parser (csvline.Split
 // + parse): a line parsePlain takes must be kept by the general parser with
 // every value equal bit for bit; a declined line must append nothing.
 
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchnote/benchnote/ingest/internal/csvline"
 )
 
 // reviewLayouts: the id, a status, a count, a checked column last; odd names.
@@ -50,7 +52,7 @@ func plainAgainstGeneral(t testing.TB, l *requestLayout, line string, opts ReadO
 	b.p.seed = a.p.seed
 	buf := []byte(line + "0123456789,9.9,12345678901234567890")
 	taken = a.p.parsePlain(buf[:len(line)], 41)
-	_, _, bad := b.p.parse(splitFields(nil, []byte(line)), 41)
+	_, _, bad := b.p.parse(csvline.Split(nil, []byte(line)), 41)
 	kept = !bad
 	switch {
 	case !taken && (a.rf.Requests.N != 0 || len(a.rf.Requests.SourceRow) != 0 || len(a.p.hashes) != 0):

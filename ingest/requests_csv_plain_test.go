@@ -2,91 +2,11 @@ package ingest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
-
-// TestLeadingDigits checks the eight-byte digit count against a byte
-// loop for every byte value at every position, among digits.
-func TestLeadingDigits(t *testing.T) {
-	for pos := range 8 {
-		for b := range 256 {
-			word := []byte("73914062")
-			word[pos] = byte(b)
-			want := 0
-			for want < 8 && word[want] >= '0' && word[want] <= '9' {
-				want++
-			}
-			if got := leadingDigits(binary.LittleEndian.Uint64(word)); got != want {
-				t.Fatalf("leadingDigits(%q) = %d, want %d", word, got, want)
-			}
-		}
-	}
-}
-
-// TestFirstDigitsValue checks the value of the first n digits of a word,
-// whatever follows them.
-func TestFirstDigitsValue(t *testing.T) {
-	tests := []struct {
-		word string
-		n    int
-		want uint64
-	}{
-		{"12345678", 0, 0},
-		{"12345678", 1, 1},
-		{"12345678", 3, 123},
-		{"1234567,", 7, 1234567},
-		{"0009.999", 4, 9},
-		{"00000001", 7, 0},
-		{"987.\xff\x00,a", 3, 987},
-	}
-	for _, tt := range tests {
-		if got := firstDigitsValue(binary.LittleEndian.Uint64([]byte(tt.word)), tt.n); got != tt.want {
-			t.Errorf("firstDigitsValue(%q, %d) = %d, want %d", tt.word, tt.n, got, tt.want)
-		}
-	}
-}
-
-// TestPlainDecimalAt checks what the decimal reader returns, reading a
-// field at the start of a line and one near its end (the byte loop).
-func TestPlainDecimalAt(t *testing.T) {
-	tests := []struct {
-		line               string
-		mant               uint64
-		length, frac, next int
-	}{
-		{"1790000000.000107,ok", 1790000000000107, 17, 6, 17},
-		{"806.259", 806259, 7, 3, 7},
-		{"61", 61, 2, -1, 2},
-		{"12.", 12, 3, 0, 3},
-		{".5,", 5, 2, 1, 2},
-		{"1.2.3", 12, 3, 1, 3},
-		{"00000000000042", 42, 14, -1, 14},
-		{"12345678901234567890,", 12345678901234567890, 20, -1, 20},
-		{"-1", 0, 0, -1, 0},
-		{"", 0, 0, -1, 0},
-		{"7 ", 7, 1, -1, 1},
-		{"1e3", 1, 1, -1, 1},
-		{"123456789\xb9", 123456789, 9, -1, 9},
-	}
-	for _, tt := range tests {
-		mant, length, frac, next := plainDecimalAt([]byte(tt.line), 0)
-		if mant != tt.mant || length != tt.length || frac != tt.frac || next != tt.next {
-			t.Errorf("plainDecimalAt(%q) = %d, %d, %d, %d; want %d, %d, %d, %d",
-				tt.line, mant, length, frac, next, tt.mant, tt.length, tt.frac, tt.next)
-		}
-		// The same field after a prefix: fewer than eight bytes are left
-		// at some point, and the byte loop reads them.
-		line := "x," + tt.line
-		mant, length, frac, next = plainDecimalAt([]byte(line), 2)
-		if mant != tt.mant || length != tt.length || frac != tt.frac || next != tt.next+2 {
-			t.Errorf("plainDecimalAt(%q, 2) = %d, %d, %d, %d", line, mant, length, frac, next)
-		}
-	}
-}
 
 // plainHeader is the header of the sweeps benchnote's benchmarks write:
 // the columns a real client writes, and one benchnote does not use.

@@ -25,6 +25,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/benchnote/benchnote/ingest/internal/csvline"
 	"github.com/benchnote/benchnote/internal/outdir"
 	"github.com/benchnote/benchnote/internal/sparse"
 )
@@ -691,7 +692,7 @@ func countCSVRows(f *os.File) int64 {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return -1
 	}
-	cr := csv.NewReader(bufio.NewReaderSize(newCSVGuard(f, MaxCSVRecordBytes), 64<<10))
+	cr := csv.NewReader(bufio.NewReaderSize(csvline.NewGuard(f, MaxCSVRecordBytes, 1), 64<<10))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	cr.ReuseRecord = true

@@ -1,4 +1,4 @@
-package ingest
+package csvline
 
 import (
 	"bytes"
@@ -6,13 +6,10 @@ import (
 	"io"
 )
 
-// MaxCSVRecordBytes bounds one CSV record: a line, or several lines joined
-// by a quoted field. A request row is a few hundred bytes, or a few
-// kilobytes with chunk_ms lists; encoding/csv itself has no bound and holds
-// a whole record (several copies of it) in memory.
-const MaxCSVRecordBytes = 1 << 20
+// utf8BOM is the byte order mark some spreadsheet tools write first.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// csvGuard sits between a CSV file and encoding/csv. It follows the quoting
+// Guard sits between a CSV file and encoding/csv. It follows the quoting
 // exactly as encoding/csv does with LazyQuotes set, without changing a byte,
 // to stop two things encoding/csv lets through:
 //
@@ -24,7 +21,7 @@ const MaxCSVRecordBytes = 1 << 20
 //     opened.
 //
 // It scans with bytes.IndexByte, so a plain line costs two vectorised scans.
-type csvGuard struct {
+type Guard struct {
 	r   io.Reader
 	max int
 
@@ -45,27 +42,28 @@ type csvGuard struct {
 	err           error
 }
 
-// csvGuardError is a problem csvGuard found. line is where the record (or
-// the open quoted field) starts; field is 1-based, 0 when not known.
-type csvGuardError struct {
-	line, field int
-	reason      string
-	msg         string
+// GuardError is a problem Guard found.
+type GuardError struct {
+	// Line is where the record (or the open quoted field) starts; Field
+	// is 1-based, 0 when not known.
+	Line, Field int
+	// Reason is the short kind of problem ("too large", "unterminated
+	// quote"); Msg says it in full.
+	Reason, Msg string
 }
 
-func (e *csvGuardError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+// Error says where the record starts and what is wrong with it.
+func (e *GuardError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-func newCSVGuard(r io.Reader, max int) *csvGuard { return newCSVGuardAt(r, max, 1) }
-
-// newCSVGuardAt is newCSVGuard for a reader whose first byte is on line
-// firstLine of the file.
-func newCSVGuardAt(r io.Reader, max, firstLine int) *csvGuard {
-	return &csvGuard{r: r, max: max, line: firstLine, recordLine: firstLine, fieldStart: true}
+// NewGuard returns a Guard over r, whose first byte is on line firstLine
+// of the file, for records of at most max bytes.
+func NewGuard(r io.Reader, max, firstLine int) *Guard {
+	return &Guard{r: r, max: max, line: firstLine, recordLine: firstLine, fieldStart: true}
 }
 
 // Read passes the bytes of the underlying reader through, stopping with a
-// *csvGuardError at the first problem.
-func (g *csvGuard) Read(p []byte) (int, error) {
+// *GuardError at the first problem.
+func (g *Guard) Read(p []byte) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -82,8 +80,8 @@ func (g *csvGuard) Read(p []byte) (int, error) {
 		if g.endsInNewline {
 			last--
 		}
-		g.err = &csvGuardError{line: g.quoteLine, field: g.quoteField + 1, reason: "unterminated quote",
-			msg: fmt.Sprintf("a quoted field opened on line %d is never closed (it runs to the end of the file, line %d); expected a closing '\"' before the end of the record", g.quoteLine, last)}
+		g.err = &GuardError{Line: g.quoteLine, Field: g.quoteField + 1, Reason: "unterminated quote",
+			Msg: fmt.Sprintf("a quoted field opened on line %d is never closed (it runs to the end of the file, line %d); expected a closing '\"' before the end of the record", g.quoteLine, last)}
 		return n, g.err
 	}
 	return n, err
@@ -91,7 +89,7 @@ func (g *csvGuard) Read(p []byte) (int, error) {
 
 // scan follows the quoting through p. It returns the number of bytes that
 // are fine and an error when the current record outgrows max.
-func (g *csvGuard) scan(p []byte) (int, error) {
+func (g *Guard) scan(p []byte) (int, error) {
 	total := len(p)
 	// A byte order mark is not part of the first field.
 	for g.offset < int64(len(utf8BOM)) && g.offset == int64(g.bomBytes) && len(p) > 0 && p[0] == utf8BOM[g.offset] {
@@ -185,7 +183,7 @@ func (g *csvGuard) scan(p []byte) (int, error) {
 }
 
 // plain follows unquoted bytes holding no quote and no newline.
-func (g *csvGuard) plain(b []byte) {
+func (g *Guard) plain(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -194,17 +192,17 @@ func (g *csvGuard) plain(b []byte) {
 }
 
 // endRecord follows a newline that ends a record.
-func (g *csvGuard) endRecord() {
+func (g *Guard) endRecord() {
 	g.line++
 	g.recordLine, g.recordBytes, g.field, g.fieldStart = g.line, 0, 0, true
 }
 
 // grow adds n bytes to the current record.
-func (g *csvGuard) grow(n int) error {
+func (g *Guard) grow(n int) error {
 	g.recordBytes += n
 	if g.recordBytes > g.max {
-		return &csvGuardError{line: g.recordLine, reason: "too large",
-			msg: fmt.Sprintf("record longer than %d bytes (the limit for one CSV record); expected rows of a few hundred bytes: is a quote unbalanced, or is this not a requests file?", g.max)}
+		return &GuardError{Line: g.recordLine, Reason: "too large",
+			Msg: fmt.Sprintf("record longer than %d bytes (the limit for one CSV record); expected rows of a few hundred bytes: is a quote unbalanced, or is this not a requests file?", g.max)}
 	}
 	return nil
 }
