@@ -43,7 +43,7 @@ const (
 // OpenMetrics is not given to expfmt's OpenMetrics parser, whose cost grows
 // with the square of a line's length (a 4,000-character label value took
 // 40 s and 4.6 GB): openMetricsToText rewrites it, line for line, into the
-// text format, which expfmt parses in linear time. See openmetrics.go.
+// text format, which expfmt parses in linear time. See scrape_openmetrics.go.
 //
 // A scrape may hold at most MaxScrapeBytes, a line at most
 // MaxScrapeLineBytes and a label value at most MaxLabelValueBytes; a file
