@@ -105,7 +105,7 @@ func newCSVState(l *requestLayout, path string, headerLine, capHint int, opts Re
 	if opts.ForAnalysis {
 		st.p.forAnalysis()
 	}
-	st.p.plain = plainPlan(l, &st.p.checkOnly)
+	st.p.plain = newPlainParser(l, &st.p.checkOnly)
 	if opts.hashIDs {
 		st.p.hashes, st.p.seed, st.pool = opts.pool.takeUint64s(capHint), maphash.MakeSeed(), opts.pool
 	}
@@ -419,9 +419,9 @@ type csvRowParser struct {
 	// instead of the id (ReadOptions.hashIDs).
 	hashes []uint64
 	seed   maphash.Seed
-	// plain is the plain-line parser's plan (parsePlain), nil when the
-	// layout has a column it does not read.
-	plain *csvline.Plan
+	// plain is the plain-line parser (parsePlain), nil when the layout
+	// has a column it does not read.
+	plain *plainParser
 }
 
 // parse checks one record (starting on line) and appends it to q, or

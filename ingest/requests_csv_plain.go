@@ -7,6 +7,16 @@ import "github.com/benchnote/benchnote/ingest/internal/csvline"
 // gives exactly the values the general parser (csvRowParser.parse) would.
 // Here the layout's columns become its fields, and its values a row.
 
+// plainParser is the plain-line parser of one file: the plan for its
+// layout, and the row Parse fills in place, line after line (a plain line
+// sets every column the file has; a line it declines is not appended).
+type plainParser struct {
+	plan  *csvline.Plan
+	row   csvRow
+	texts [numPlainTexts]string
+	vals  csvline.Values // views of row's counts and numbers, and of texts
+}
+
 // The slots of Values.Texts the plain-line parser fills.
 const (
 	plainTextID = iota
@@ -14,10 +24,10 @@ const (
 	numPlainTexts
 )
 
-// plainPlan builds the plain-line parser's plan for layout l, one field
-// per file column, or nil when the layout has a column it does not read
-// (phase, chunk_ms). Counts and numbers go to their column's slot.
-func plainPlan(l *requestLayout, checkOnly *[numReqColumns]bool) *csvline.Plan {
+// newPlainParser returns the plain-line parser for layout l, its plan one
+// field per file column, or nil when the layout has a column it does not
+// read (phase, chunk_ms). Counts and numbers go to their column's slot.
+func newPlainParser(l *requestLayout, checkOnly *[numReqColumns]bool) *plainParser {
 	fields := make([]csvline.Field, len(l.cols))
 	for j, c := range l.cols {
 		switch {
@@ -41,20 +51,21 @@ func plainPlan(l *requestLayout, checkOnly *[numReqColumns]bool) *csvline.Plan {
 			return nil
 		}
 	}
-	return csvline.NewPlan(fields)
+	pp := &plainParser{plan: csvline.NewPlan(fields)}
+	pp.vals = csvline.Values{Texts: pp.texts[:], Ints: pp.row.count[:], Floats: pp.row.num[:]}
+	return pp
 }
 
 // parsePlain parses line (which starts on line number lineNo, without
 // its line end) as a plain line and appends it, or reports false, having
 // appended nothing, when the line is not plain or would be excluded.
 func (p *csvRowParser) parsePlain(line []byte, lineNo int) bool {
-	var r csvRow // every column the file has is set by Parse
-	var texts [numPlainTexts]string
-	v := csvline.Values{Texts: texts[:], Ints: r.count[:], Floats: r.num[:]}
-	if !p.plain.Parse(line, &v) || r.num[colE2E] < r.num[colTTFT] {
+	pp := p.plain
+	r := &pp.row
+	if !pp.plan.Parse(line, &pp.vals) || r.num[colE2E] < r.num[colTTFT] {
 		return false
 	}
-	r.id, r.status = texts[plainTextID], texts[plainTextStatus]
-	p.appendRow(&r, lineNo)
+	r.id, r.status = pp.texts[plainTextID], pp.texts[plainTextStatus]
+	p.appendRow(r, lineNo)
 	return true
 }
