@@ -27,13 +27,14 @@
 //
 // # Fallback
 //
-// The package decides nothing about a line it is not sure of: it says so.
-// ingest's readCSVFast makes the one decision, line by line: a line that
-// is not Splittable sends the rest of the file to encoding/csv behind
-// Guard; a splittable line that Parse declines (or that ingest's own
-// checks, such as E2E below TTFT, refuse) goes, whole, to ingest's general
-// row parser over Split's fields, so the diagnostics of a bad line are
-// always the general parser's. The differential tests beside ingest's
-// reader (requests_csv_plain_diff_test.go) hold Parse to the general
-// parser; the tests here hold it to strconv.
+// The package decides nothing about a line it is not sure of: it says so,
+// and ingest (requests_csv.go) decides, line by line, in two places.
+// readCSVFast: a line that is not Splittable sends it and the rest of the
+// file to encoding/csv behind Guard. csvState.recordLine: a splittable line
+// that Parse declines (or that ingest's own checks, such as E2E below
+// TTFT, refuse) goes, whole, to ingest's general row parser over Split's
+// fields, so the diagnostics of a bad line are always the general
+// parser's. The differential tests beside ingest's reader
+// (requests_csv_plain_diff_test.go) hold Parse to the general parser; the
+// tests here hold it to strconv.
 package csvline
