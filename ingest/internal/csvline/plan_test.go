@@ -216,3 +216,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse parses lines like those a client writes, per testPlan.
+func BenchmarkParse(b *testing.B) {
+	p := NewPlan(testPlan)
+	lines := make([][]byte, 1024)
+	for i := range lines {
+		lines[i] = fmt.Appendf(nil, "req-%d-%d,%d,%d.%03d,1790000000.%06d,%d,1790000002.%06d,ok,x",
+			i%5, i, 100+i%1900, 20+i%900, i%1000, i*7919%1000000, 1+i%500, i*104729%1000000)
+	}
+	var r parsed
+	v := Values{Texts: r.texts[:], Ints: r.ints[:], Floats: r.floats[:]}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, line := range lines {
+			if !p.Parse(line, &v) {
+				b.Fatalf("not plain: %q", line)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
