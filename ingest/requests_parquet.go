@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+	"github.com/benchnote/benchnote/ingest/internal/parquetpage"
 )
 
 // goAllocator backs every Arrow array the Parquet reader makes. It must be
@@ -47,7 +48,7 @@ var goAllocator = memory.NewGoAllocator()
 // whose row count is negative, disagrees with the data or is implausible
 // for the file's size (see MaxParquetRowsPerByte), more rows than
 // ReadOptions.MaxRows, or a page whose CRC-32 checksum does not match (see
-// verifyPageChecksums; pages without one are not checked).
+// parquetpage.VerifyChecksums; pages without one are not checked).
 func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (*RequestFile, error) {
 	return ReadRequestsParquetWith(r, path, ReadOptions{})
 }
@@ -162,8 +163,8 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if fe := unsupportedEncoding(pf, l, fields, pr.used, path); fe != nil {
 		return nil, footerRows, fe
 	}
-	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
-		return nil, footerRows, fe
+	if err := parquetpage.VerifyChecksums(r, size, pf.MetaData(), pr.leaves); err != nil {
+		return nil, footerRows, fileErrorf(path, 0, 0, "", "corrupt parquet", "%v", err)
 	}
 	n := int(total)
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0, nil)}

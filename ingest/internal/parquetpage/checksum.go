@@ -1,15 +1,14 @@
-package ingest
+package parquetpage
 
 // Arrow Go v17 never reads the page checksums a Parquet file may carry
 // (parquet-mr and Spark write them by default, pyarrow on request), so a
 // flipped bit in a data page could change a statistic without a word.
-// verifyPageChecksums checks them itself: it walks the page headers of
-// each column chunk benchnote reads and compares each page's CRC-32 with
-// the one its header gives. Walking the headers costs a few small reads a
-// chunk (the page bodies are skipped unless they carry a checksum), and it
-// refuses a header Arrow's reader could spin on. A file without checksums
-// gets no diagnostic: most writers write none, and the warning would be on
-// nearly every file.
+// VerifyChecksums checks them: it walks the page headers of each column
+// chunk read and compares each page's CRC-32 with the one its header
+// gives. Walking the headers costs a few small reads a chunk (the page
+// bodies are skipped unless they carry a checksum), and it refuses a
+// header Arrow's reader could spin on. A file without checksums passes:
+// most writers write none.
 
 import (
 	"bufio"
@@ -19,18 +18,20 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/metadata"
 	"github.com/apache/thrift/lib/go/thrift"
 )
 
-// verifyPageChecksums reads the page headers of the given leaf columns of
-// pf, a file of size bytes read from r, and checks the checksummed pages.
-// It returns a *FileError for the first header it cannot read or page
-// whose checksum does not match.
-func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[int]bool, path string) *FileError {
-	md := pf.MetaData()
-	for g := range pf.NumRowGroups() {
+// VerifyChecksums walks the page headers of the chunks of the leaf columns
+// in leaves of every row group of a file (md its metadata, r its bytes,
+// size its length) and checks the pages that carry a checksum. It returns
+// an error for the first header it cannot read, page that runs past its
+// chunk, or page whose checksum does not match: a sentence naming the row
+// group, column, page and byte, which ends "the file is corrupt". A chunk
+// whose span the footer gives outside the file, or whose bytes cannot be
+// read, is passed over: decoding it reports the problem.
+func VerifyChecksums(r io.ReaderAt, size int64, md *metadata.FileMetaData, leaves map[int]bool) error {
+	for g := range len(md.RowGroups) {
 		rg := md.RowGroup(g)
 		for c := range rg.NumColumns() {
 			if !leaves[c] {
@@ -40,11 +41,7 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 			if err != nil {
 				continue
 			}
-			start := cc.DataPageOffset()
-			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
-				start = cc.DictionaryPageOffset()
-			}
-			length := cc.TotalCompressedSize()
+			start, length := chunkSpan(cc)
 			if start < 4 || length <= 0 || start+length > size || start+length < start {
 				continue
 			}
@@ -54,8 +51,8 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 			if md.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
 				window += min(100, size-(start+length))
 			}
-			if fe := verifyChunk(r, start, window, cc.NumValues(), g, cc.PathInSchema().String(), path); fe != nil {
-				return fe
+			if err := verifyChunk(r, start, window, cc.NumValues(), g, cc.PathInSchema().String()); err != nil {
+				return err
 			}
 		}
 	}
@@ -69,7 +66,7 @@ func verifyPageChecksums(r io.ReaderAt, size int64, pf *file.Reader, leaves map[
 // A header that cannot be read, or a page that runs past the chunk, is an
 // error: Arrow's own reader (arrow/go v17) fails on such a page, or, on
 // some such headers, spins without end.
-func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, path string) *FileError {
+func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column string) error {
 	end := base + length
 	crc := crc32.NewIEEE()
 	var seen int64 // values of the data pages walked
@@ -87,14 +84,12 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, p
 			return nil
 		}
 		if err != nil {
-			return fileErrorf(path, 0, 0, "", "corrupt parquet",
-				"row group %d, column %s: page %d's header at byte %d cannot be read (%v); the file is corrupt", group+1, column, page, at, err)
+			return fmt.Errorf("row group %d, column %s: page %d's header at byte %d cannot be read (%v); the file is corrupt", group+1, column, page, at, err)
 		}
 		body := at + cr.n
 		if body+int64(h.size) > end {
 			// Arrow's reader fails on such a page, or spins on its header.
-			return fileErrorf(path, 0, 0, "", "corrupt parquet",
-				"row group %d, column %s: page %d (header at byte %d) runs %d bytes past the end of its column chunk at byte %d; the file is corrupt",
+			return fmt.Errorf("row group %d, column %s: page %d (header at byte %d) runs %d bytes past the end of its column chunk at byte %d; the file is corrupt",
 				group+1, column, page, at, body+int64(h.size)-end, end)
 		}
 		if h.hasCRC {
@@ -103,8 +98,7 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, p
 				return nil
 			}
 			if got := crc.Sum32(); got != h.crc {
-				return fileErrorf(path, 0, 0, "", "corrupt parquet",
-					"row group %d, column %s: the page at byte %d fails its checksum (CRC-32 %08x, the page header says %08x); the file is corrupt",
+				return fmt.Errorf("row group %d, column %s: the page at byte %d fails its checksum (CRC-32 %08x, the page header says %08x); the file is corrupt",
 					group+1, column, at, got, h.crc)
 			}
 		}
@@ -115,10 +109,6 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column, p
 	}
 	return nil
 }
-
-// maxPageHeaderBytes bounds one page header, as Arrow Go v17's page reader
-// does (4 MiB), so that the walk refuses no header Arrow would read.
-const maxPageHeaderBytes = 4 << 20
 
 // pageHeader holds the fields of a Parquet PageHeader the check needs.
 type pageHeader struct {
