@@ -114,35 +114,7 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 			rf, fe = nil, nil // the pqarrow path reports it
 		}
 	}()
-	var (
-		vals [numReqColumns]typedValues
-		wg   sync.WaitGroup
-		seed = maphash.MakeSeed()
-		next = make(chan typedColumn, len(cols))
-	)
-	for _, tc := range cols {
-		next <- tc
-	}
-	close(next)
-	// A few columns at a time: more goroutines than cores buy nothing,
-	// and each holds a decoder's buffers.
-	for range min(typedColumnWorkers, len(cols)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tc := range next {
-				func() {
-					defer func() {
-						if p := recover(); p != nil {
-							vals[tc.c].err = fmt.Errorf("%v", p)
-						}
-					}()
-					vals[tc.c] = readTypedColumn(src, tc, n, seed, forAnalysis, opts.pool)
-				}()
-			}
-		}()
-	}
-	wg.Wait()
+	vals := decodeTypedColumns(src, cols, n, forAnalysis, opts.pool)
 	for _, tc := range cols {
 		var cp *parquetpage.CorruptError
 		if errors.As(vals[tc.c].err, &cp) {
@@ -175,32 +147,8 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	q.TextChunks = vals[colTextChunks].ints
 	q.Phase = vals[colPhase].phases
 
-	// A null in a required column is allowed only where a failed request
-	// (or one without output tokens) leaves nothing to record; it becomes
-	// the placeholder the pqarrow path gives it. Anything else excludes
-	// the row, which the pqarrow path reports.
-	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
+	if !placeholdersAllowed(q, vals) {
 		return nil, nil
-	}
-	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
-	for i := range n {
-		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
-			failed := q.Status != nil && StatusFailed(q.Status.At(i))
-			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
-			if compMissing != nil && compMissing[i] {
-				if !mayBeEmpty(colCompletionTokens, failed, zero) {
-					return nil, nil
-				}
-				q.CompletionTokens[i] = 0
-			}
-			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
-				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
-				return nil, nil
-			}
-		}
-		if q.E2Ems[i] < q.TTFTms[i] {
-			return nil, nil
-		}
 	}
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
 	for _, tc := range cols {
@@ -225,6 +173,74 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	dropDuplicates(q, l, path, vals[colRequestID].hashes, &x)
 	x.store(rf)
 	return rf, nil
+}
+
+// decodeTypedColumns decodes cols, the n rows of each, a few columns at a
+// time: more goroutines than cores buy nothing, and each holds a
+// decoder's buffers. A panic decoding a column is its error.
+func decodeTypedColumns(src typedSource, cols []typedColumn, n int, hashOnly bool, pool *columnPool) *[numReqColumns]typedValues {
+	var (
+		vals [numReqColumns]typedValues
+		wg   sync.WaitGroup
+		seed = maphash.MakeSeed()
+		next = make(chan typedColumn, len(cols))
+	)
+	for _, tc := range cols {
+		next <- tc
+	}
+	close(next)
+	decode := func(tc typedColumn) {
+		defer func() {
+			if p := recover(); p != nil {
+				vals[tc.c].err = fmt.Errorf("%v", p)
+			}
+		}()
+		vals[tc.c] = readTypedColumn(src, tc, n, seed, hashOnly, pool)
+	}
+	for range min(typedColumnWorkers, len(cols)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tc := range next {
+				decode(tc)
+			}
+		}()
+	}
+	wg.Wait()
+	return &vals
+}
+
+// placeholdersAllowed reports whether every null in a required column of
+// q (as vals marks them missing) is one the pqarrow path would give a
+// placeholder, which it then gives it: a null is allowed only where a
+// failed request (or one without output tokens) leaves nothing to record.
+// Anything else, or E2E_ms below TTFT_ms, excludes the row, which the
+// pqarrow path reports: the typed reader then steps aside.
+func placeholdersAllowed(q *Requests, vals *[numReqColumns]typedValues) bool {
+	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
+		return false
+	}
+	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
+	for i := range q.N {
+		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
+			failed := q.Status != nil && StatusFailed(q.Status.At(i))
+			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
+			if compMissing != nil && compMissing[i] {
+				if !mayBeEmpty(colCompletionTokens, failed, zero) {
+					return false
+				}
+				q.CompletionTokens[i] = 0
+			}
+			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
+				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
+				return false
+			}
+		}
+		if q.E2Ems[i] < q.TTFTms[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // typedSource is the file the typed reader reads: its Arrow reader, and
