@@ -74,8 +74,12 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column st
 		cr := &countingReader{r: bufio.NewReaderSize(io.NewSectionReader(r, at, end-at), 4<<10), size: end - at}
 		proto := thrift.NewTCompactProtocolConf(cr, &thrift.TConfiguration{MaxMessageSize: maxPageHeaderBytes})
 		h, err := readPageHeader(proto)
-		if err == nil && h.size < 0 {
-			err = fmt.Errorf("negative page size %d", h.size)
+		switch {
+		case err != nil:
+		case h.seen[0]&(1<<3) == 0:
+			err = errors.New("page header without compressed_page_size")
+		case h.compressed < 0:
+			err = fmt.Errorf("negative page size %d", h.compressed)
 		}
 		if err != nil && cr.err != nil {
 			// The chunk's bytes ran out (or could not be read) inside the
@@ -87,14 +91,14 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column st
 			return fmt.Errorf("row group %d, column %s: page %d's header at byte %d cannot be read (%v); the file is corrupt", group+1, column, page, at, err)
 		}
 		body := at + cr.n
-		if body+int64(h.size) > end {
+		if body+int64(h.compressed) > end {
 			// Arrow's reader fails on such a page, or spins on its header.
 			return fmt.Errorf("row group %d, column %s: page %d (header at byte %d) runs %d bytes past the end of its column chunk at byte %d; the file is corrupt",
-				group+1, column, page, at, body+int64(h.size)-end, end)
+				group+1, column, page, at, body+int64(h.compressed)-end, end)
 		}
 		if h.hasCRC {
 			crc.Reset()
-			if _, err := io.Copy(crc, io.NewSectionReader(r, body, int64(h.size))); err != nil {
+			if _, err := io.Copy(crc, io.NewSectionReader(r, body, int64(h.compressed))); err != nil {
 				return nil
 			}
 			if got := crc.Sum32(); got != h.crc {
@@ -102,59 +106,12 @@ func verifyChunk(r io.ReaderAt, base, length, values int64, group int, column st
 					group+1, column, at, got, h.crc)
 			}
 		}
-		if h.values > 0 {
-			seen += int64(h.values)
+		if h.dataValues > 0 {
+			seen += int64(h.dataValues)
 		}
-		at = body + int64(h.size)
+		at = body + int64(h.compressed)
 	}
 	return nil
-}
-
-// pageHeader holds the fields of a Parquet PageHeader the check needs.
-type pageHeader struct {
-	size   int32 // compressed_page_size
-	crc    uint32
-	hasCRC bool
-	// values is a data page's num_values (v1 or v2 header), -1 for other
-	// pages.
-	values int32
-}
-
-// readPageHeader reads one Thrift PageHeader (parquet.thrift: field 3
-// compressed_page_size, field 4 crc, and num_values, field 1 of the
-// data_page_header or data_page_header_v2), skipping the other fields.
-func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
-	ctx := context.Background()
-	h := pageHeader{values: -1}
-	haveSize := false
-	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
-		var err error
-		switch {
-		case id == 3 && typ == thrift.I32:
-			h.size, err = p.ReadI32(ctx)
-			haveSize = true
-		case id == 4 && typ == thrift.I32:
-			var v int32
-			v, err = p.ReadI32(ctx)
-			h.crc, h.hasCRC = uint32(v), true
-		case (id == 5 || id == 8) && typ == thrift.STRUCT:
-			err = readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
-				if id != 1 || typ != thrift.I32 {
-					return false, nil
-				}
-				var err error
-				h.values, err = p.ReadI32(ctx)
-				return true, err
-			})
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err == nil && !haveSize {
-		err = errors.New("page header without compressed_page_size")
-	}
-	return h, err
 }
 
 // countingReader is the Thrift transport of verifyChunk: it counts the

@@ -160,7 +160,7 @@ func TestPageHeaderFieldsArrowRequires(t *testing.T) {
 				var trans sliceTransport
 				trans.b = data[p.header:]
 				h, err := readPageHeader(thrift.NewTCompactProtocolConf(&trans, nil))
-				if err != nil || len(data)-len(trans.b) != p.body || h.size != p.h.compressed {
+				if err != nil || len(data)-len(trans.b) != p.body || h.compressed != p.h.compressed {
 					t.Fatalf("the changed header reads as %+v, %v", h, err)
 				}
 				changed, leaf = changed+1, p.leaf

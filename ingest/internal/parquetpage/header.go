@@ -67,16 +67,30 @@ func (s *sliceTransport) Open() error                 { return nil }
 func (s *sliceTransport) IsOpen() bool                { return true }
 func (s *sliceTransport) RemainingBytes() uint64      { return uint64(len(s.b)) }
 
-// readFullPageHeader reads one Thrift PageHeader with the fields decoding
-// the page needs. As Arrow's reader does, it refuses a header without a
-// field parquet.thrift requires: the page type and sizes, the sub-header
-// the type names, and that sub-header's required fields (a field of the
-// wrong Thrift type counts as absent).
-func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
-	h := fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}
+// pageHeader is a Parquet PageHeader as read, before its required fields
+// are checked: what decoding its page needs (fullPageHeader, whose values
+// and encoding full sets) and what the checksum walk needs.
+type pageHeader struct {
+	fullPageHeader
+	crc    uint32
+	hasCRC bool
+	// dataValues is num_values of the data page header (v1 or v2) read
+	// last, whatever the page's type; -1 when there is none. The checksum
+	// walk counts it.
+	dataValues  int32
+	seen        [9]uint16 // seen[id]: the fields read of the struct with field id (0: the header)
+	subValues   [9]int32  // num_values, by sub-header: the page type picks one
+	subEncoding [9]int32  // encoding, by sub-header
+}
+
+// readPageHeader reads one Thrift PageHeader (parquet.thrift): the page
+// type, sizes and crc, and the fields of the data page header (v1 or v2)
+// and the dictionary page header it holds; the other fields are skipped,
+// and a field of the wrong Thrift type counts as absent. The only error is
+// Thrift's.
+func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
+	h := pageHeader{fullPageHeader: fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}, dataValues: -1}
 	ctx := context.Background()
-	var seen [9]uint16            // seen[id]: the fields read of the struct with field id (0: the header)
-	var values, encoding [9]int32 // by sub-header: the page type picks one
 	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
 		var err error
 		switch {
@@ -86,14 +100,21 @@ func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 			h.uncompressed, err = p.ReadI32(ctx)
 		case id == 3 && typ == thrift.I32:
 			h.compressed, err = p.ReadI32(ctx)
+		case id == 4 && typ == thrift.I32:
+			var v int32
+			v, err = p.ReadI32(ctx)
+			h.crc, h.hasCRC = uint32(v), true
 		case (id == 5 || id == 7 || id == 8) && typ == thrift.STRUCT:
 			err = readStruct(p, func(f int16, typ thrift.TType) (bool, error) {
 				var err error
 				switch {
 				case typ == thrift.I32 && f == 1:
-					values[id], err = p.ReadI32(ctx)
+					h.subValues[id], err = p.ReadI32(ctx)
+					if id != 7 {
+						h.dataValues = h.subValues[id]
+					}
 				case typ == thrift.I32 && f == 2 && id != 8, typ == thrift.I32 && f == 4 && id == 8:
-					encoding[id], err = p.ReadI32(ctx)
+					h.subEncoding[id], err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 3 && id == 5:
 					h.defEncoding, err = p.ReadI32(ctx)
 				case typ == thrift.I32 && f == 5 && id == 8:
@@ -109,25 +130,31 @@ func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 				default:
 					return false, nil
 				}
-				seen[id] |= 1 << f
+				h.seen[id] |= 1 << f
 				return true, err
 			})
 		default:
 			return false, nil
 		}
-		seen[0] |= 1 << id
+		h.seen[0] |= 1 << id
 		return true, err
 	})
-	if err != nil {
-		return h, err
-	}
-	if seen[0]&0b1110 != 0b1110 || h.compressed < 0 || h.uncompressed < 0 {
-		return h, errors.New("a page header without its type or sizes")
+	return h, err
+}
+
+// full returns what decoding the page needs. As Arrow's reader does, it
+// refuses a header without a field parquet.thrift requires: the page type
+// and sizes, the sub-header the type names, and that sub-header's required
+// fields.
+func (h *pageHeader) full() (fullPageHeader, error) {
+	f := h.fullPageHeader
+	if h.seen[0]&0b1110 != 0b1110 || f.compressed < 0 || f.uncompressed < 0 {
+		return f, errors.New("a page header without its type or sizes")
 	}
 	// The sub-header each page type requires, and its required fields.
 	var sub int
 	var fields uint16
-	switch h.typ {
+	switch f.typ {
 	case pageData:
 		sub, fields = 5, 0b11110 // num_values, encoding, both level encodings
 	case pageDictionary:
@@ -135,13 +162,23 @@ func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
 	case pageDataV2:
 		sub, fields = 8, 0b1111110 // num_values, num_nulls, num_rows, encoding, both level lengths
 	default:
-		return h, nil // a page next refuses to decode
+		return f, nil // a page next refuses to decode
 	}
-	if seen[0]&(1<<sub) == 0 || seen[sub]&fields != fields {
-		return h, fmt.Errorf("a page header of type %d without the required fields of its sub-header", h.typ)
+	if h.seen[0]&(1<<sub) == 0 || h.seen[sub]&fields != fields {
+		return f, fmt.Errorf("a page header of type %d without the required fields of its sub-header", f.typ)
 	}
-	h.values, h.encoding = values[sub], encoding[sub]
-	return h, nil
+	f.values, f.encoding = h.subValues[sub], h.subEncoding[sub]
+	return f, nil
+}
+
+// readFullPageHeader reads one page header with the fields decoding the
+// page needs, and checks that it has them (see full).
+func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
+	h, err := readPageHeader(p)
+	if err != nil {
+		return h.fullPageHeader, err
+	}
+	return h.full()
 }
 
 // readStruct reads one Thrift struct from p, calling field for each of its

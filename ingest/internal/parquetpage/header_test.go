@@ -233,3 +233,34 @@ func fieldAt(t *testing.T, b []byte, path ...int16) int {
 	}
 	return -1
 }
+
+// TestReadPageHeaderWalkFields reads the fields the checksum walk uses:
+// the crc (field 4) and num_values of the data page header, v1 (field 5)
+// or v2 (field 8), read last whatever the page type (-1 when there is
+// none; a dictionary page header's count is not one).
+func TestReadPageHeaderWalkFields(t *testing.T) {
+	v1 := tfield{5, thrift.STRUCT, []tfield{i32(1, 10), i32(2, encPlain), i32(3, encRLE), i32(4, encRLE)}}
+	v2 := tfield{8, thrift.STRUCT, []tfield{i32(1, 7), i32(2, 0), i32(3, 7), i32(4, encPlain), i32(5, 0), i32(6, 0)}}
+	dict := tfield{7, thrift.STRUCT, []tfield{i32(1, 5), i32(2, encPlain)}}
+	tests := []struct {
+		name       string
+		fields     []tfield
+		crc        uint32
+		hasCRC     bool
+		dataValues int32
+	}{
+		{"v1 with a crc", []tfield{i32(1, pageData), i32(2, 9), i32(3, 9), i32(4, -2), v1}, 0xfffffffe, true, 10},
+		{"v2 without", []tfield{i32(1, pageDataV2), i32(2, 9), i32(3, 9), v2}, 0, false, 7},
+		{"dictionary", []tfield{i32(1, pageDictionary), i32(2, 9), i32(3, 9), i32(4, 77), dict}, 77, true, -1},
+		{"v1 then v2, typed dictionary", []tfield{i32(1, pageDictionary), i32(2, 9), i32(3, 9), v1, dict, v2}, 0, false, 7},
+		{"no sizes", []tfield{i32(1, pageData), v1}, 0, false, 10},
+	}
+	for _, tt := range tests {
+		var trans sliceTransport
+		trans.b = compactStruct(t, tt.fields)
+		h, err := readPageHeader(thrift.NewTCompactProtocolConf(&trans, nil))
+		if err != nil || h.crc != tt.crc || h.hasCRC != tt.hasCRC || h.dataValues != tt.dataValues {
+			t.Errorf("%s: crc %08x (%v), data values %d, %v; want %08x (%v), %d", tt.name, h.crc, h.hasCRC, h.dataValues, err, tt.crc, tt.hasCRC, tt.dataValues)
+		}
+	}
+}
