@@ -12,8 +12,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
-	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+	"github.com/benchnote/benchnote/ingest/internal/parquetpage/parquetpagetest"
 	xparquet "github.com/xitongsys/parquet-go/parquet"
 	"github.com/xitongsys/parquet-go/writer"
 )
@@ -62,69 +62,6 @@ func fullColumns(cols []typedCol) map[string]bool {
 // typedUsed is how many of typedBase's columns a read uses: all but extra.
 const typedUsed = 11
 
-// pageLayout sums up the pages of a file.
-type pageLayout struct {
-	v1, v2, dict   int // pages of each type
-	dictEncoded    int // data pages of dictionary indices
-	plain          int // PLAIN data pages
-	mostDataPages  int // the most data pages of one chunk
-	chunksWithDict int
-	chunks         int
-	encodings      map[parquet.Encoding]int // data pages of each encoding
-}
-
-// layoutOf sums up the pages of the Parquet file data, as Arrow's page
-// reader walks them.
-func layoutOf(t *testing.T, data []byte) pageLayout {
-	t.Helper()
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	l := pageLayout{encodings: map[parquet.Encoding]int{}}
-	for g := range pf.NumRowGroups() {
-		rg := pf.RowGroup(g)
-		for c := range rg.NumColumns() {
-			pr, err := rg.GetColumnPageReader(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l.chunks++
-			dataPages, dict := 0, false
-			for pr.Next() {
-				p := pr.Page()
-				switch p.(type) {
-				case *file.DictionaryPage:
-					l.dict++
-					dict = true
-					continue
-				case *file.DataPageV1:
-					l.v1++
-				case *file.DataPageV2:
-					l.v2++
-				}
-				dataPages++
-				enc := parquet.Encoding(p.Encoding())
-				l.encodings[enc]++
-				if enc == parquet.Encodings.Plain {
-					l.plain++
-				} else {
-					l.dictEncoded++
-				}
-			}
-			if err := pr.Err(); err != nil {
-				t.Fatal(err)
-			}
-			l.mostDataPages = max(l.mostDataPages, dataPages)
-			if dict {
-				l.chunksWithDict++
-			}
-		}
-	}
-	return l
-}
-
 // TestPageDecoderArrowLayouts writes typedBase with Arrow in every layout
 // the page decoder reads — data pages v1 and v2, each codec it knows,
 // dictionary on and off, pages of the default size and pages of a few
@@ -134,54 +71,21 @@ func layoutOf(t *testing.T, data []byte) pageLayout {
 func TestPageDecoderArrowLayouts(t *testing.T) {
 	const n = 300
 	base := typedBase(n)
-	for _, v2 := range []bool{false, true} {
-		for _, codec := range []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip, compress.Codecs.Zstd} {
-			for _, dict := range []bool{false, true} {
-				for _, small := range []bool{false, true} {
-					for _, required := range []bool{false, true} {
-						version := parquet.DataPageV1
-						name := fmt.Sprintf("v1-%s-%v", codec, map[bool]string{false: "plain", true: "dict"}[dict])
-						if v2 {
-							version = parquet.DataPageV2
-							name = "v2" + name[2:]
-						}
-						props := []parquet.WriterProperty{
-							parquet.WithCompression(codec), parquet.WithDictionaryDefault(dict),
-							parquet.WithDataPageVersion(version), parquet.WithMaxRowGroupLength(128),
-						}
-						if small {
-							name += "-small"
-							props = append(props, parquet.WithDataPageSize(96), parquet.WithBatchSize(8))
-						}
-						var req map[string]bool
-						if required {
-							name += "-required"
-							req = fullColumns(base)
-						}
-						t.Run(name, func(t *testing.T) {
-							data := pagesFile(t, req, props, base...)
-							l := layoutOf(t, data)
-							if l.chunks != 3*len(base) {
-								t.Errorf("%d column chunks, want 3 row groups of %d", l.chunks, len(base))
-							}
-							if v2 && (l.v1 != 0 || l.v2 == 0) || !v2 && (l.v2 != 0 || l.v1 == 0) {
-								t.Errorf("%d v1 and %d v2 data pages", l.v1, l.v2)
-							}
-							if dict && (l.plain != 0 || l.chunksWithDict != l.chunks) || !dict && (l.dictEncoded != 0 || l.dict != 0) {
-								t.Errorf("%d PLAIN and %d dictionary-encoded data pages, %d chunks of %d with a dictionary", l.plain, l.dictEncoded, l.chunksWithDict, l.chunks)
-							}
-							if small && l.mostDataPages < 8 || !small && l.mostDataPages != 1 {
-								t.Errorf("at most %d data pages a chunk", l.mostDataPages)
-							}
-							if !readBothWays(t, data) {
-								t.Fatal("not read by the typed reader")
-							}
-							checkPageDecoded(t, data, typedUsed)
-						})
-					}
-				}
-			}
+	for _, layout := range parquetpagetest.Layouts() {
+		var req map[string]bool
+		if layout.Required {
+			req = fullColumns(base)
 		}
+		t.Run(layout.Name, func(t *testing.T) {
+			data := pagesFile(t, req, layout.Props, base...)
+			if err := layout.Check(parquetpagetest.Summarize(t, data), len(base), n/parquetpagetest.RowGroupRows+1); err != nil {
+				t.Error(err)
+			}
+			if !readBothWays(t, data) {
+				t.Fatal("not read by the typed reader")
+			}
+			checkPageDecoded(t, data, typedUsed)
+		})
 	}
 }
 
@@ -210,18 +114,18 @@ func TestPageDecoderArrowEdges(t *testing.T) {
 		name  string
 		cols  []typedCol
 		props []parquet.WriterProperty
-		check func(pageLayout) bool
+		check func(parquetpagetest.Summary) bool
 	}{
 		{"format 1.0 dictionary", base,
 			[]parquet.WriterProperty{parquet.WithVersion(parquet.V1_0), parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy)},
-			func(l pageLayout) bool { return l.encodings[parquet.Encodings.PlainDict] == l.v1 }},
+			func(l parquetpagetest.Summary) bool { return l.Encodings[parquet.Encodings.PlainDict] == l.V1 }},
 		{"dictionary fallback, v1", base,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(200), parquet.WithDataPageSize(256), parquet.WithBatchSize(16)},
-			func(l pageLayout) bool { return l.dictEncoded > 0 && l.plain > 0 }},
+			func(l parquetpagetest.Summary) bool { return l.DictEncoded > 0 && l.Plain > 0 }},
 		{"dictionary fallback, v2", base,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(200), parquet.WithDataPageSize(256), parquet.WithBatchSize(16),
 				parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Zstd)},
-			func(l pageLayout) bool { return l.dictEncoded > 0 && l.plain > 0 && l.v1 == 0 }},
+			func(l parquetpagetest.Summary) bool { return l.DictEncoded > 0 && l.Plain > 0 && l.V1 == 0 }},
 		{"null columns, v1 dictionary", allNull,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDataPageSize(96), parquet.WithBatchSize(8)}, nil},
 		{"null columns, v2 plain", allNull,
@@ -243,7 +147,7 @@ func TestPageDecoderArrowEdges(t *testing.T) {
 					req = fullColumns(tt.cols)
 				}
 				data := pagesFile(t, req, tt.props, tt.cols...)
-				if l := layoutOf(t, data); tt.check != nil && !tt.check(l) {
+				if l := parquetpagetest.Summarize(t, data); tt.check != nil && !tt.check(l) {
 					t.Errorf("pages laid out as %+v", l)
 				}
 				if !readBothWays(t, data) {
@@ -308,8 +212,8 @@ func TestPageDecoderXitongsys(t *testing.T) {
 				pw.CompressionType, pw.PageSize, pw.RowGroupSize = tt.codec, tt.pageSize, tt.rowSize
 			})
 			data := readFile(t, path)
-			l := layoutOf(t, data)
-			if tt.dictPages != (l.dict > 0) || l.v2 != 0 || l.mostDataPages < tt.minPages || l.chunks < 8*tt.groups {
+			l := parquetpagetest.Summarize(t, data)
+			if tt.dictPages != (l.Dict > 0) || l.V2 != 0 || l.MostDataPages < tt.minPages || l.Chunks < 8*tt.groups {
 				t.Errorf("pages laid out as %+v", l)
 			}
 			if !readBothWays(t, data) {

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/metadata"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+	"github.com/benchnote/benchnote/ingest/internal/parquetpage/parquetpagetest"
 )
 
 // The differential tests of the decoder: files of every layout it reads,
@@ -285,49 +286,14 @@ func checkMatchesArrow(t *testing.T, data []byte) {
 // out so, and that the decoder reads every column as Arrow does.
 func TestDecoderMatchesArrowLayouts(t *testing.T) {
 	const n = 300
-	for _, v2 := range []bool{false, true} {
-		for _, codec := range []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip, compress.Codecs.Zstd} {
-			for _, dict := range []bool{false, true} {
-				for _, small := range []bool{false, true} {
-					for _, required := range []bool{false, true} {
-						version := parquet.DataPageV1
-						name := fmt.Sprintf("v1-%s-%v", codec, map[bool]string{false: "plain", true: "dict"}[dict])
-						if v2 {
-							version = parquet.DataPageV2
-							name = "v2" + name[2:]
-						}
-						props := []parquet.WriterProperty{
-							parquet.WithCompression(codec), parquet.WithDictionaryDefault(dict),
-							parquet.WithDataPageVersion(version), parquet.WithMaxRowGroupLength(128),
-						}
-						if small {
-							name += "-small"
-							props = append(props, parquet.WithDataPageSize(96), parquet.WithBatchSize(8))
-						}
-						if required {
-							name += "-required"
-						}
-						t.Run(name, func(t *testing.T) {
-							data := testFile(t, n, required, props...)
-							l := layoutOf(filePages(t, data))
-							if l.chunks != 3*len(testColumns) {
-								t.Errorf("%d column chunks, want 3 row groups of %d", l.chunks, len(testColumns))
-							}
-							if v2 && (l.v1 != 0 || l.v2 == 0) || !v2 && (l.v2 != 0 || l.v1 == 0) {
-								t.Errorf("%d v1 and %d v2 data pages", l.v1, l.v2)
-							}
-							if dict && (l.plain != 0 || l.chunksWithDict != l.chunks) || !dict && (l.dictEncoded != 0 || l.dict != 0) {
-								t.Errorf("%d PLAIN and %d dictionary-encoded data pages, %d chunks of %d with a dictionary", l.plain, l.dictEncoded, l.chunksWithDict, l.chunks)
-							}
-							if small && l.mostDataPages < 8 || !small && l.mostDataPages != 1 {
-								t.Errorf("at most %d data pages a chunk", l.mostDataPages)
-							}
-							checkMatchesArrow(t, data)
-						})
-					}
-				}
+	for _, layout := range parquetpagetest.Layouts() {
+		t.Run(layout.Name, func(t *testing.T) {
+			data := testFile(t, n, layout.Required, layout.Props...)
+			if err := layout.Check(parquetpagetest.Summarize(t, data), len(testColumns), n/parquetpagetest.RowGroupRows+1); err != nil {
+				t.Error(err)
 			}
-		}
+			checkMatchesArrow(t, data)
+		})
 	}
 }
 
@@ -339,27 +305,27 @@ func TestDecoderMatchesArrowEdges(t *testing.T) {
 		name  string
 		rows  int
 		props []parquet.WriterProperty
-		check func(pageLayout) bool
+		check func(parquetpagetest.Summary) bool
 	}{
 		{"format 1.0 dictionary", 300,
 			[]parquet.WriterProperty{parquet.WithVersion(parquet.V1_0), parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy)},
-			func(l pageLayout) bool { return l.encodings[encPlainDict] == l.v1 }},
+			func(l parquetpagetest.Summary) bool { return l.Encodings[parquet.Encodings.PlainDict] == l.V1 }},
 		{"dictionary fallback, v1", 300,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(200), parquet.WithDataPageSize(256), parquet.WithBatchSize(16)},
-			func(l pageLayout) bool { return l.dictEncoded > 0 && l.plain > 0 }},
+			func(l parquetpagetest.Summary) bool { return l.DictEncoded > 0 && l.Plain > 0 }},
 		{"dictionary fallback, v2", 300,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(200), parquet.WithDataPageSize(256), parquet.WithBatchSize(16),
 				parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Zstd)},
-			func(l pageLayout) bool { return l.dictEncoded > 0 && l.plain > 0 && l.v1 == 0 }},
+			func(l parquetpagetest.Summary) bool { return l.DictEncoded > 0 && l.Plain > 0 && l.V1 == 0 }},
 		{"one row", 1,
 			[]parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDataPageVersion(parquet.DataPageV2)},
-			func(l pageLayout) bool { return l.v2 == len(testColumns) }},
+			func(l parquetpagetest.Summary) bool { return l.V2 == len(testColumns) }},
 	}
 	for _, tt := range tests {
 		for _, required := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/required=%v", tt.name, required), func(t *testing.T) {
 				data := testFile(t, tt.rows, required, tt.props...)
-				if l := layoutOf(filePages(t, data)); !tt.check(l) {
+				if l := parquetpagetest.Summarize(t, data); !tt.check(l) {
 					t.Errorf("pages laid out as %+v", l)
 				}
 				checkMatchesArrow(t, data)

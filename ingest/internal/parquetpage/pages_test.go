@@ -86,51 +86,6 @@ func eachChunk(t *testing.T, data []byte, fn func(md *metadata.FileMetaData, g, 
 	return nil
 }
 
-// pageLayout sums up the pages of a file.
-type pageLayout struct {
-	v1, v2, dict   int // pages of each type
-	dictEncoded    int // data pages of dictionary indices
-	plain          int // PLAIN data pages
-	mostDataPages  int // the most data pages of one chunk
-	chunksWithDict int
-	chunks         int
-	encodings      map[int32]int // data pages of each encoding
-}
-
-// layoutOf sums up pages, those of filePages.
-func layoutOf(pages []filePage) pageLayout {
-	l := pageLayout{encodings: map[int32]int{}}
-	perChunk := map[[2]int]int{}
-	dicts := map[[2]int]bool{}
-	for _, p := range pages {
-		k := [2]int{p.group, p.leaf}
-		if _, ok := perChunk[k]; !ok {
-			l.chunks++
-			perChunk[k] = 0
-		}
-		switch p.h.typ {
-		case pageDictionary:
-			l.dict++
-			dicts[k] = true
-			continue
-		case pageData:
-			l.v1++
-		case pageDataV2:
-			l.v2++
-		}
-		perChunk[k]++
-		l.encodings[p.h.encoding]++
-		l.mostDataPages = max(l.mostDataPages, perChunk[k])
-		if p.h.encoding == encPlain {
-			l.plain++
-		} else {
-			l.dictEncoded++
-		}
-	}
-	l.chunksWithDict = len(dicts)
-	return l
-}
-
 // arrowIndexWidth is the widest bit width of dictionary indices that
 // Arrow's reader finds in the dictionary-encoded data pages of data,
 // where it looks for it, in the bytes its codecs decompress (gzip without
