@@ -87,7 +87,8 @@ type pageHeader struct {
 // type, sizes and crc, and the fields of the data page header (v1 or v2)
 // and the dictionary page header it holds; the other fields are skipped,
 // and a field of the wrong Thrift type counts as absent. The only error is
-// Thrift's.
+// Thrift's. Its nesting (a field switch inside a field switch) is the
+// header's: one reading of each sub-header field, in one place.
 func readPageHeader(p thrift.TProtocol) (pageHeader, error) {
 	h := pageHeader{fullPageHeader: fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}, dataValues: -1}
 	ctx := context.Background()
