@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
-
+	"github.com/benchnote/benchnote/ingest/internal/parquetpage"
 	"github.com/benchnote/benchnote/internal/textfmt"
 )
 
@@ -49,7 +49,7 @@ var goAllocator = memory.NewGoAllocator()
 // whose row count is negative, disagrees with the data or is implausible
 // for the file's size (see MaxParquetRowsPerByte), more rows than
 // ReadOptions.MaxRows, or a page whose CRC-32 checksum does not match (see
-// verifyPageChecksums; pages without one are not checked).
+// parquetpage.VerifyChecksums; pages without one are not checked).
 func ReadRequestsParquet(r parquet.ReaderAtSeeker, path string) (*RequestFile, error) {
 	return ReadRequestsParquetWith(r, path, ReadOptions{})
 }
@@ -94,86 +94,28 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 			"not a readable Parquet file (truncated or corrupt?): %v", err)
 	}
 	defer pf.Close()
-	total := pf.NumRows()
-	if total < 0 {
-		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
-			"the footer declares a negative row count (%d); expected a count of 0 or more", total)
-	}
-	var groupRows int64
-	for k := range pf.NumRowGroups() {
-		n := pf.MetaData().RowGroup(k).NumRows()
-		if n < 0 {
-			return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
-				"the footer declares a negative row count (%d) for row group %d; expected a count of 0 or more", n, k+1)
-		}
-		groupRows += n
-	}
-	switch {
-	case total != groupRows:
-		return nil, -1, fileErrorf(path, 0, 0, "", "corrupt parquet",
-			"the footer declares %d rows but its row groups hold %d; expected the same count", total, groupRows)
-	case total > MaxParquetRowsPerByte*size:
-		return nil, -1, fileErrorf(path, 0, 0, "", "implausible size",
-			"the footer declares %s rows in a file of %s bytes, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
-			textfmt.Thousands(int(total)), textfmt.Thousands(int(size)), MaxParquetRowsPerByte)
+	total, fe := footerRowCount(pf, size, path)
+	if fe != nil {
+		return nil, -1, fe
 	}
 	footerRows = total
 	if max := opts.maxRows(); total > int64(max) {
 		return nil, footerRows, tooManyRows(path, 0, max)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, goAllocator)
-	if err != nil {
-		return nil, footerRows, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading the Parquet schema: %v", err)
-	}
-
-	fields := fr.Manifest.Fields
-	names := make([]string, len(fields))
-	for j := range fields {
-		names[j] = fields[j].Field.Name
-	}
-	l, ferr := resolveRequestLayout(names, path, 0, "row")
-	if ferr != nil {
-		return nil, footerRows, ferr
-	}
-
-	pr := &parquetRequests{fr: fr, l: l, path: path, leaves: map[int]bool{}, batchRows: batchRows}
-	for c := range numReqColumns {
-		j := l.pos[c]
-		if j < 0 {
-			continue
-		}
-		dt := fields[j].Field.Type
-		if !arrowTypeFits(requestColumns[c].kind, dt) {
-			return nil, footerRows, fileErrorf(path, 0, j+1, l.names[j], "wrong type",
-				"%s: expected %s, got a column of type %s", l.names[j], kindTypeName(requestColumns[c].kind), dt)
-		}
-		pr.used = append(pr.used, c)
-		addLeaves(&fields[j], pr.leaves)
-	}
-
-	if total > math.MaxInt32 {
-		return nil, footerRows, fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
-	}
-	// The same bound over the bytes of the columns to be decoded, so that
-	// padding elsewhere in the file (a large footer) cannot buy rows.
-	if colBytes := usedColumnBytes(pf, pr.leaves, size); total > MaxParquetRowsPerByte*colBytes {
-		return nil, footerRows, fileErrorf(path, 0, 0, "", "implausible size",
-			"the footer declares %s rows in %s bytes of the columns read, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
-			textfmt.Thousands(int(total)), textfmt.Thousands(int(colBytes)), MaxParquetRowsPerByte)
-	}
-	if fe := unsupportedEncoding(pf, l, fields, pr.used, path); fe != nil {
+	pr, fe := openParquetRequests(pf, path, batchRows)
+	if fe != nil {
 		return nil, footerRows, fe
 	}
-	if fe := verifyPageChecksums(r, size, pf, pr.leaves, path); fe != nil {
+	if fe := pr.checkColumns(r, size, pf, total); fe != nil {
 		return nil, footerRows, fe
 	}
 	n := int(total)
-	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(l, 0, nil)}
+	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: newRequests(pr.l, 0, nil)}
 	if n == 0 {
 		return rf, footerRows, nil
 	}
 	if !opts.pqarrowOnly {
-		typed, fe := readParquetTyped(typedSource{pf, r, size}, fields, l, pr.used, path, n, opts)
+		typed, fe := readParquetTyped(typedSource{pf, r, size}, pr.fields, pr.l, pr.used, path, n, opts)
 		if fe != nil {
 			return nil, footerRows, fe
 		}
@@ -181,14 +123,112 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 			return typed, footerRows, nil
 		}
 	}
-	groups := make([]int, pf.NumRowGroups())
-	for k := range groups {
-		groups[k] = k
+	if fe := pr.readArrow(pf.NumRowGroups(), rf, n, opts); fe != nil {
+		return nil, footerRows, fe
 	}
+	return rf, footerRows, nil
+}
 
-	// Each column is decoded whole on its own goroutine, which also converts
-	// and checks it (and hashes the ids), so the columns proceed in
-	// parallel; what is left for this goroutine is cross-column work.
+// footerRowCount returns the row count the footer of pf, a file of size
+// bytes, declares, when it is plausible: not negative, the sum of its row
+// groups' counts (none negative), and at most MaxParquetRowsPerByte a byte
+// of the file.
+func footerRowCount(pf *file.Reader, size int64, path string) (int64, *FileError) {
+	total := pf.NumRows()
+	if total < 0 {
+		return 0, fileErrorf(path, 0, 0, "", "corrupt parquet",
+			"the footer declares a negative row count (%d); expected a count of 0 or more", total)
+	}
+	var groupRows int64
+	for k := range pf.NumRowGroups() {
+		n := pf.MetaData().RowGroup(k).NumRows()
+		if n < 0 {
+			return 0, fileErrorf(path, 0, 0, "", "corrupt parquet",
+				"the footer declares a negative row count (%d) for row group %d; expected a count of 0 or more", n, k+1)
+		}
+		groupRows += n
+	}
+	switch {
+	case total != groupRows:
+		return 0, fileErrorf(path, 0, 0, "", "corrupt parquet",
+			"the footer declares %d rows but its row groups hold %d; expected the same count", total, groupRows)
+	case total > MaxParquetRowsPerByte*size:
+		return 0, fileErrorf(path, 0, 0, "", "implausible size",
+			"the footer declares %s rows in a file of %s bytes, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
+			textfmt.Thousands(int(total)), textfmt.Thousands(int(size)), MaxParquetRowsPerByte)
+	}
+	return total, nil
+}
+
+// openParquetRequests reads pf's schema through pqarrow and matches its
+// top-level fields to benchnote's columns, refusing a column of a type
+// that cannot hold its values.
+func openParquetRequests(pf *file.Reader, path string, batchRows int) (*parquetRequests, *FileError) {
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, goAllocator)
+	if err != nil {
+		return nil, fileErrorf(path, 0, 0, "", "corrupt parquet", "reading the Parquet schema: %v", err)
+	}
+	fields := fr.Manifest.Fields
+	names := make([]string, len(fields))
+	for j := range fields {
+		names[j] = fields[j].Field.Name
+	}
+	l, fe := resolveRequestLayout(names, path, 0, "row")
+	if fe != nil {
+		return nil, fe
+	}
+	pr := &parquetRequests{fr: fr, fields: fields, l: l, path: path, leaves: map[int]bool{}, batchRows: batchRows}
+	for c := range numReqColumns {
+		j := l.pos[c]
+		if j < 0 {
+			continue
+		}
+		dt := fields[j].Field.Type
+		if !arrowTypeFits(requestColumns[c].kind, dt) {
+			return nil, fileErrorf(path, 0, j+1, l.names[j], "wrong type",
+				"%s: expected %s, got a column of type %s", l.names[j], kindTypeName(requestColumns[c].kind), dt)
+		}
+		pr.used = append(pr.used, c)
+		addLeaves(&fields[j], pr.leaves)
+	}
+	return pr, nil
+}
+
+// checkColumns refuses a file of total rows whose used columns cannot be
+// read: more rows than int32 counts, more rows than their bytes can hold
+// (see MaxParquetRowsPerByte), an encoding Arrow cannot decode, or a page
+// that fails its checksum. r holds the file's size bytes.
+func (pr *parquetRequests) checkColumns(r io.ReaderAt, size int64, pf *file.Reader, total int64) *FileError {
+	path := pr.path
+	if total > math.MaxInt32 {
+		return fileErrorf(path, 0, 0, "", "too large", "%d rows; at most %d are supported", total, math.MaxInt32)
+	}
+	// The same bound over the bytes of the columns to be decoded, so that
+	// padding elsewhere in the file (a large footer) cannot buy rows.
+	if colBytes := usedColumnBytes(pf, pr.leaves, size); total > MaxParquetRowsPerByte*colBytes {
+		return fileErrorf(path, 0, 0, "", "implausible size",
+			"the footer declares %s rows in %s bytes of the columns read, more than %d rows per byte; expected at least one bit per row (a compression bomb or a corrupt footer?)",
+			textfmt.Thousands(int(total)), textfmt.Thousands(int(colBytes)), MaxParquetRowsPerByte)
+	}
+	if fe := unsupportedEncoding(pf, pr.l, pr.fields, pr.used, path); fe != nil {
+		return fe
+	}
+	if err := parquetpage.VerifyChecksums(r, size, pf.MetaData(), pr.leaves); err != nil {
+		return fileErrorf(path, 0, 0, "", "corrupt parquet", "%v", err)
+	}
+	return nil
+}
+
+// readArrow reads the n rows of the file's groups row groups through
+// pqarrow into rf. Each column is decoded whole on its own goroutine,
+// which also converts and checks it (and hashes the ids), so the columns
+// proceed in parallel; what is left for this goroutine is cross-column
+// work: the rows some column flagged are diagnosed and excluded.
+func (pr *parquetRequests) readArrow(groups int, rf *RequestFile, n int, opts ReadOptions) *FileError {
+	all := make([]int, groups)
+	for k := range all {
+		all[k] = k
+	}
 	var (
 		cols [numReqColumns]parquetColumn
 		wg   sync.WaitGroup
@@ -203,7 +243,7 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 					cols[c].err = fmt.Errorf("%v", p)
 				}
 			}()
-			cols[c].decode(pr, c, groups, n, seed)
+			cols[c].decode(pr, c, all, n, seed)
 		}()
 	}
 	wg.Wait()
@@ -214,14 +254,28 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 			arrs[c] = a
 		}
 	}
+	l := pr.l
 	for _, c := range pr.used {
 		if err := cols[c].err; err != nil {
 			j := l.pos[c]
-			return nil, footerRows, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet", "%s: decoding: %v", l.names[j], err)
+			return fileErrorf(pr.path, 0, j+1, l.names[j], "corrupt parquet", "%s: decoding: %v", l.names[j], err)
 		}
 	}
-
 	q := rf.Requests
+	pr.fill(q, &cols, n)
+	drop, x := pr.excluded(q, &cols, arrs, n)
+	q.removeRows(drop)
+	dropDuplicates(q, l, pr.path, removeAt(cols[colRequestID].hashes, drop), &x)
+	x.store(rf)
+	if opts.ForAnalysis {
+		q.trimForAnalysis(opts.pool)
+	}
+	return nil
+}
+
+// fill sets q's n rows to the decoded columns.
+func (pr *parquetRequests) fill(q *Requests, cols *[numReqColumns]parquetColumn, n int) {
+	l := pr.l
 	q.N = n
 	q.SourceRow = make([]int32, n)
 	for i := range q.SourceRow {
@@ -256,9 +310,11 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 	if l.has(colPhase) {
 		q.Phase = cols[colPhase].phases
 	}
+}
 
-	// The rows some column flagged, or with E2E_ms < TTFT_ms, are looked
-	// at again to find their first problem.
+// excluded diagnoses the rows some column flagged, or with E2E_ms <
+// TTFT_ms, and returns those with a problem, in order, and the problems.
+func (pr *parquetRequests) excluded(q *Requests, cols *[numReqColumns]parquetColumn, arrs [numReqColumns]arrow.Array, n int) ([]int, exclusions) {
 	var flagged []bool
 	for _, c := range pr.used {
 		if f := cols[c].flags; f != nil {
@@ -284,18 +340,13 @@ func readRequestsParquet(r parquet.ReaderAtSeeker, path string, batchRows int, o
 			}
 		}
 	}
-	q.removeRows(drop)
-	dropDuplicates(q, l, path, removeAt(cols[colRequestID].hashes, drop), &x)
-	x.store(rf)
-	if opts.ForAnalysis {
-		q.trimForAnalysis(opts.pool)
-	}
-	return rf, footerRows, nil
+	return drop, x
 }
 
 // parquetRequests is the state of one ReadRequestsParquet call.
 type parquetRequests struct {
 	fr        *pqarrow.FileReader
+	fields    []pqarrow.SchemaField // the file's top-level fields
 	l         *requestLayout
 	path      string
 	used      []reqColumn  // the columns read, in column order

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+	"github.com/benchnote/benchnote/ingest/internal/parquetpage"
 )
 
 // This file reads the common requests.parquet — flat columns stored as
@@ -113,41 +114,13 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 			rf, fe = nil, nil // the pqarrow path reports it
 		}
 	}()
-	var (
-		vals [numReqColumns]typedValues
-		wg   sync.WaitGroup
-		seed = maphash.MakeSeed()
-		next = make(chan typedColumn, len(cols))
-	)
+	vals := decodeTypedColumns(src, cols, n, forAnalysis, opts.pool)
 	for _, tc := range cols {
-		next <- tc
-	}
-	close(next)
-	// A few columns at a time: more goroutines than cores buy nothing,
-	// and each holds a decoder's buffers.
-	for range min(typedColumnWorkers, len(cols)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tc := range next {
-				func() {
-					defer func() {
-						if p := recover(); p != nil {
-							vals[tc.c].err = fmt.Errorf("%v", p)
-						}
-					}()
-					vals[tc.c] = readTypedColumn(src, tc, n, seed, forAnalysis, opts.pool)
-				}()
-			}
-		}()
-	}
-	wg.Wait()
-	for _, tc := range cols {
-		var cp *corruptPage
+		var cp *parquetpage.CorruptError
 		if errors.As(vals[tc.c].err, &cp) {
 			j := l.pos[tc.c]
 			return nil, fileErrorf(path, 0, j+1, l.names[j], "corrupt parquet",
-				"%s: row group %d, page %d cannot be decoded (%v); the file is corrupt", l.names[j], cp.group, cp.page, cp.err)
+				"%s: row group %d, page %d cannot be decoded (%v); the file is corrupt", l.names[j], cp.Group, cp.Page, cp.Err)
 		}
 	}
 	for _, tc := range cols {
@@ -174,32 +147,8 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	q.TextChunks = vals[colTextChunks].ints
 	q.Phase = vals[colPhase].phases
 
-	// A null in a required column is allowed only where a failed request
-	// (or one without output tokens) leaves nothing to record; it becomes
-	// the placeholder the pqarrow path gives it. Anything else excludes
-	// the row, which the pqarrow path reports.
-	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
+	if !placeholdersAllowed(q, vals) {
 		return nil, nil
-	}
-	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
-	for i := range n {
-		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
-			failed := q.Status != nil && StatusFailed(q.Status.At(i))
-			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
-			if compMissing != nil && compMissing[i] {
-				if !mayBeEmpty(colCompletionTokens, failed, zero) {
-					return nil, nil
-				}
-				q.CompletionTokens[i] = 0
-			}
-			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
-				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
-				return nil, nil
-			}
-		}
-		if q.E2Ems[i] < q.TTFTms[i] {
-			return nil, nil
-		}
 	}
 	rf = &RequestFile{Path: path, Format: "parquet", RowsRead: n, Requests: q, typed: true}
 	for _, tc := range cols {
@@ -226,6 +175,74 @@ func readParquetTyped(src typedSource, fields []pqarrow.SchemaField, l *requestL
 	return rf, nil
 }
 
+// decodeTypedColumns decodes cols, the n rows of each, a few columns at a
+// time: more goroutines than cores buy nothing, and each holds a
+// decoder's buffers. A panic decoding a column is its error.
+func decodeTypedColumns(src typedSource, cols []typedColumn, n int, hashOnly bool, pool *columnPool) *[numReqColumns]typedValues {
+	var (
+		vals [numReqColumns]typedValues
+		wg   sync.WaitGroup
+		seed = maphash.MakeSeed()
+		next = make(chan typedColumn, len(cols))
+	)
+	for _, tc := range cols {
+		next <- tc
+	}
+	close(next)
+	decode := func(tc typedColumn) {
+		defer func() {
+			if p := recover(); p != nil {
+				vals[tc.c].err = fmt.Errorf("%v", p)
+			}
+		}()
+		vals[tc.c] = readTypedColumn(src, tc, n, seed, hashOnly, pool)
+	}
+	for range min(typedColumnWorkers, len(cols)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tc := range next {
+				decode(tc)
+			}
+		}()
+	}
+	wg.Wait()
+	return &vals
+}
+
+// placeholdersAllowed reports whether every null in a required column of
+// q (as vals marks them missing) is one the pqarrow path would give a
+// placeholder, which it then gives it: a null is allowed only where a
+// failed request (or one without output tokens) leaves nothing to record.
+// Anything else, or E2E_ms below TTFT_ms, excludes the row, which the
+// pqarrow path reports: the typed reader then steps aside.
+func placeholdersAllowed(q *Requests, vals *[numReqColumns]typedValues) bool {
+	if vals[colRequestID].missing != nil || vals[colPromptTokens].missing != nil {
+		return false
+	}
+	compMissing, ttftMissing, e2eMissing := vals[colCompletionTokens].missing, vals[colTTFT].missing, vals[colE2E].missing
+	for i := range q.N {
+		if compMissing != nil && compMissing[i] || ttftMissing != nil && ttftMissing[i] || e2eMissing != nil && e2eMissing[i] {
+			failed := q.Status != nil && StatusFailed(q.Status.At(i))
+			zero := (compMissing == nil || !compMissing[i]) && q.CompletionTokens[i] == 0
+			if compMissing != nil && compMissing[i] {
+				if !mayBeEmpty(colCompletionTokens, failed, zero) {
+					return false
+				}
+				q.CompletionTokens[i] = 0
+			}
+			if ttftMissing != nil && ttftMissing[i] && !mayBeEmpty(colTTFT, failed, zero) ||
+				e2eMissing != nil && e2eMissing[i] && !mayBeEmpty(colE2E, failed, zero) {
+				return false
+			}
+		}
+		if q.E2Ems[i] < q.TTFTms[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // typedSource is the file the typed reader reads: its Arrow reader, and
 // its bytes for the page decoder.
 type typedSource struct {
@@ -239,8 +256,10 @@ type typedSource struct {
 // reader.
 func readTypedColumn(src typedSource, tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool *columnPool) typedValues {
 	c := newColumnFill(tc, n, seed, hashOnly, pool)
+	// The one place the page decoder's refusal is taken: Arrow's column
+	// reader reads the column instead, from its first row.
 	err := c.fromPages(src)
-	if errors.Is(err, errPagesUnsupported) {
+	if errors.Is(err, parquetpage.ErrUnsupported) {
 		c = newColumnFill(tc, n, seed, hashOnly, pool)
 		err = c.fromArrow(src.pf)
 	}
@@ -297,74 +316,24 @@ func newColumnFill(tc typedColumn, n int, seed maphash.Seed, hashOnly bool, pool
 }
 
 // fromPages reads the column with the page decoder. It returns
-// errPagesUnsupported, having filled nothing or not, when a chunk is
-// stored in a way the decoder does not read.
+// parquetpage.ErrUnsupported, having filled nothing or not, when a chunk
+// is stored in a way the decoder does not read.
 func (c *columnFill) fromPages(src typedSource) error {
-	md := src.pf.MetaData()
-	for g := range src.pf.NumRowGroups() {
-		cc, err := md.RowGroup(g).ColumnChunk(c.tc.leaf)
+	col := parquetpage.Column{Leaf: c.tc.leaf, Type: c.tc.phys, Optional: c.tc.opt}
+	err := parquetpage.DecodeColumn(src.pf.MetaData(), src.r, src.size, col, func(p *parquetpage.Page) error {
+		if done, err := c.addDirect(p); done || err != nil {
+			return err
+		}
+		v, err := p.Values()
 		if err != nil {
-			return errPagesUnsupported
-		}
-		if err := chunkUnsupported(md, cc, src.size); err != nil {
 			return err
 		}
+		return c.add(p.Levels(), p.NonNull(), p.Defs(), v.Int64s, v.Int32s, v.Float64s, v.ByteArrays)
+	})
+	if err == nil {
+		c.v.ownPages = true
 	}
-	d := newChunkDecoder(c.tc.phys, c.tc.opt)
-	defer d.release()
-	for g := range src.pf.NumRowGroups() {
-		rg := md.RowGroup(g)
-		cc, _ := rg.ColumnChunk(c.tc.leaf)
-		if cc.NumValues() != rg.NumRows() {
-			// pqarrow's diagnostic says how the counts disagree.
-			return fmt.Errorf("row group %d holds %d values of the column for %d rows", g+1, cc.NumValues(), rg.NumRows())
-		}
-		if err := d.reset(src.r, cc); err != nil {
-			return err
-		}
-		for page := 1; ; page++ {
-			err := d.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return corrupt(g, page, err)
-			}
-			done, err := c.addDirect(d)
-			if err != nil {
-				return corrupt(g, page, err)
-			}
-			if done {
-				continue
-			}
-			if err := d.decodeValues(); err != nil {
-				return corrupt(g, page, err)
-			}
-			// Only the slice of the column's type: a pooled decoder's
-			// others hold another column's values.
-			var (
-				ints   []int64
-				int32s []int32
-				floats []float64
-				bytes  []parquet.ByteArray
-			)
-			switch c.tc.phys {
-			case parquet.Types.Int64:
-				ints = d.ints
-			case parquet.Types.Int32:
-				int32s = d.int32s
-			case parquet.Types.Double:
-				floats = d.floats
-			case parquet.Types.ByteArray:
-				bytes = d.bytes
-			}
-			if err := c.add(d.levels, d.read, d.defs, ints, int32s, floats, bytes); err != nil {
-				return err
-			}
-		}
-	}
-	c.v.ownPages = true
-	return nil
+	return err
 }
 
 // addDirect decodes a page of a count column stored as INT64, or of a
@@ -372,48 +341,51 @@ func (c *columnFill) fromPages(src typedSource) error {
 // values there; the nulls of an optional column are then spread in place,
 // from the end. Pages of ids and statuses get loops of their own. It
 // reports false, decoding nothing, for any other page.
-func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
-	levels, read := d.levels, d.read
+func (c *columnFill) addDirect(p *parquetpage.Page) (bool, error) {
+	levels, read := p.Levels(), p.NonNull()
 	if c.row+levels > c.n {
 		return false, nil
 	}
-	v, info := &c.v, c.info
+	v, info, phys := &c.v, c.info, c.tc.phys
+	dict, dictEncoded := p.Dictionary()
 	switch {
-	case info.kind == kindCount && d.phys == parquet.Types.Int64 && cap(v.ints) >= c.n:
+	case info.kind == kindCount && phys == parquet.Types.Int64 && cap(v.ints) >= c.n:
 		start := len(v.ints)
 		v.ints = v.ints[:start+levels]
 		page := v.ints[start:]
-		if err := d.decodeInts(page[:read]); err != nil {
+		if err := p.Int64s(page[:read]); err != nil {
 			return true, err
 		}
-		if !c.dictVouches(d) && !countsValid(page[:read], info.max) {
+		if !c.dictVouches(dict, dictEncoded) && !countsValid(page[:read], info.max) {
 			v.bad = true
 		}
 		if read < levels {
-			spreadNulls(page, read, d.defs[:levels], int64(-1), c.nullAt(info))
+			spreadNulls(page, read, p.Defs(), int64(-1), c.nullAt(info))
 		}
-	case (info.kind == kindNumber || info.kind == kindUnixTime) && d.phys == parquet.Types.Double && cap(v.floats) >= c.n:
+	case (info.kind == kindNumber || info.kind == kindUnixTime) && phys == parquet.Types.Double && cap(v.floats) >= c.n:
 		start := len(v.floats)
 		v.floats = v.floats[:start+levels]
 		page := v.floats[start:]
-		if err := d.decodeFloats(page[:read]); err != nil {
+		if err := p.Float64s(page[:read]); err != nil {
 			return true, err
 		}
-		if !c.dictVouches(d) && !numbersValid(page[:read], info.required, float64(info.max)) {
+		if !c.dictVouches(dict, dictEncoded) && !numbersValid(page[:read], info.required, float64(info.max)) {
 			v.bad = true
 		}
 		if read < levels {
-			spreadNulls(page, read, d.defs[:levels], math.NaN(), c.nullAt(info))
+			spreadNulls(page, read, p.Defs(), math.NaN(), c.nullAt(info))
 		}
-	case info.kind == kindID && c.hashOnly && d.phys == parquet.Types.ByteArray:
-		if err := d.decodeValues(); err != nil {
+	case info.kind == kindID && c.hashOnly && phys == parquet.Types.ByteArray:
+		vals, err := p.Values()
+		if err != nil {
 			return true, err
 		}
+		defs := p.Defs()
 		k := 0
 		for j := range levels {
 			var s string
-			if read == levels || d.defs[j] != 0 {
-				s = byteString(d.bytes[k])
+			if read == levels || defs[j] != 0 {
+				s = byteString(vals.ByteArrays[k])
 				k++
 			}
 			if s == "" {
@@ -421,34 +393,36 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 			}
 			v.idParts.add(maphash.String(c.seed, s))
 		}
-	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray && d.dictEncoded && cap(v.status.Codes) >= c.n:
+	case info.kind == kindStatus && phys == parquet.Types.ByteArray && dictEncoded && cap(v.status.Codes) >= c.n:
 		// A code per dictionary value, then the page's codes decoded as
 		// a dictionary of codes, straight into the column.
-		if c.dictGen != d.dictGen {
+		if c.dictGen != dict.ID {
 			c.dictCodes = c.dictCodes[:0]
-			for _, b := range d.dictBytes {
+			for _, b := range dict.ByteArrays {
 				c.dictCodes = append(c.dictCodes, v.status.code(byteString(b)))
 			}
-			c.dictGen = d.dictGen
+			c.dictGen = dict.ID
 		}
 		start := len(v.status.Codes)
 		v.status.Codes = v.status.Codes[:start+levels]
 		page := v.status.Codes[start:]
-		if err := decodeDictionary(d.values, c.dictCodes, page[:read]); err != nil {
+		if err := parquetpage.DecodeIndexed(p, c.dictCodes, page[:read]); err != nil {
 			return true, err
 		}
 		if read < levels {
-			spreadNulls(page, read, d.defs[:levels], v.status.code(""), nil)
+			spreadNulls(page, read, p.Defs(), v.status.code(""), nil)
 		}
-	case info.kind == kindStatus && d.phys == parquet.Types.ByteArray:
-		if err := d.decodeValues(); err != nil {
+	case info.kind == kindStatus && phys == parquet.Types.ByteArray:
+		vals, err := p.Values()
+		if err != nil {
 			return true, err
 		}
+		defs := p.Defs()
 		k := 0
 		for j := range levels {
 			var s string
-			if read == levels || d.defs[j] != 0 {
-				s = byteString(d.bytes[k])
+			if read == levels || defs[j] != 0 {
+				s = byteString(vals.ByteArrays[k])
 				k++
 			}
 			v.status.Append(s)
@@ -460,24 +434,24 @@ func (c *columnFill) addDirect(d *chunkDecoder) (bool, error) {
 	return true, nil
 }
 
-// dictVouches reports whether every value of d's page is known valid
-// without looking at it: the page is dictionary-encoded and every value of
-// its dictionary (an INT64 or DOUBLE one) is valid, which is checked once
-// per dictionary.
-func (c *columnFill) dictVouches(d *chunkDecoder) bool {
-	if !d.dictEncoded {
+// dictVouches reports whether every value of a page is known valid
+// without looking at it: the page is dictionary-encoded (dictEncoded) and
+// every value of its dictionary (an INT64 or DOUBLE one) is valid, which
+// is checked once per dictionary.
+func (c *columnFill) dictVouches(dict parquetpage.Dictionary, dictEncoded bool) bool {
+	if !dictEncoded {
 		return false
 	}
-	if c.checkedGen != d.dictGen {
-		switch d.phys {
+	if c.checkedGen != dict.ID {
+		switch c.tc.phys {
 		case parquet.Types.Int64:
-			c.dictValid = countsValid(d.dictInts, c.info.max)
+			c.dictValid = countsValid(dict.Int64s, c.info.max)
 		case parquet.Types.Double:
-			c.dictValid = numbersValid(d.dictFloats, c.info.required, float64(c.info.max))
+			c.dictValid = numbersValid(dict.Float64s, c.info.required, float64(c.info.max))
 		default:
 			c.dictValid = false
 		}
-		c.checkedGen = d.dictGen
+		c.checkedGen = dict.ID
 	}
 	return c.dictValid
 }
@@ -541,34 +515,6 @@ func spreadNulls[T any](page []T, read int, defs []int16, null T, missing func(j
 			missing(j)
 		}
 	}
-}
-
-// corruptPage is a page of row group group (both 1-based) that the page
-// decoder found corrupt in a way Arrow's readers mishandle: runs of
-// definition levels or dictionary indices that run past their page, an
-// index past the dictionary, a size no value or codec can need. The file
-// is refused with it instead of being left to Arrow's readers, which on
-// such pages decode stale bytes without an error, or allocate what the
-// page claims: as much as a corrupt dictionary index asks (gigabytes, for
-// a file of a few kilobytes). Any other decoding error leaves the file to
-// the pqarrow path, whose diagnostics are the reference.
-type corruptPage struct {
-	group, page int
-	err         error
-}
-
-func (e *corruptPage) Error() string {
-	return fmt.Sprintf("row group %d, page %d: %v", e.group, e.page, e.err)
-}
-
-// corrupt places a corruptPage found in page page of row group g
-// (0-based); any other error passes through unchanged.
-func corrupt(g, page int, err error) error {
-	var cp *corruptPage
-	if errors.As(err, &cp) {
-		cp.group, cp.page = g+1, page
-	}
-	return err
 }
 
 // fromArrow reads the column with Arrow's typed column readers.

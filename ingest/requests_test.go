@@ -1264,7 +1264,7 @@ func reqCheckInvariants(t *testing.T, rf *RequestFile) {
 // FuzzReadRequestsParquet mutates a small valid file. Any outcome but a
 // panic or an inconsistent result is fine, and the typed column readers
 // must agree with pqarrow alone. Some corrupt page headers made Arrow's
-// decoder (arrow/go v17) loop without end; verifyPageChecksums now walks
+// decoder (arrow/go v17) loop without end; parquetpage.VerifyChecksums now walks
 // every header first and refuses them (TestCorruptPageHeaderIsRefused).
 func FuzzReadRequestsParquet(f *testing.F) {
 	f.Add(reqFuzzSeed(f))

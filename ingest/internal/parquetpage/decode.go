@@ -1,22 +1,12 @@
-package ingest
+package parquetpage
 
-// This file decodes the pages of the column chunks the typed reader reads,
-// for the encodings nearly every writer uses (PLAIN and dictionary values,
-// RLE definition levels, data pages v1 and v2, uncompressed, Snappy, gzip
-// or zstd pages). Arrow's column readers do the same, but allocate and
-// zero fresh buffers for every chunk, page and dictionary, which cost more
-// than the decoding itself on a sweep of millions of rows; here one
-// chunkDecoder per column reuses its buffers from chunk to chunk. Anything
-// else (another encoding or codec, encryption, a page type it does not
-// know, a size it cannot bound) is errPagesUnsupported, and the column is
-// read with Arrow's readers instead; a page it cannot decode is an error,
-// and the file goes to the pqarrow path, whose diagnostics are the
-// reference.
+// This file holds the chunk decoder: page by page, a chunk's dictionary,
+// definition levels and values, decompressed into buffers it keeps from
+// chunk to chunk.
 
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,36 +22,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// errPagesUnsupported says a column chunk is stored in a way chunkDecoder
-// does not read; Arrow's column reader reads it instead.
-var errPagesUnsupported = errors.New("pages stored in a way the page decoder does not read")
-
-// Parquet's enumerations (parquet.thrift), as stored in page headers.
 const (
-	pageData       = 0
-	pageDictionary = 2
-	pageDataV2     = 3
-
-	encPlain          = 0
-	encPlainDict      = 2
-	encRLE            = 3
-	encRLEDictionary  = 8
-	maxBytePageLength = 256 << 20 // a BYTE_ARRAY page larger than this goes to Arrow
+	maxBytePageLength = 256 << 20 // a page larger than this is ErrUnsupported
 	zstdSlack         = 64        // bytes past a zstd page its buffer keeps spare
 )
-
-// fullPageHeader holds what decoding a page needs of its PageHeader.
-type fullPageHeader struct {
-	typ          int32
-	uncompressed int32
-	compressed   int32
-	values       int32 // num_values of the data or dictionary page header
-	encoding     int32
-	defEncoding  int32 // v1: definition_level_encoding
-	defBytes     int32 // v2: definition_levels_byte_length
-	repBytes     int32 // v2: repetition_levels_byte_length
-	compressedV2 bool  // v2: is_compressed (true unless the header says false)
-}
 
 // chunkDecoder decodes the pages of one column's chunks, one chunk after
 // another, into buffers it keeps. After each call of next, defs[:levels]
@@ -143,16 +107,16 @@ func (d *chunkDecoder) release() {
 // size its length in bytes.
 func chunkUnsupported(md *metadata.FileMetaData, cc *metadata.ColumnChunkMetaData, size int64) error {
 	if cc.CryptoMetadata() != nil || md.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	switch cc.Compression() {
 	case compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip, compress.Codecs.Zstd:
 	default:
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	start, length := chunkSpan(cc)
 	if start < 4 || length <= 0 || start+length > size || start+length < start {
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	return nil
 }
@@ -211,7 +175,7 @@ func (d *chunkDecoder) next() error {
 			d.left -= int64(h.values)
 			return d.readData(h, body)
 		default:
-			return errPagesUnsupported // an index page, or one Parquet does not define
+			return ErrUnsupported // an index page, or one Parquet does not define
 		}
 	}
 }
@@ -253,7 +217,7 @@ func (d *chunkDecoder) width() int {
 // maxBytePageLength goes to Arrow.
 func (d *chunkDecoder) checkSize(h fullPageHeader) error {
 	if w := d.width(); w > 0 && int64(h.uncompressed) > int64(w+2)*int64(h.values)+64 {
-		return &corruptPage{err: fmt.Errorf("a page of %d values declares %d bytes uncompressed, more than its values can need", h.values, h.uncompressed)}
+		return &CorruptError{Err: fmt.Errorf("a page of %d values declares %d bytes uncompressed, more than its values can need", h.values, h.uncompressed)}
 	}
 	expand := int64(1)
 	switch d.codec {
@@ -265,10 +229,10 @@ func (d *chunkDecoder) checkSize(h fullPageHeader) error {
 		expand = 32768
 	}
 	if int64(h.uncompressed) > expand*int64(h.compressed)+64 {
-		return &corruptPage{err: fmt.Errorf("a page of %d bytes declares %d bytes uncompressed, more than the codec can expand it to", h.compressed, h.uncompressed)}
+		return &CorruptError{Err: fmt.Errorf("a page of %d bytes declares %d bytes uncompressed, more than the codec can expand it to", h.compressed, h.uncompressed)}
 	}
 	if h.uncompressed > maxBytePageLength {
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	return nil
 }
@@ -329,7 +293,7 @@ func (d *chunkDecoder) decompressInto(dst, src []byte, n int) ([]byte, error) {
 			}
 		}
 	default:
-		return nil, errPagesUnsupported
+		return nil, ErrUnsupported
 	}
 	if err != nil {
 		return nil, fmt.Errorf("decompressing a page: %v", err)
@@ -343,7 +307,7 @@ func (d *chunkDecoder) decompressInto(dst, src []byte, n int) ([]byte, error) {
 // readDictionary decodes a dictionary page (PLAIN values).
 func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 	if h.encoding != encPlain && h.encoding != encPlainDict {
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	if d.hasDict {
 		return errors.New("a column chunk with a second dictionary page") // Arrow refuses it too
@@ -379,7 +343,7 @@ func (d *chunkDecoder) readDictionary(h fullPageHeader, body []byte) error {
 		d.dictBytes = grow(d.dictBytes, n)
 		err = plainBytes(page, d.dictBytes)
 	default:
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	if err != nil {
 		return fmt.Errorf("the dictionary page: %v", err)
@@ -405,7 +369,7 @@ func (d *chunkDecoder) readData(h fullPageHeader, body []byte) error {
 		values = page
 		if d.opt {
 			if h.defEncoding != encRLE {
-				return errPagesUnsupported // BIT_PACKED levels, deprecated
+				return ErrUnsupported // BIT_PACKED levels, deprecated
 			}
 			if len(values) < 4 {
 				return errors.New("a data page ends before its definition levels")
@@ -441,7 +405,7 @@ func (d *chunkDecoder) readData(h fullPageHeader, body []byte) error {
 		d.defs = grow(d.defs, n)
 		nonNull, err := decodeLevels(defRun, d.defs)
 		if err != nil {
-			return &corruptPage{err: fmt.Errorf("definition levels: %v", err)}
+			return &CorruptError{Err: fmt.Errorf("definition levels: %v", err)}
 		}
 		d.read = nonNull
 	}
@@ -452,7 +416,7 @@ func (d *chunkDecoder) readData(h fullPageHeader, body []byte) error {
 			return errors.New("a dictionary-encoded page without a dictionary")
 		}
 	default:
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	d.values, d.dictEncoded = values, h.encoding != encPlain
 	return nil
@@ -503,7 +467,7 @@ func (d *chunkDecoder) plainValues(b []byte) error {
 		d.bytes = grow(d.bytes, n)
 		err = plainBytes(b, d.bytes)
 	default:
-		return errPagesUnsupported
+		return ErrUnsupported
 	}
 	return err
 }
@@ -517,14 +481,14 @@ func (d *chunkDecoder) readIndices(b []byte) error {
 		if n == 0 {
 			return nil
 		}
-		return &corruptPage{err: errors.New("a dictionary-encoded page without its bit width")}
+		return &CorruptError{Err: errors.New("a dictionary-encoded page without its bit width")}
 	}
 	width := int(b[0])
 	if width > 32 {
-		return &corruptPage{err: fmt.Errorf("dictionary indices of %d bits", width)}
+		return &CorruptError{Err: fmt.Errorf("dictionary indices of %d bits", width)}
 	}
 	if err := decodeHybrid(b[1:], width, d.indices); err != nil {
-		return &corruptPage{err: fmt.Errorf("dictionary indices: %v", err)}
+		return &CorruptError{Err: fmt.Errorf("dictionary indices: %v", err)}
 	}
 	return nil
 }
@@ -549,14 +513,14 @@ func (d *chunkDecoder) dictValues(b []byte) error {
 		d.bytes = grow(d.bytes, n)
 		return lookUp(d.dictBytes, d.indices, d.bytes)
 	}
-	return errPagesUnsupported
+	return ErrUnsupported
 }
 
 // lookUp sets out[i] to dict[indices[i]].
 func lookUp[T any](dict []T, indices []uint32, out []T) error {
 	for i, k := range indices {
 		if int(k) >= len(dict) {
-			return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", k, len(dict))}
+			return &CorruptError{Err: fmt.Errorf("dictionary index %d of a dictionary of %d values", k, len(dict))}
 		}
 		out[i] = dict[k]
 	}
@@ -613,336 +577,4 @@ func plainBytes(b []byte, out []parquet.ByteArray) error {
 		b = b[4+k:]
 	}
 	return nil
-}
-
-// decodeLevels decodes len(defs) definition levels (bit width 1) from RLE
-// runs and returns how many are 1.
-func decodeLevels(b []byte, defs []int16) (int, error) {
-	var run runDecoder
-	run.b, run.width = b, 1
-	nonNull := 0
-	for i := 0; i < len(defs); {
-		if err := run.nextRun(); err != nil {
-			return 0, err
-		}
-		k := min(run.count, len(defs)-i)
-		out := defs[i : i+k]
-		if run.packed {
-			for j := range out {
-				bit := run.at + j
-				out[j] = int16(run.b[bit>>3] >> (bit & 7) & 1)
-				nonNull += int(out[j])
-			}
-		} else {
-			if run.value > 1 {
-				return 0, fmt.Errorf("definition level %d; the column's maximum is 1", run.value)
-			}
-			for j := range out {
-				out[j] = int16(run.value)
-			}
-			nonNull += k * int(run.value)
-		}
-		run.done(k)
-		i += k
-	}
-	return nonNull, nil
-}
-
-// decodeHybrid decodes len(out) values of width bits from RLE and
-// bit-packed runs (Parquet's RLE/bit-packing hybrid, without a length
-// prefix).
-func decodeHybrid(b []byte, width int, out []uint32) error {
-	var run runDecoder
-	run.b, run.width = b, width
-	mask := uint64(1)<<width - 1
-	for i := 0; i < len(out); {
-		if err := run.nextRun(); err != nil {
-			return err
-		}
-		k := min(run.count, len(out)-i)
-		dst := out[i : i+k]
-		if !run.packed {
-			for j := range dst {
-				dst[j] = run.value
-			}
-		} else {
-			for j := range dst {
-				dst[j] = packedValue(run.b, (run.at+j)*width, mask)
-			}
-		}
-		run.done(k)
-		i += k
-	}
-	return nil
-}
-
-// packedValue is the value of the bits mask selects at bit of b: read
-// eight bytes at a time while they are there, byte by byte at the end of
-// the buffer.
-func packedValue(b []byte, bit int, mask uint64) uint32 {
-	p := bit >> 3
-	var w uint64
-	if p+8 <= len(b) {
-		w = binary.LittleEndian.Uint64(b[p:])
-	} else {
-		for q := len(b) - 1; q >= p; q-- {
-			w = w<<8 | uint64(b[q])
-		}
-	}
-	return uint32(w >> (bit & 7) & mask)
-}
-
-// decodeDictionary decodes len(out) dictionary-encoded values from b, a
-// bit width and RLE/bit-packed runs of indices, looking each index up in
-// dict as it is decoded (the indices are never stored).
-func decodeDictionary[T any](b []byte, dict []T, out []T) error {
-	if len(b) < 1 {
-		if len(out) == 0 {
-			return nil
-		}
-		return &corruptPage{err: errors.New("a dictionary-encoded page without its bit width")}
-	}
-	width := int(b[0])
-	if width > 32 {
-		return &corruptPage{err: fmt.Errorf("dictionary indices of %d bits", width)}
-	}
-	var run runDecoder
-	run.b, run.width = b[1:], width
-	mask := uint64(1)<<width - 1
-	for i := 0; i < len(out); {
-		if err := run.nextRun(); err != nil {
-			return &corruptPage{err: fmt.Errorf("dictionary indices: %v", err)}
-		}
-		k := min(run.count, len(out)-i)
-		dst := out[i : i+k]
-		if !run.packed {
-			if int(run.value) >= len(dict) {
-				return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", run.value, len(dict))}
-			}
-			v := dict[run.value]
-			for j := range dst {
-				dst[j] = v
-			}
-		} else {
-			for j := range dst {
-				x := packedValue(run.b, (run.at+j)*width, mask)
-				if int(x) >= len(dict) {
-					return &corruptPage{err: fmt.Errorf("dictionary index %d of a dictionary of %d values", x, len(dict))}
-				}
-				dst[j] = dict[x]
-			}
-		}
-		run.done(k)
-		i += k
-	}
-	return nil
-}
-
-// runDecoder walks the runs of Parquet's RLE/bit-packing hybrid encoding.
-// After nextRun, a run of count values is either one value repeated or
-// count values packed width bits each from bit at of b.
-type runDecoder struct {
-	b      []byte
-	width  int
-	packed bool
-	count  int    // values of the run not yet taken
-	at     int    // packed: the index of the run's next value, from b's start
-	value  uint32 // RLE: the repeated value
-	next   int    // the byte after the current run
-}
-
-// nextRun moves to the next run, unless values of the current one are
-// left.
-func (r *runDecoder) nextRun() error {
-	if r.count > 0 {
-		return nil
-	}
-	r.b = r.b[r.next:]
-	r.next = 0
-	header, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		return errors.New("the runs end before the values")
-	}
-	r.b = r.b[k:]
-	if header&1 == 0 {
-		count := header >> 1
-		nb := (r.width + 7) / 8
-		if count == 0 || count > math.MaxInt32 || len(r.b) < nb {
-			return errors.New("a corrupt RLE run")
-		}
-		var v uint64
-		for q := nb - 1; q >= 0; q-- {
-			v = v<<8 | uint64(r.b[q])
-		}
-		if r.width < 32 && v>>r.width != 0 {
-			return fmt.Errorf("an RLE value of more than %d bits", r.width)
-		}
-		r.packed, r.count, r.value, r.next = false, int(count), uint32(v), nb
-		return nil
-	}
-	groups := header >> 1
-	switch {
-	case groups == 0 || groups > math.MaxInt32/8:
-		return errors.New("a corrupt bit-packed run") // Arrow refuses it too
-	case r.width == 0:
-		// Values of no bits take no bytes: a run may hold more groups
-		// than its page has bytes.
-	case groups > uint64(len(r.b)):
-		return errors.New("a corrupt bit-packed run")
-	}
-	nbytes := int(groups) * r.width
-	if nbytes > len(r.b) {
-		// A writer may cut the last run's padding short.
-		nbytes = len(r.b)
-	}
-	values := int(groups) * 8
-	if r.width > 0 {
-		values = min(values, nbytes*8/r.width)
-	}
-	if values == 0 {
-		return errors.New("an empty bit-packed run")
-	}
-	r.packed, r.count, r.at, r.next = true, values, 0, nbytes
-	return nil
-}
-
-// done takes k values of the current run.
-func (r *runDecoder) done(k int) {
-	r.count -= k
-	r.at += k
-}
-
-// sliceTransport is the Thrift transport chunkDecoder reads page headers
-// through: the bytes after the header are what is left of b.
-type sliceTransport struct{ b []byte }
-
-func (s *sliceTransport) Read(p []byte) (int, error) {
-	if len(s.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, s.b)
-	s.b = s.b[n:]
-	return n, nil
-}
-
-func (s *sliceTransport) ReadByte() (byte, error) {
-	if len(s.b) == 0 {
-		return 0, io.EOF
-	}
-	c := s.b[0]
-	s.b = s.b[1:]
-	return c, nil
-}
-
-func (s *sliceTransport) Write([]byte) (int, error)   { return 0, errors.New("read only") }
-func (s *sliceTransport) Close() error                { return nil }
-func (s *sliceTransport) Flush(context.Context) error { return nil }
-func (s *sliceTransport) Open() error                 { return nil }
-func (s *sliceTransport) IsOpen() bool                { return true }
-func (s *sliceTransport) RemainingBytes() uint64      { return uint64(len(s.b)) }
-
-// readFullPageHeader reads one Thrift PageHeader with the fields decoding
-// the page needs. As Arrow's reader does, it refuses a header without a
-// field parquet.thrift requires: the page type and sizes, the sub-header
-// the type names, and that sub-header's required fields (a field of the
-// wrong Thrift type counts as absent).
-func readFullPageHeader(p thrift.TProtocol) (fullPageHeader, error) {
-	h := fullPageHeader{typ: -1, uncompressed: -1, compressed: -1, values: -1, compressedV2: true}
-	ctx := context.Background()
-	var seen [9]uint16            // seen[id]: the fields read of the struct with field id (0: the header)
-	var values, encoding [9]int32 // by sub-header: the page type picks one
-	err := readStruct(p, func(id int16, typ thrift.TType) (bool, error) {
-		var err error
-		switch {
-		case id == 1 && typ == thrift.I32:
-			h.typ, err = p.ReadI32(ctx)
-		case id == 2 && typ == thrift.I32:
-			h.uncompressed, err = p.ReadI32(ctx)
-		case id == 3 && typ == thrift.I32:
-			h.compressed, err = p.ReadI32(ctx)
-		case (id == 5 || id == 7 || id == 8) && typ == thrift.STRUCT:
-			err = readStruct(p, func(f int16, typ thrift.TType) (bool, error) {
-				var err error
-				switch {
-				case typ == thrift.I32 && f == 1:
-					values[id], err = p.ReadI32(ctx)
-				case typ == thrift.I32 && f == 2 && id != 8, typ == thrift.I32 && f == 4 && id == 8:
-					encoding[id], err = p.ReadI32(ctx)
-				case typ == thrift.I32 && f == 3 && id == 5:
-					h.defEncoding, err = p.ReadI32(ctx)
-				case typ == thrift.I32 && f == 5 && id == 8:
-					h.defBytes, err = p.ReadI32(ctx)
-				case typ == thrift.I32 && f == 6 && id == 8:
-					h.repBytes, err = p.ReadI32(ctx)
-				case typ == thrift.BOOL && f == 7 && id == 8:
-					h.compressedV2, err = p.ReadBool(ctx)
-				case typ == thrift.I32 && (f == 4 && id == 5 || (f == 2 || f == 3) && id == 8):
-					// repetition_level_encoding, num_nulls, num_rows:
-					// required, not needed.
-					_, err = p.ReadI32(ctx)
-				default:
-					return false, nil
-				}
-				seen[id] |= 1 << f
-				return true, err
-			})
-		default:
-			return false, nil
-		}
-		seen[0] |= 1 << id
-		return true, err
-	})
-	if err != nil {
-		return h, err
-	}
-	if seen[0]&0b1110 != 0b1110 || h.compressed < 0 || h.uncompressed < 0 {
-		return h, errors.New("a page header without its type or sizes")
-	}
-	// The sub-header each page type requires, and its required fields.
-	var sub int
-	var fields uint16
-	switch h.typ {
-	case pageData:
-		sub, fields = 5, 0b11110 // num_values, encoding, both level encodings
-	case pageDictionary:
-		sub, fields = 7, 0b110 // num_values, encoding
-	case pageDataV2:
-		sub, fields = 8, 0b1111110 // num_values, num_nulls, num_rows, encoding, both level lengths
-	default:
-		return h, nil // a page next refuses to decode
-	}
-	if seen[0]&(1<<sub) == 0 || seen[sub]&fields != fields {
-		return h, fmt.Errorf("a page header of type %d without the required fields of its sub-header", h.typ)
-	}
-	h.values, h.encoding = values[sub], encoding[sub]
-	return h, nil
-}
-
-// readStruct reads one Thrift struct from p, calling field for each of its
-// fields; the fields it does not read (it returns false) are skipped.
-func readStruct(p thrift.TProtocol, field func(id int16, typ thrift.TType) (bool, error)) error {
-	ctx := context.Background()
-	if _, err := p.ReadStructBegin(ctx); err != nil {
-		return err
-	}
-	for {
-		_, typ, id, err := p.ReadFieldBegin(ctx)
-		if err != nil {
-			return err
-		}
-		if typ == thrift.STOP {
-			break
-		}
-		read, err := field(id, typ)
-		if err == nil && !read {
-			err = p.Skip(ctx, typ)
-		}
-		if err != nil {
-			return err
-		}
-		if err := p.ReadFieldEnd(ctx); err != nil {
-			return err
-		}
-	}
-	return p.ReadStructEnd(ctx)
 }
