@@ -1041,164 +1041,233 @@ const (
 // values of the wrong type or out of range are returned as a *FileError
 // naming the line, the column and the allowed range.
 func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
-	cfg := DefaultConfig()
-	var diags []Diagnostic
+	p := &sweepParser{file: file, cfg: DefaultConfig()}
 	root, fe := parseSettingsYAML(data, file)
 	if fe != nil {
-		return cfg, nil, fe
+		return p.cfg, nil, fe
 	}
 	if root == nil {
-		return cfg, nil, nil
-	}
-	badf := func(n *yaml.Node, key, want string) error {
-		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
-	}
-	// ranged reports a value out of its allowed range (or of the wrong
-	// kind), naming the range.
-	ranged := func(n *yaml.Node, key, want string) error {
-		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %s", key, want, yamlKind(n))
-	}
-	fraction := func(n *yaml.Node, key string, hiOpen bool) (float64, error) {
-		f, want, ok := yamlNumber(n, 0, 1, true, hiOpen)
-		if !ok {
-			return 0, ranged(n, key, want)
-		}
-		return f, nil
-	}
-	slo := func(n *yaml.Node, key string) (float64, error) {
-		f, want, ok := yamlNumber(n, 0, maxSLOms, false, false)
-		if !ok {
-			return 0, ranged(n, key, want+" (milliseconds; 0 disables it)")
-		}
-		return f, nil
+		return p.cfg, nil, nil
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		var err error
-		switch k.Value {
-		case "title":
-			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || utf8.RuneCountInString(v.Value) > maxTitleRunes {
-				err = ranged(v, "title", fmt.Sprintf("a text of at most %d characters", maxTitleRunes))
-				break
-			}
-			cfg.Title = v.Value
-		case "percentile":
-			switch {
-			case v.Kind == yaml.ScalarNode && (v.Value == "nearest-rank" || v.Value == "linear"):
-				cfg.Percentile = v.Value
-			default:
-				err = badf(v, "percentile", `"nearest-rank" or "linear"`)
-			}
-		case "mad":
-			switch {
-			case v.Kind == yaml.ScalarNode && (v.Value == "raw" || v.Value == "scaled"):
-				cfg.MAD = v.Value
-			default:
-				err = badf(v, "mad", `"raw" or "scaled"`)
-			}
-		case "speculative_decoding":
-			if v.Kind != yaml.ScalarNode || v.Decode(&cfg.SpeculativeDecoding) != nil {
-				err = badf(v, "speculative_decoding", "true or false")
-			}
-		case "counter_tolerance":
-			cfg.CounterTolerance, err = fraction(v, "counter_tolerance", true)
-		case "non_streamed_fraction":
-			cfg.StreamingCheckFraction, err = fraction(v, "non_streamed_fraction", false)
-		case "error_rate_threshold":
-			f, perr := strconv.ParseFloat(v.Value, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
-				err = badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
-				break
-			}
-			cfg.ErrorRateThreshold = f
-		case "slo":
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms, attainment")
-				break
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				sk, sv := v.Content[j], v.Content[j+1]
-				switch sk.Value {
-				case "ttft_ms":
-					cfg.SLO.TTFTms, err = slo(sv, "slo.ttft_ms")
-					cfg.SLOFrom.TTFT = FromSweepYAML
-				case "tpot_ms":
-					cfg.SLO.TPOTms, err = slo(sv, "slo.tpot_ms")
-					cfg.SLOFrom.TPOT = FromSweepYAML
-				case "e2e_ms":
-					cfg.SLO.E2Ems, err = slo(sv, "slo.e2e_ms")
-					cfg.SLOFrom.E2E = FromSweepYAML
-				case "attainment":
-					cfg.SLO.Attainment, err = fraction(sv, "slo.attainment", false)
-					cfg.SLOFrom.Attainment = FromSweepYAML
-				default:
-					diags = append(diags, unknownKey(file, sk, "slo"))
-				}
-			}
-		case "warmup":
-			var wd []Diagnostic
-			wd, err = parseWarmup(file, v, &cfg.Warmup)
-			diags = append(diags, wd...)
-		case "metrics":
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "metrics", "a mapping from role to metric name(s)")
-				break
-			}
-			known := map[MetricRole]bool{}
-			for _, r := range append(append([]MetricRole{}, CounterRoles...), HistogramRoles...) {
-				known[r] = true
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				mk, mv := v.Content[j], v.Content[j+1]
-				role := MetricRole(mk.Value)
-				if !known[role] {
-					err = fileErrorf(file, mk.Line, mk.Column, "metrics", "bad value",
-						"metrics: unknown role %q (known: generation_tokens, prompt_tokens, ttft, itl, request_tpot, e2e, prefill, queue, decode)", mk.Value)
-					break
-				}
-				var names []string
-				switch mv.Kind {
-				case yaml.ScalarNode:
-					names = []string{mv.Value}
-				case yaml.SequenceNode:
-					for _, e := range mv.Content {
-						if e.Kind != yaml.ScalarNode {
-							break
-						}
-						names = append(names, e.Value)
-					}
-				}
-				if len(names) == 0 || len(names) != max(len(mv.Content), 1) || len(names) > maxMetricNames ||
-					slices.ContainsFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" || len(n) > maxMetricNameBytes }) {
-					err = ranged(mv, "metrics."+mk.Value, fmt.Sprintf("a metric name or a list of 1 to %d names, each 1 to %d bytes", maxMetricNames, maxMetricNameBytes))
-					break
-				}
-				cfg.Metrics[role] = names
-			}
-		case "series":
-			series, d := parseSeriesNode(file, v)
-			if d != nil {
-				err = &FileError{*d}
-				break
-			}
-			cfg.Series = series
-		case "label_selector":
-			sel := map[string]string{}
-			if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
-				slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) ||
-				v.Decode(&sel) != nil {
-				err = ranged(v, "label_selector", fmt.Sprintf("a mapping of at most %d label names to values", maxSelectorLabels))
-				break
-			}
-			cfg.LabelSelector = sel
-		default:
-			diags = append(diags, unknownKey(file, k, ""))
+		read, ok := sweepKeys[k.Value]
+		if !ok {
+			p.diags = append(p.diags, unknownKey(file, k, ""))
+			continue
 		}
-		if err != nil {
-			return cfg, diags, err
+		if err := read(p, v); err != nil {
+			return p.cfg, p.diags, err
 		}
 	}
-	return cfg, diags, nil
+	return p.cfg, p.diags, nil
+}
+
+// sweepParser is ParseSweepConfig's state: the config read so far and the
+// warnings collected.
+type sweepParser struct {
+	file  string
+	cfg   Config
+	diags []Diagnostic
+}
+
+// sweepKeys reads each of sweep.yaml's top-level settings. A handler sets
+// what it read on p.cfg, appends warnings to p.diags and returns the first
+// bad value as an error.
+var sweepKeys = map[string]func(p *sweepParser, v *yaml.Node) error{
+	"title":                 (*sweepParser).title,
+	"percentile":            (*sweepParser).percentile,
+	"mad":                   (*sweepParser).mad,
+	"speculative_decoding":  (*sweepParser).speculativeDecoding,
+	"counter_tolerance":     (*sweepParser).counterTolerance,
+	"non_streamed_fraction": (*sweepParser).nonStreamedFraction,
+	"error_rate_threshold":  (*sweepParser).errorRateThreshold,
+	"slo":                   (*sweepParser).slo,
+	"warmup":                (*sweepParser).warmup,
+	"metrics":               (*sweepParser).metrics,
+	"series":                (*sweepParser).series,
+	"label_selector":        (*sweepParser).labelSelector,
+}
+
+// badf reports a value that is not one of those allowed, quoting it.
+func (p *sweepParser) badf(n *yaml.Node, key, want string) error {
+	return fileErrorf(p.file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
+}
+
+// ranged reports a value out of its allowed range (or of the wrong
+// kind), naming the range.
+func (p *sweepParser) ranged(n *yaml.Node, key, want string) error {
+	return fileErrorf(p.file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %s", key, want, yamlKind(n))
+}
+
+// fraction reads a number in [0, 1], or [0, 1) when hiOpen.
+func (p *sweepParser) fraction(n *yaml.Node, key string, hiOpen bool) (float64, error) {
+	f, want, ok := yamlNumber(n, 0, 1, true, hiOpen)
+	if !ok {
+		return 0, p.ranged(n, key, want)
+	}
+	return f, nil
+}
+
+// sloMillis reads an SLO bound in milliseconds.
+func (p *sweepParser) sloMillis(n *yaml.Node, key string) (float64, error) {
+	f, want, ok := yamlNumber(n, 0, maxSLOms, false, false)
+	if !ok {
+		return 0, p.ranged(n, key, want+" (milliseconds; 0 disables it)")
+	}
+	return f, nil
+}
+
+func (p *sweepParser) title(v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || utf8.RuneCountInString(v.Value) > maxTitleRunes {
+		return p.ranged(v, "title", fmt.Sprintf("a text of at most %d characters", maxTitleRunes))
+	}
+	p.cfg.Title = v.Value
+	return nil
+}
+
+func (p *sweepParser) percentile(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && (v.Value == "nearest-rank" || v.Value == "linear") {
+		p.cfg.Percentile = v.Value
+		return nil
+	}
+	return p.badf(v, "percentile", `"nearest-rank" or "linear"`)
+}
+
+func (p *sweepParser) mad(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && (v.Value == "raw" || v.Value == "scaled") {
+		p.cfg.MAD = v.Value
+		return nil
+	}
+	return p.badf(v, "mad", `"raw" or "scaled"`)
+}
+
+func (p *sweepParser) speculativeDecoding(v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.Decode(&p.cfg.SpeculativeDecoding) != nil {
+		return p.badf(v, "speculative_decoding", "true or false")
+	}
+	return nil
+}
+
+func (p *sweepParser) counterTolerance(v *yaml.Node) error {
+	var err error
+	p.cfg.CounterTolerance, err = p.fraction(v, "counter_tolerance", true)
+	return err
+}
+
+func (p *sweepParser) nonStreamedFraction(v *yaml.Node) error {
+	var err error
+	p.cfg.StreamingCheckFraction, err = p.fraction(v, "non_streamed_fraction", false)
+	return err
+}
+
+func (p *sweepParser) errorRateThreshold(v *yaml.Node) error {
+	f, perr := strconv.ParseFloat(v.Value, 64)
+	if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
+		return p.badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
+	}
+	p.cfg.ErrorRateThreshold = f
+	return nil
+}
+
+// slo reads the slo mapping. A bound is marked as set by sweep.yaml even
+// when its value is bad (the error stops the parse anyway).
+func (p *sweepParser) slo(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms, attainment")
+	}
+	var err error
+	for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
+		sk, sv := v.Content[j], v.Content[j+1]
+		switch sk.Value {
+		case "ttft_ms":
+			p.cfg.SLO.TTFTms, err = p.sloMillis(sv, "slo.ttft_ms")
+			p.cfg.SLOFrom.TTFT = FromSweepYAML
+		case "tpot_ms":
+			p.cfg.SLO.TPOTms, err = p.sloMillis(sv, "slo.tpot_ms")
+			p.cfg.SLOFrom.TPOT = FromSweepYAML
+		case "e2e_ms":
+			p.cfg.SLO.E2Ems, err = p.sloMillis(sv, "slo.e2e_ms")
+			p.cfg.SLOFrom.E2E = FromSweepYAML
+		case "attainment":
+			p.cfg.SLO.Attainment, err = p.fraction(sv, "slo.attainment", false)
+			p.cfg.SLOFrom.Attainment = FromSweepYAML
+		default:
+			p.diags = append(p.diags, unknownKey(p.file, sk, "slo"))
+		}
+	}
+	return err
+}
+
+func (p *sweepParser) warmup(v *yaml.Node) error {
+	wd, err := parseWarmup(p.file, v, &p.cfg.Warmup)
+	p.diags = append(p.diags, wd...)
+	return err
+}
+
+// metrics reads the mapping from metric role to the metric name(s) that
+// hold it; the names read before a bad entry stay set.
+func (p *sweepParser) metrics(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.badf(v, "metrics", "a mapping from role to metric name(s)")
+	}
+	known := map[MetricRole]bool{}
+	for _, r := range append(append([]MetricRole{}, CounterRoles...), HistogramRoles...) {
+		known[r] = true
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		mk, mv := v.Content[j], v.Content[j+1]
+		role := MetricRole(mk.Value)
+		if !known[role] {
+			return fileErrorf(p.file, mk.Line, mk.Column, "metrics", "bad value",
+				"metrics: unknown role %q (known: generation_tokens, prompt_tokens, ttft, itl, request_tpot, e2e, prefill, queue, decode)", mk.Value)
+		}
+		names := metricNames(mv)
+		if len(names) == 0 || len(names) != max(len(mv.Content), 1) || len(names) > maxMetricNames ||
+			slices.ContainsFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" || len(n) > maxMetricNameBytes }) {
+			return p.ranged(mv, "metrics."+mk.Value, fmt.Sprintf("a metric name or a list of 1 to %d names, each 1 to %d bytes", maxMetricNames, maxMetricNameBytes))
+		}
+		p.cfg.Metrics[role] = names
+	}
+	return nil
+}
+
+// metricNames is a metrics entry's names: a scalar's value, or a list's
+// scalars up to the first entry that is not one.
+func metricNames(mv *yaml.Node) []string {
+	var names []string
+	switch mv.Kind {
+	case yaml.ScalarNode:
+		names = []string{mv.Value}
+	case yaml.SequenceNode:
+		for _, e := range mv.Content {
+			if e.Kind != yaml.ScalarNode {
+				break
+			}
+			names = append(names, e.Value)
+		}
+	}
+	return names
+}
+
+func (p *sweepParser) series(v *yaml.Node) error {
+	series, d := parseSeriesNode(p.file, v)
+	if d != nil {
+		return &FileError{*d}
+	}
+	p.cfg.Series = series
+	return nil
+}
+
+func (p *sweepParser) labelSelector(v *yaml.Node) error {
+	sel := map[string]string{}
+	if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
+		slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) ||
+		v.Decode(&sel) != nil {
+		return p.ranged(v, "label_selector", fmt.Sprintf("a mapping of at most %d label names to values", maxSelectorLabels))
+	}
+	p.cfg.LabelSelector = sel
+	return nil
 }
 
 // warmupModeList names the valid warm-up modes in messages.
