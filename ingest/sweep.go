@@ -847,139 +847,201 @@ type runConfig struct {
 // naming the line and column: the YAML problems parseSettingsYAML refuses,
 // a value of the wrong type or out of range. Unknown keys are warnings.
 func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
-	var rc runConfig
-	var diags []Diagnostic
+	p := &runParser{file: file}
 	root, fe := parseSettingsYAML(data, file)
 	if fe != nil {
-		return rc, []Diagnostic{fe.Diagnostic}
+		return p.rc, []Diagnostic{fe.Diagnostic}
 	}
 	if root == nil {
-		return rc, nil
+		return p.rc, nil
 	}
-	bad := func(n *yaml.Node, key, want string) {
-		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
-			Message: fmt.Sprintf("%s: expected %s, got %s", key, want, yamlKind(n))})
-	}
-	integer := func(v *yaml.Node, key string, hi int64) int {
-		n, want, ok := yamlInteger(v, key, 1, hi)
-		if !ok {
-			bad(v, key, want)
-		}
-		return int(n)
-	}
-	var start, end *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		switch k.Value {
-		case "concurrency":
-			rc.Concurrency = integer(v, k.Value, MaxConcurrency)
-		case "series":
-			series, d := parseSeriesNode(file, v)
-			if d != nil {
-				diags = append(diags, *d)
-			}
-			rc.Series = series
-		case "repeat":
-			rc.Repeat = integer(v, k.Value, MaxRepeat)
-		case "max_tokens":
-			rc.MaxTokens = integer(v, k.Value, MaxMaxTokens)
-		case "notes":
-			if v.Kind != yaml.ScalarNode {
-				bad(v, "notes", "text")
-				continue
-			}
-			rc.Notes = v.Value
-		case "rate":
-			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
-				rc.Rate, rc.levelNode = r, v
-			} else {
-				bad(v, k.Value, "a positive number of requests per second up to 1,000,000, or inf")
-			}
-		case "arrival":
-			if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
-				rc.Arrival = a
-			} else {
-				bad(v, k.Value, "poisson, constant or gamma")
-			}
-		case "clock":
-			switch v.Value {
-			case "monotonic", "wall":
-				rc.Clock = v.Value
-			default:
-				bad(v, k.Value, "monotonic or wall")
-			}
-		case "window":
-			if v.Kind != yaml.MappingNode {
-				bad(v, "window", "a mapping with start and end")
-				continue
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				switch v.Content[j].Value {
-				case "start":
-					start = v.Content[j+1]
-				case "end":
-					end = v.Content[j+1]
-				default:
-					diags = append(diags, unknownKey(file, v.Content[j], "window"))
-				}
-			}
+		if read, ok := runKeys[k.Value]; ok {
+			read(p, v)
+			continue
+		}
+		if p.rc.Provenance == nil {
+			p.rc.Provenance = &Provenance{}
+		}
+		if !parseProvenanceKey(k, v, p.rc.Provenance, file, &p.diags) {
+			p.diags = append(p.diags, unknownKey(file, k, ""))
+		}
+	}
+	p.checkProvenance()
+	p.checkLevel()
+	if !p.checkWindow() {
+		// A window with one bound ends the parse; its diagnostics stay
+		// in the order they were found.
+		return p.rc, p.diags
+	}
+	sort.SliceStable(p.diags, func(i, j int) bool {
+		if p.diags[i].Line != p.diags[j].Line {
+			return p.diags[i].Line < p.diags[j].Line
+		}
+		return p.diags[i].Column < p.diags[j].Column
+	})
+	return p.rc, p.diags
+}
+
+// runParser is parseRunConfig's state: the settings read so far, the
+// diagnostics, and the window's bounds, checked once every key is read.
+type runParser struct {
+	file       string
+	rc         runConfig
+	diags      []Diagnostic
+	start, end *yaml.Node
+}
+
+// runKeys reads each of run.yaml's own settings; any other key is one of
+// the import keys (parseProvenanceKey) or unknown.
+var runKeys = map[string]func(p *runParser, v *yaml.Node){
+	"concurrency": func(p *runParser, v *yaml.Node) { p.rc.Concurrency = p.integer(v, "concurrency", MaxConcurrency) },
+	"repeat":      func(p *runParser, v *yaml.Node) { p.rc.Repeat = p.integer(v, "repeat", MaxRepeat) },
+	"max_tokens":  func(p *runParser, v *yaml.Node) { p.rc.MaxTokens = p.integer(v, "max_tokens", MaxMaxTokens) },
+	"series":      (*runParser).series,
+	"notes":       (*runParser).notes,
+	"rate":        (*runParser).rate,
+	"arrival":     (*runParser).arrival,
+	"clock":       (*runParser).clock,
+	"window":      (*runParser).window,
+}
+
+// bad records a value of the wrong type or out of range.
+func (p *runParser) bad(n *yaml.Node, key, want string) {
+	p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
+		Message: fmt.Sprintf("%s: expected %s, got %s", key, want, yamlKind(n))})
+}
+
+// integer reads an integer from 1 to hi; a bad one is recorded and read
+// as what yamlInteger made of it.
+func (p *runParser) integer(v *yaml.Node, key string, hi int64) int {
+	n, want, ok := yamlInteger(v, key, 1, hi)
+	if !ok {
+		p.bad(v, key, want)
+	}
+	return int(n)
+}
+
+func (p *runParser) series(v *yaml.Node) {
+	series, d := parseSeriesNode(p.file, v)
+	if d != nil {
+		p.diags = append(p.diags, *d)
+	}
+	p.rc.Series = series
+}
+
+func (p *runParser) notes(v *yaml.Node) {
+	if v.Kind != yaml.ScalarNode {
+		p.bad(v, "notes", "text")
+		return
+	}
+	p.rc.Notes = v.Value
+}
+
+func (p *runParser) rate(v *yaml.Node) {
+	if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+		p.rc.Rate, p.rc.levelNode = r, v
+		return
+	}
+	p.bad(v, "rate", "a positive number of requests per second up to 1,000,000, or inf")
+}
+
+func (p *runParser) arrival(v *yaml.Node) {
+	if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
+		p.rc.Arrival = a
+		return
+	}
+	p.bad(v, "arrival", "poisson, constant or gamma")
+}
+
+func (p *runParser) clock(v *yaml.Node) {
+	switch v.Value {
+	case "monotonic", "wall":
+		p.rc.Clock = v.Value
+	default:
+		p.bad(v, "clock", "monotonic or wall")
+	}
+}
+
+// window notes the window's bounds; checkWindow reads them.
+func (p *runParser) window(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		p.bad(v, "window", "a mapping with start and end")
+		return
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		switch v.Content[j].Value {
+		case "start":
+			p.start = v.Content[j+1]
+		case "end":
+			p.end = v.Content[j+1]
 		default:
-			if rc.Provenance == nil {
-				rc.Provenance = &Provenance{}
-			}
-			if !parseProvenanceKey(k, v, rc.Provenance, file, &diags) {
-				diags = append(diags, unknownKey(file, k, ""))
-			}
+			p.diags = append(p.diags, unknownKey(p.file, v.Content[j], "window"))
 		}
 	}
-	if p := rc.Provenance; p != nil && p.Tool == "" {
-		if len(p.Recomputed)+len(p.AsReported)+len(p.Unavailable)+len(p.Approximate)+len(p.Definitions)+len(p.Reported) > 0 || p.TokenCounts != "" {
-			diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
-				Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
-		}
-		rc.Provenance = nil
+}
+
+// checkProvenance drops import keys that come without source.tool, with
+// a warning when there were any.
+func (p *runParser) checkProvenance() {
+	pv := p.rc.Provenance
+	if pv == nil || pv.Tool != "" {
+		return
 	}
+	if len(pv.Recomputed)+len(pv.AsReported)+len(pv.Unavailable)+len(pv.Approximate)+len(pv.Definitions)+len(pv.Reported) > 0 || pv.TokenCounts != "" {
+		p.diags = append(p.diags, Diagnostic{Severity: Warning, File: p.file, Reason: "unknown setting",
+			Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
+	}
+	p.rc.Provenance = nil
+}
+
+// checkLevel refuses both a concurrency and a rate, and drops an arrival
+// process that applies to neither.
+func (p *runParser) checkLevel() {
+	rc := &p.rc
 	if rc.Concurrency > 0 && rc.Rate > 0 {
-		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
 			Message: "rate: expected either concurrency or rate, not both"})
 	}
 	if rc.Arrival != "" && (rc.Rate == 0 || math.IsInf(rc.Rate, 1)) {
-		diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+		p.diags = append(p.diags, Diagnostic{Severity: Warning, File: p.file, Reason: "unknown setting",
 			Message: "arrival is ignored: it applies only to a finite rate"})
 		rc.Arrival = ""
 	}
-	if start != nil || end != nil {
-		if start == nil || end == nil {
-			n := start
-			if n == nil {
-				n = end
-			}
-			diags = append(diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: "window", Reason: "bad value",
-				Message: "window: expected both start and end"})
-			return rc, diags
-		}
-		s, err1 := ParseTime(start.Value)
-		e, err2 := ParseTime(end.Value)
-		const want = "an RFC 3339 time or unix seconds, between 1970 and 9999"
-		switch {
-		case err1 != nil || start.Kind != yaml.ScalarNode:
-			bad(start, "window.start", want)
-		case err2 != nil || end.Kind != yaml.ScalarNode:
-			bad(end, "window.end", want)
-		case !e.After(s):
-			diags = append(diags, Diagnostic{Severity: Error, File: file, Line: end.Line, Column: end.Column, ColumnName: "window.end", Reason: "bad value",
-				Message: fmt.Sprintf("window.end: expected a time after window.start (%s), got %q", start.Value, end.Value)})
-		default:
-			rc.HasWindow, rc.WindowStart, rc.WindowEnd = true, s, e
-		}
+}
+
+// checkWindow reads the window's bounds into the run's window. It reports
+// false when the window has only one of them.
+func (p *runParser) checkWindow() bool {
+	start, end := p.start, p.end
+	if start == nil && end == nil {
+		return true
 	}
-	sort.SliceStable(diags, func(i, j int) bool {
-		if diags[i].Line != diags[j].Line {
-			return diags[i].Line < diags[j].Line
+	if start == nil || end == nil {
+		n := start
+		if n == nil {
+			n = end
 		}
-		return diags[i].Column < diags[j].Column
-	})
-	return rc, diags
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: n.Line, Column: n.Column, ColumnName: "window", Reason: "bad value",
+			Message: "window: expected both start and end"})
+		return false
+	}
+	s, err1 := ParseTime(start.Value)
+	e, err2 := ParseTime(end.Value)
+	const want = "an RFC 3339 time or unix seconds, between 1970 and 9999"
+	switch {
+	case err1 != nil || start.Kind != yaml.ScalarNode:
+		p.bad(start, "window.start", want)
+	case err2 != nil || end.Kind != yaml.ScalarNode:
+		p.bad(end, "window.end", want)
+	case !e.After(s):
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: end.Line, Column: end.Column, ColumnName: "window.end", Reason: "bad value",
+			Message: fmt.Sprintf("window.end: expected a time after window.start (%s), got %q", start.Value, end.Value)})
+	default:
+		p.rc.HasWindow, p.rc.WindowStart, p.rc.WindowEnd = true, s, e
+	}
+	return true
 }
 
 // ParseTime accepts an RFC 3339 time or unix seconds (with an optional
