@@ -679,231 +679,26 @@ func readPerfSummaryFile(s *source) (*perfSummary, error) {
 }
 
 func readPerfSummary(j *jsonIn) (*perfSummary, error) {
-	sum := &perfSummary{tool: "GenAI-Perf", config: map[string]string{}, outputTokens: math.NaN(), runInfo: aiperfRunInfo{trial: -1}}
-	stats := map[string]map[string]float64{}
-	units := map[string]string{}
-	var concurrency, rate float64
-	var rateMode string
-	paths := map[string]string{}
-	// metric reads one metric's {unit, avg, p50, …}.
-	metric := func(name string) error {
-		if j.peek() != '{' {
-			return j.skip()
-		}
-		st := map[string]float64{}
-		paths[name] = j.path()
-		err := j.object(func(field string) error {
-			if field == "unit" {
-				u, err := j.scalarText()
-				units[name] = u
-				return err
-			}
-			if j.peek() != '0' {
-				return j.skip()
-			}
-			v, err := j.number()
-			st[field] = v
-			return err
-		})
-		if len(stats) < maxPerfMetrics {
-			stats[name] = st
-		}
-		return err
+	r := &perfSummaryReader{
+		j:     j,
+		sum:   &perfSummary{tool: "GenAI-Perf", config: map[string]string{}, outputTokens: math.NaN(), runInfo: aiperfRunInfo{trial: -1}},
+		stats: map[string]map[string]float64{}, units: map[string]string{}, paths: map[string]string{},
 	}
-	err := j.object(func(name string) error {
-		switch name {
-		case "schema_version":
-			sum.tool = "AIPerf"
-			v, err := checkAIPerfSchema(j)
-			sum.schema = v
-			return err
-		case "aiperf_version":
-			sum.tool = "AIPerf"
-			v, err := j.scalarText()
-			sum.version = v
-			return err
-		case "run_info":
-			sum.tool = "AIPerf"
-			return readAIPerfRunInfo(j, &sum.runInfo)
-		case "telemetry_data":
-			ts, err := readTelemetrySummary(j)
-			sum.telemetry = ts
-			return err
-		case "telemetry_stats":
-			// GenAI-Perf's GPU telemetry.
-			ts, err := readGenAIPerfTelemetry(j)
-			sum.telemetry = ts
-			return err
-		case "records":
-			// 0.1.x: the metrics one level down.
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			sum.tool = "AIPerf"
-			return j.object(metric)
-		case "warmup_metrics":
-			// Schema 1.4: the warm-up phase's own metrics; benchnote
-			// reports the measured phase.
-			return j.skip()
-		}
-		if name == "input_config" {
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				switch name {
-				case "models":
-					sum.tool = "AIPerf"
-					return readAIPerfModels(j, sum.config)
-				case "phases":
-					sum.tool = "AIPerf"
-					return readAIPerfPhases(j, &concurrency, &rate, &rateMode)
-				case "loadgen":
-					sum.tool = "AIPerf"
-					return j.object(func(name string) error {
-						switch name {
-						case "concurrency":
-							v, err := j.optNumber()
-							concurrency = v
-							if err == nil {
-								err = j.checkLevel(v, false)
-							}
-							return err
-						case "request_rate":
-							v, err := j.optNumber()
-							rate = v
-							if err == nil {
-								err = j.checkLevel(v, true)
-							}
-							return err
-						case "request_rate_mode":
-							v, err := j.scalarText()
-							rateMode = v
-							return err
-						}
-						return j.skip()
-					})
-				case "tokenizer":
-					if j.peek() == '{' {
-						return j.object(func(name string) error {
-							if name == "name" {
-								v, err := j.scalarText()
-								sum.tokenizer = v
-								return err
-							}
-							return j.skip()
-						})
-					}
-					v, err := j.scalarText()
-					sum.tokenizer = v
-					return err
-				case "concurrency":
-					v, err := j.optNumber()
-					concurrency = v
-					if err == nil {
-						err = j.checkLevel(v, false)
-					}
-					return err
-				case "request_rate":
-					v, err := j.optNumber()
-					rate = v
-					if err == nil {
-						err = j.checkLevel(v, true)
-					}
-					return err
-				case "model", "endpoint", "backend", "service_kind":
-					if j.peek() == '[' {
-						var vals []string
-						err := j.array(func(int) error {
-							v, err := j.scalarText()
-							if err == nil && v != "" {
-								sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
-								vals = append(vals, v)
-							}
-							return err
-						})
-						if name == "model" {
-							sum.config[name] = strings.Join(vals, ",")
-						}
-						return err
-					}
-					if j.peek() == '{' {
-						// AIPerf's endpoint: model_names, type, url.
-						return readPerfConfig(j, name, sum.config)
-					}
-					v, err := j.scalarText()
-					if err == nil && v != "" {
-						sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
-						sum.config[name] = v
-					}
-					return err
-				}
-				return readPerfConfig(j, name, sum.config)
-			})
-		}
-		return metric(name)
-	})
+	err := j.object(r.topKey)
 	if err == nil {
 		err = j.end()
 	}
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case rate > 0 && !math.IsNaN(rate):
-		arrival := ""
-		switch rateMode {
-		case "constant", "poisson":
-			arrival = rateMode
-		}
-		sum.level = ingest.RateLoad(rate, arrival)
-	case concurrency >= 1 && concurrency == math.Trunc(concurrency):
-		sum.level = ingest.ConcurrencyLoad(int(concurrency))
+	sum := r.sum
+	sum.level = r.level()
+	if err := r.addFigures(); err != nil {
+		return nil, err
 	}
-	for _, m := range perfMetrics {
-		st, ok := stats[m.name]
-		if !ok {
-			continue
-		}
-		scale := 1.0
-		unit := units[m.name]
-		if m.duration {
-			sc, ok := durationScale(unit)
-			if !ok {
-				return nil, &SourceError{File: j.file, Path: paths[m.name] + ".unit", Msg: fmt.Sprintf("expected a time unit, got %q", unit)}
-			}
-			scale, unit = sc, "ms"
-		}
-		var names []string
-		for k := range st {
-			names = append(names, k)
-		}
-		sort.Slice(names, func(a, b int) bool { return statRank(names[a]) < statRank(names[b]) })
-		for _, k := range names {
-			if statRank(k) >= statHidden {
-				continue
-			}
-			v := st[k]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				continue
-			}
-			stat := k
-			if k == "avg" {
-				stat = "mean"
-			}
-			key := m.key + "." + stat
-			if perfAvgOnly[m.key] {
-				if k != "avg" {
-					continue
-				}
-				key = m.key
-			}
-			sum.figures = append(sum.figures, ingest.ReportedFigure{Key: key, Label: k + " " + m.label, Value: v * scale, Unit: unit, Note: m.note})
-		}
-	}
-	_, sum.hasTTFT = stats["time_to_first_token"]
-	_, sum.hasLatency = stats["request_latency"]
-	if st, ok := stats["total_output_tokens"]; ok {
+	_, sum.hasTTFT = r.stats["time_to_first_token"]
+	_, sum.hasLatency = r.stats["request_latency"]
+	if st, ok := r.stats["total_output_tokens"]; ok {
 		if v, ok := st["avg"]; ok {
 			sum.outputTokens = v
 		}
@@ -923,6 +718,255 @@ func readPerfSummary(j *jsonIn) (*perfSummary, error) {
 		sum.env = append(sum.env, ingest.KV{Key: "tokenizer", Value: sum.tokenizer})
 	}
 	return sum, nil
+}
+
+// perfSummaryReader is readPerfSummary's state while it reads the file:
+// the summary so far, each metric's statistics, unit and JSON path, and
+// the load settings, which decide the level once all are read.
+type perfSummaryReader struct {
+	j     *jsonIn
+	sum   *perfSummary
+	stats map[string]map[string]float64
+	units map[string]string
+	paths map[string]string
+	// concurrency and rate are NaN or 0 when not given.
+	concurrency, rate float64
+	rateMode          string
+}
+
+// topKey reads one top-level key: the file's version and run info, GPU
+// telemetry, input_config, or a metric.
+func (r *perfSummaryReader) topKey(name string) error {
+	j, sum := r.j, r.sum
+	switch name {
+	case "schema_version":
+		sum.tool = "AIPerf"
+		v, err := checkAIPerfSchema(j)
+		sum.schema = v
+		return err
+	case "aiperf_version":
+		sum.tool = "AIPerf"
+		v, err := j.scalarText()
+		sum.version = v
+		return err
+	case "run_info":
+		sum.tool = "AIPerf"
+		return readAIPerfRunInfo(j, &sum.runInfo)
+	case "telemetry_data":
+		ts, err := readTelemetrySummary(j)
+		sum.telemetry = ts
+		return err
+	case "telemetry_stats":
+		// GenAI-Perf's GPU telemetry.
+		ts, err := readGenAIPerfTelemetry(j)
+		sum.telemetry = ts
+		return err
+	case "records":
+		// 0.1.x: the metrics one level down.
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		sum.tool = "AIPerf"
+		return j.object(r.metric)
+	case "warmup_metrics":
+		// Schema 1.4: the warm-up phase's own metrics; benchnote
+		// reports the measured phase.
+		return j.skip()
+	case "input_config":
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(r.inputConfig)
+	}
+	return r.metric(name)
+}
+
+// metric reads one metric's {unit, avg, p50, …}.
+func (r *perfSummaryReader) metric(name string) error {
+	j := r.j
+	if j.peek() != '{' {
+		return j.skip()
+	}
+	st := map[string]float64{}
+	r.paths[name] = j.path()
+	err := j.object(func(field string) error {
+		if field == "unit" {
+			u, err := j.scalarText()
+			r.units[name] = u
+			return err
+		}
+		if j.peek() != '0' {
+			return j.skip()
+		}
+		v, err := j.number()
+		st[field] = v
+		return err
+	})
+	if len(r.stats) < maxPerfMetrics {
+		r.stats[name] = st
+	}
+	return err
+}
+
+// inputConfig reads one key of input_config: GenAI-Perf's flat settings
+// or AIPerf's nested ones (models, phases, loadgen, endpoint).
+func (r *perfSummaryReader) inputConfig(name string) error {
+	j, sum := r.j, r.sum
+	switch name {
+	case "models":
+		sum.tool = "AIPerf"
+		return readAIPerfModels(j, sum.config)
+	case "phases":
+		sum.tool = "AIPerf"
+		return readAIPerfPhases(j, &r.concurrency, &r.rate, &r.rateMode)
+	case "loadgen":
+		sum.tool = "AIPerf"
+		return j.object(r.loadgen)
+	case "tokenizer":
+		return r.tokenizer()
+	case "concurrency":
+		return r.readLevel(&r.concurrency, false)
+	case "request_rate":
+		return r.readLevel(&r.rate, true)
+	case "model", "endpoint", "backend", "service_kind":
+		return r.envSetting(name)
+	}
+	return readPerfConfig(j, name, sum.config)
+}
+
+// loadgen reads one key of AIPerf's input_config.loadgen.
+func (r *perfSummaryReader) loadgen(name string) error {
+	switch name {
+	case "concurrency":
+		return r.readLevel(&r.concurrency, false)
+	case "request_rate":
+		return r.readLevel(&r.rate, true)
+	case "request_rate_mode":
+		v, err := r.j.scalarText()
+		r.rateMode = v
+		return err
+	}
+	return r.j.skip()
+}
+
+// readLevel reads a concurrency (or, with isRate, a request rate) into
+// dst and checks that it is a level benchnote can hold.
+func (r *perfSummaryReader) readLevel(dst *float64, isRate bool) error {
+	v, err := r.j.optNumber()
+	*dst = v
+	if err == nil {
+		err = r.j.checkLevel(v, isRate)
+	}
+	return err
+}
+
+// tokenizer reads the tokenizer's name: a string, or a mapping with a name.
+func (r *perfSummaryReader) tokenizer() error {
+	j := r.j
+	if j.peek() == '{' {
+		return j.object(func(name string) error {
+			if name == "name" {
+				v, err := j.scalarText()
+				r.sum.tokenizer = v
+				return err
+			}
+			return j.skip()
+		})
+	}
+	v, err := j.scalarText()
+	r.sum.tokenizer = v
+	return err
+}
+
+// envSetting reads model, endpoint, backend or service_kind: a value or a
+// list of them, each an environment entry (a list of models is also kept
+// joined by commas), or AIPerf's endpoint mapping.
+func (r *perfSummaryReader) envSetting(name string) error {
+	j, sum := r.j, r.sum
+	switch j.peek() {
+	case '[':
+		var vals []string
+		err := j.array(func(int) error {
+			v, err := j.scalarText()
+			if err == nil && v != "" {
+				sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+				vals = append(vals, v)
+			}
+			return err
+		})
+		if name == "model" {
+			sum.config[name] = strings.Join(vals, ",")
+		}
+		return err
+	case '{':
+		// AIPerf's endpoint: model_names, type, url.
+		return readPerfConfig(j, name, sum.config)
+	}
+	v, err := j.scalarText()
+	if err == nil && v != "" {
+		sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
+		sum.config[name] = v
+	}
+	return err
+}
+
+// level is the load level the settings give: a finite rate (with its
+// arrival process when that is constant or poisson), else a whole
+// concurrency, else none.
+func (r *perfSummaryReader) level() ingest.LoadLevel {
+	switch {
+	case r.rate > 0 && !math.IsNaN(r.rate):
+		arrival := ""
+		switch r.rateMode {
+		case "constant", "poisson":
+			arrival = r.rateMode
+		}
+		return ingest.RateLoad(r.rate, arrival)
+	case r.concurrency >= 1 && r.concurrency == math.Trunc(r.concurrency):
+		return ingest.ConcurrencyLoad(int(r.concurrency))
+	}
+	return ingest.LoadLevel{}
+}
+
+// addFigures adds the tool's figures of each metric benchnote knows, in
+// perfMetrics' order and then statRank's, durations in milliseconds.
+func (r *perfSummaryReader) addFigures() error {
+	for _, m := range perfMetrics {
+		st, ok := r.stats[m.name]
+		if !ok {
+			continue
+		}
+		scale := 1.0
+		unit := r.units[m.name]
+		if m.duration {
+			sc, ok := durationScale(unit)
+			if !ok {
+				return &SourceError{File: r.j.file, Path: r.paths[m.name] + ".unit", Msg: fmt.Sprintf("expected a time unit, got %q", unit)}
+			}
+			scale, unit = sc, "ms"
+		}
+		var names []string
+		for k := range st {
+			names = append(names, k)
+		}
+		sort.Slice(names, func(a, b int) bool { return statRank(names[a]) < statRank(names[b]) })
+		for _, k := range names {
+			v := st[k]
+			if statRank(k) >= statHidden || math.IsNaN(v) || math.IsInf(v, 0) || perfAvgOnly[m.key] && k != "avg" {
+				continue
+			}
+			key := m.key
+			switch {
+			case perfAvgOnly[m.key]:
+			case k == "avg":
+				key += ".mean"
+			default:
+				key += "." + k
+			}
+			r.sum.figures = append(r.sum.figures, ingest.ReportedFigure{Key: key, Label: k + " " + m.label, Value: v * scale, Unit: unit, Note: m.note})
+		}
+	}
+	return nil
 }
 
 // maxPerfMetrics bounds the metrics a summary may hold: AIPerf writes
