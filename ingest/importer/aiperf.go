@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +66,89 @@ type aiperfRecord struct {
 }
 
 func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
-	j := newJSONIn(r, s.path)
+	recs, err := readAIPerfRecords(newJSONIn(r, s.path), opts)
+	if err != nil {
+		return nil, err
+	}
+	prov := &ingest.Provenance{Tool: "AIPerf", Version: "not recorded in the records", File: filepath.Base(s.path)}
+	run := Run{Config: ingest.RunConfig{Provenance: prov}}
+	var sum *perfSummary
+	sumSrc, gpuSrc, serverSrc := aiperfCompanions(companions)
+	if sumSrc != nil {
+		if sum, err = readPerfSummaryFile(sumSrc); err != nil {
+			return nil, err
+		}
+		run.Config.Load = sum.level
+		prov.Reported = sum.figures
+		run.Env = sum.env
+		run.traits = perfTraits(sum.config)
+	}
+	// The notes this adds to prov.Recomputed and prov.AsReported, and the
+	// place's below, are replaced by aiperfProvenance's lists.
+	if !run.Config.Load.Valid() {
+		if l, dir := aiperfDirLevel(s.path); l.Valid() {
+			run.Config.Load = l
+			prov.Recomputed = append(prov.Recomputed, "the level from AIPerf's sweep directory "+dir+" (no summary beside the records)")
+		} else {
+			run.Config.Load = opts.Level
+		}
+	}
+	if sum != nil && sum.schema != "" {
+		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(sumSrc.path)+", AIPerf summary schema_version "+sum.schema)
+	}
+	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
+	t.where = func(i int, _ string) string { return fmt.Sprintf("line %d", i+1) }
+	var counts aiperfCounts
+	ids := map[string]bool{}
+	for i, rec := range recs {
+		row := counts.row(rec, i, ids)
+		if err := t.add(&row); err != nil {
+			return nil, err
+		}
+	}
+	run.Requests, run.Excluded = t.q, t.excluded
+	if sum != nil {
+		sum.addRunInfo(&run)
+	}
+	place := aiperfPlaceOf(s.path)
+	place.apply(&run)
+	if place.from != "" {
+		prov.Recomputed = append(prov.Recomputed, "the run's place from AIPerf's directories: "+place.from)
+	}
+	w := aiperfWindowOf(recs)
+	if w.count > 0 && w.last > w.first && !w.monotonic {
+		run.Config.Window = &ingest.Window{Start: unixNs(w.first), End: unixNs(w.last), Source: "run.yaml"}
+	}
+	aiperfProvenance(prov, recs, counts, sum, sumSrc, run.Config.Window != nil, w)
+	if gpuSrc != nil {
+		if err := addAIPerfGPU(&run, gpuSrc, opts); err != nil {
+			return nil, err
+		}
+	}
+	if serverSrc != nil {
+		start, end, notes, err := readServerMetrics(serverSrc, run.Config.Window, opts)
+		switch {
+		case err != nil:
+			return nil, err
+		case w.monotonic:
+			// Scrapes on the wall clock would make a window the requests'
+			// monotonic send times all lie outside.
+			prov.AsReported = append(prov.AsReported, filepath.Base(serverSrc.path)+" not written as the run's scrapes: the records' times are on a monotonic clock, which the scrapes' wall-clock times cannot be matched with")
+		default:
+			run.ScrapeStart, run.ScrapeEnd = start, end
+			prov.AsReported = append(prov.AsReported, notes...)
+		}
+	}
+	if sum == nil {
+		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
+	}
+	prov.Definitions = slices.Clone(aiperfDefinitions)
+	return []Run{run}, nil
+}
+
+// readAIPerfRecords reads profile_export.jsonl's records, at most
+// opts.MaxRequests of them.
+func readAIPerfRecords(j *jsonIn, opts Options) ([]aiperfRecord, error) {
 	var recs []aiperfRecord
 	for n := 1; ; n++ {
 		more, err := j.more()
@@ -90,151 +173,154 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	}
 	j.record = 0
 	if len(recs) == 0 {
-		return nil, &SourceError{File: s.path, Msg: "empty file: expected one record per line"}
+		return nil, &SourceError{File: j.file, Msg: "empty file: expected one record per line"}
 	}
-	prov := &ingest.Provenance{Tool: "AIPerf", Version: "not recorded in the records", File: filepath.Base(s.path)}
-	run := Run{Config: ingest.RunConfig{Provenance: prov}}
-	var sum *perfSummary
-	var sumSrc, gpuSrc, serverSrc *source
+	return recs, nil
+}
+
+// aiperfCompanions picks the summary, the GPU telemetry and the server
+// metrics out of the files beside the records.
+func aiperfCompanions(companions []*source) (sum, gpu, server *source) {
 	for _, c := range companions {
 		switch c.format {
 		case FormatPerfSummary:
-			sumSrc = c
+			sum = c
 		case FormatAIPerfGPU:
-			gpuSrc = c
+			gpu = c
 		case FormatAIPerfServer:
-			serverSrc = c
+			server = c
 		}
 	}
-	if sumSrc != nil {
-		var err error
-		if sum, err = readPerfSummaryFile(sumSrc); err != nil {
-			return nil, err
-		}
-		run.Config.Load = sum.level
-		prov.Reported = sum.figures
-		run.Env = sum.env
-		run.traits = perfTraits(sum.config)
+	return sum, gpu, server
+}
+
+// aiperfCounts counts the records by what the import made of them, for
+// the provenance.
+type aiperfCounts struct {
+	warm, failed, cancelled, zero, unary int
+	// otherPhase counts the records of a phase neither warmup nor
+	// profiling; firstOther is the first such phase.
+	otherPhase int
+	firstOther string
+	// withGaps counts the records with inter-chunk gaps; gapsShort
+	// those whose gaps are fewer than their tokens less one.
+	gapsShort, withGaps int
+	noStart             int
+}
+
+// row turns record i into a request row, counting what it is; ids holds
+// the ids taken so far.
+func (c *aiperfCounts) row(rec aiperfRecord, i int, ids map[string]bool) row {
+	row := newRow()
+	row.id, _ = uniqueID(ids, rec.id, strconv.Itoa(i+1))
+	if rec.hasStart {
+		row.sent = float64(rec.startNs) / 1e9
+	} else {
+		c.noStart++
 	}
-	if !run.Config.Load.Valid() {
-		if l, dir := aiperfDirLevel(s.path); l.Valid() {
-			run.Config.Load = l
-			prov.Recomputed = append(prov.Recomputed, "the level from AIPerf's sweep directory "+dir+" (no summary beside the records)")
-		} else {
-			run.Config.Load = opts.Level
+	row.prompt = rec.prompt
+	switch rec.phase {
+	case "warmup":
+		row.phase = ingest.PhaseWarmup
+		c.warm++
+	case "profiling", "":
+	default:
+		// AIPerf itself keeps a phase it does not know among the
+		// measured ones; so does benchnote, and says so.
+		if c.otherPhase == 0 {
+			c.firstOther = rec.phase
 		}
+		c.otherPhase++
 	}
-	if sum != nil && sum.schema != "" {
-		prov.AsReported = append(prov.AsReported, "the summary's figures: "+filepath.Base(sumSrc.path)+", AIPerf summary schema_version "+sum.schema)
-	}
-	t := newTable(columns{sent: true, status: true, textChunks: true, chunks: true, phase: true}, len(recs), opts.MaxRequests, s.path)
-	t.where = func(i int, _ string) string { return fmt.Sprintf("line %d", i+1) }
-	var warm, failed, cancelled, zero, unary, otherPhase, gapsShort, withGaps, noStart int
-	var firstOther string
-	ids := map[string]bool{}
-	for i, rec := range recs {
-		row := newRow()
-		row.id, _ = uniqueID(ids, rec.id, strconv.Itoa(i+1))
-		if rec.hasStart {
-			row.sent = float64(rec.startNs) / 1e9
-		} else {
-			noStart++
-		}
-		row.prompt = rec.prompt
-		switch rec.phase {
-		case "warmup":
-			row.phase = ingest.PhaseWarmup
-			warm++
-		case "profiling", "":
-		default:
-			// AIPerf itself keeps a phase it does not know among the
-			// measured ones; so does benchnote, and says so.
-			if otherPhase == 0 {
-				firstOther = rec.phase
-			}
-			otherPhase++
-		}
-		switch {
-		case rec.cancelled:
-			cancelled++
-			row.status = "cancelled"
-			row.completion = rec.output
-			if !math.IsNaN(rec.ttft) {
-				row.ttft = rec.ttft
-			}
-		case rec.hasError:
-			failed++
-			row.status = aiperfStatus(rec)
-			row.completion = rec.output
-			if !math.IsNaN(rec.ttft) {
-				row.ttft = rec.ttft
-			}
-		case rec.output > 0 && math.IsNaN(rec.ttft) && !math.IsNaN(rec.latency):
-			// A non-streaming request: one response, no TTFT of its own.
-			unary++
-			row.completion = rec.output
-			row.e2e, row.ttft = rec.latency, rec.latency
-			row.textChunks = 1
-		case rec.output == 0 || math.IsNaN(rec.ttft):
-			zero++
-			row.completion, row.textChunks = 0, 0
-		default:
-			row.completion = rec.output
+	switch {
+	case rec.cancelled:
+		c.cancelled++
+		row.status = "cancelled"
+		row.completion = rec.output
+		if !math.IsNaN(rec.ttft) {
 			row.ttft = rec.ttft
-			at := rec.ttft
-			row.chunks = append(row.chunks, at)
-			for _, g := range rec.icl {
-				at += g
-				row.chunks = append(row.chunks, at)
-			}
-			row.e2e = at
-			if len(rec.icl) == 0 && !math.IsNaN(rec.latency) && rec.latency >= rec.ttft {
-				row.e2e = rec.latency
-			}
-			row.textChunks = int64(len(row.chunks))
-			if len(rec.icl) > 0 {
-				withGaps++
-				if rec.output > 0 && int64(len(rec.icl)) != rec.output-1 {
-					gapsShort++
-				}
-			}
 		}
-		if err := t.add(&row); err != nil {
-			return nil, err
+	case rec.hasError:
+		c.failed++
+		row.status = aiperfStatus(rec)
+		row.completion = rec.output
+		if !math.IsNaN(rec.ttft) {
+			row.ttft = rec.ttft
+		}
+	case rec.output > 0 && math.IsNaN(rec.ttft) && !math.IsNaN(rec.latency):
+		// A non-streaming request: one response, no TTFT of its own.
+		c.unary++
+		row.completion = rec.output
+		row.e2e, row.ttft = rec.latency, rec.latency
+		row.textChunks = 1
+	case rec.output == 0 || math.IsNaN(rec.ttft):
+		c.zero++
+		row.completion, row.textChunks = 0, 0
+	default:
+		c.streamed(&row, rec)
+	}
+	return row
+}
+
+// streamed fills a streamed request's row: chunk arrival times from TTFT
+// and the inter-chunk gaps, E2E at the last of them.
+func (c *aiperfCounts) streamed(row *row, rec aiperfRecord) {
+	row.completion = rec.output
+	row.ttft = rec.ttft
+	at := rec.ttft
+	row.chunks = append(row.chunks, at)
+	for _, g := range rec.icl {
+		at += g
+		row.chunks = append(row.chunks, at)
+	}
+	row.e2e = at
+	if len(rec.icl) == 0 && !math.IsNaN(rec.latency) && rec.latency >= rec.ttft {
+		row.e2e = rec.latency
+	}
+	row.textChunks = int64(len(row.chunks))
+	if len(rec.icl) > 0 {
+		c.withGaps++
+		if rec.output > 0 && int64(len(rec.icl)) != rec.output-1 {
+			c.gapsShort++
 		}
 	}
-	run.Requests, run.Excluded = t.q, t.excluded
-	if sum != nil {
-		sum.addRunInfo(&run)
-	}
-	place := aiperfPlaceOf(s.path)
-	place.apply(&run)
-	if place.from != "" {
-		prov.Recomputed = append(prov.Recomputed, "the run's place from AIPerf's directories: "+place.from)
-	}
-	// The measurement window: the measured requests' first start to
-	// their last end, as AIPerf's benchmark_duration spans them.
-	var first, last int64
-	windowed := 0
+}
+
+// aiperfWindow is the measurement window: the measured requests' first
+// start to their last end, as AIPerf's benchmark_duration spans them.
+type aiperfWindow struct {
+	first, last int64
+	// count is how many requests the window spans.
+	count int
+	// monotonic says the times are on a monotonic clock: AIPerf stamps
+	// requests with time.time_ns(), and a start before 2000 is a
+	// monotonic clock's, which orders requests but cannot be placed
+	// beside a window or the server's scrapes.
+	monotonic bool
+}
+
+func aiperfWindowOf(recs []aiperfRecord) aiperfWindow {
+	var w aiperfWindow
 	for _, rec := range recs {
 		if rec.warmup || !rec.hasStart || !rec.hasEnd || rec.endNs < rec.startNs {
 			continue
 		}
-		if windowed == 0 || rec.startNs < first {
-			first = rec.startNs
+		if w.count == 0 || rec.startNs < w.first {
+			w.first = rec.startNs
 		}
-		if windowed == 0 || rec.endNs > last {
-			last = rec.endNs
+		if w.count == 0 || rec.endNs > w.last {
+			w.last = rec.endNs
 		}
-		windowed++
+		w.count++
 	}
-	// AIPerf stamps requests with time.time_ns(); a start before 2000 is
-	// a monotonic clock's, which orders requests but cannot be placed
-	// beside a window or the server's scrapes.
-	monotonic := windowed > 0 && first < 946_684_800e9
-	if windowed > 0 && last > first && !monotonic {
-		run.Config.Window = &ingest.Window{Start: unixNs(first), End: unixNs(last), Source: "run.yaml"}
-	}
+	w.monotonic = w.count > 0 && w.first < 946_684_800e9
+	return w
+}
+
+// aiperfProvenance writes what the import recomputed, took as reported,
+// could not recover or only approximated, replacing prov's lists;
+// hasWindow says whether the run has the window w.
+func aiperfProvenance(prov *ingest.Provenance, recs []aiperfRecord, c aiperfCounts, sum *perfSummary, sumSrc *source, hasWindow bool, w aiperfWindow) {
 	if sum != nil && sum.version != "" {
 		prov.Version = sum.version + ", from " + filepath.Base(sumSrc.path)
 	} else if recs[0].generation == "0.1" {
@@ -242,89 +328,79 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 	}
 	prov.Recomputed = []string{
 		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
-		"phase from benchmark_phase (credit_phase in 0.1.x): " + plural(warm, "warm-up request") + ", excluded as warm-up",
-		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", plural(failed, "request"), plural(cancelled, "request")),
+		"phase from benchmark_phase (credit_phase in 0.1.x): " + plural(c.warm, "warm-up request") + ", excluded as warm-up",
+		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", plural(c.failed, "request"), plural(c.cancelled, "request")),
 	}
 	switch {
-	case noStart < len(recs) && monotonic:
+	case c.noStart < len(recs) && w.monotonic:
 		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns, which is on a monotonic clock here (before 2000)")
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableWallClock)
-	case noStart < len(recs):
+	case c.noStart < len(recs):
 		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns (timestamp_ns in 0.1.x; wall clock)")
 	}
 	switch {
-	case noStart == len(recs):
+	case c.noStart == len(recs):
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableSendTime)
-	case noStart > 0:
-		prov.Approximate = append(prov.Approximate, fmt.Sprintf("%d of %d records have no request_start_ns: their send times are unknown", noStart, len(recs)))
+	case c.noStart > 0:
+		prov.Approximate = append(prov.Approximate, fmt.Sprintf("%d of %d records have no request_start_ns: their send times are unknown", c.noStart, len(recs)))
 	}
-	if otherPhase > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s of phase %q (neither warmup nor profiling) kept as measured, as AIPerf keeps them", plural(otherPhase, "request"), firstOther))
+	if c.otherPhase > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s of phase %q (neither warmup nor profiling) kept as measured, as AIPerf keeps them", plural(c.otherPhase, "request"), c.firstOther))
 	}
-	if zero > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests", zero))
+	if c.zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests", c.zero))
 	}
-	if unary > 0 {
+	if c.unary > 0 {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableTTFT)
 		why := "their records have no time_to_first_token"
 		if sum != nil && sum.streaming() == "false" {
 			why = "the summary's input_config.endpoint.streaming is false"
 		}
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s not streamed (%s): E2E is request_latency and TTFT is set to it, never reported as measured", plural(unary, "request"), why))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%s not streamed (%s): E2E is request_latency and TTFT is set to it, never reported as measured", plural(c.unary, "request"), why))
 	}
-	if gapsShort > 0 {
+	if c.gapsShort > 0 {
 		prov.Approximate = append(prov.Approximate, fmt.Sprintf("inter_chunk_latency holds the gaps between chunks, not tokens: %d of %d requests' lists are not output_token_count − 1 long (chunks of several tokens), so per-gap ITL percentiles are per chunk; mean ITL and TPOT use the token counts",
-			gapsShort, withGaps))
+			c.gapsShort, c.withGaps))
 	}
 	prov.AsReported = []string{"TTFT (time_to_first_token, AIPerf's first response)", "prompt and output token counts (input_sequence_length, output_token_count: AIPerf's client tokenizer)"}
 	prov.TokenCounts = "tokenizer"
 	if sum != nil && sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
 	}
-	if run.Config.Window == nil {
+	if !hasWindow {
 		prov.Unavailable = append([]string{ingest.UnavailableWindow}, prov.Unavailable...)
 	} else {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window: the first request_start_ns to the last request_end_ns of the %s measured requests (warm-up left out)", strconv.Itoa(windowed)))
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("the measurement window: the first request_start_ns to the last request_end_ns of the %s measured requests (warm-up left out)", strconv.Itoa(w.count)))
 	}
-	if gpuSrc != nil {
-		gt, err := readGPUTelemetry(gpuSrc, opts)
-		if err != nil {
-			return nil, err
-		}
-		run.GPU = gt.samples
-		line := fmt.Sprintf("gpu.csv from %s: %s of %s from %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
-			filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"), strings.Join(gt.endpoints, ", "))
-		prov.AsReported = append(prov.AsReported, line)
-		if gt.duplicates > 0 {
-			prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))
-		}
+}
+
+// addAIPerfGPU reads AIPerf's GPU telemetry into the run's gpu.csv
+// samples, and says so in the provenance.
+func addAIPerfGPU(run *Run, gpuSrc *source, opts Options) error {
+	gt, err := readGPUTelemetry(gpuSrc, opts)
+	if err != nil {
+		return err
 	}
-	if serverSrc != nil {
-		start, end, notes, err := readServerMetrics(serverSrc, run.Config.Window, opts)
-		switch {
-		case err != nil:
-			return nil, err
-		case monotonic:
-			// Scrapes on the wall clock would make a window the requests'
-			// monotonic send times all lie outside.
-			prov.AsReported = append(prov.AsReported, filepath.Base(serverSrc.path)+" not written as the run's scrapes: the records' times are on a monotonic clock, which the scrapes' wall-clock times cannot be matched with")
-		default:
-			run.ScrapeStart, run.ScrapeEnd = start, end
-			prov.AsReported = append(prov.AsReported, notes...)
-		}
+	prov := run.Config.Provenance
+	run.GPU = gt.samples
+	line := fmt.Sprintf("gpu.csv from %s: %s of %s from %s (power W, energy MJ → J, utilisation %%, memory GB of 10^9 bytes → MiB, temperature °C)",
+		filepath.Base(gpuSrc.path), plural(len(gt.samples), "sample"), plural(gt.gpus, "GPU"), strings.Join(gt.endpoints, ", "))
+	prov.AsReported = append(prov.AsReported, line)
+	if gt.duplicates > 0 {
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d GPU samples left out: their GPU was already reported by another endpoint and is counted once (the first: %s)", gt.duplicates, gt.duplicateFirst))
 	}
-	if sum == nil {
-		prov.AsReported = append(prov.AsReported, "no profile_export_aiperf.json next to the records: the level comes from --level and the tool's own figures are not shown")
-	}
-	prov.Definitions = []ingest.Definition{
-		{Metric: "completion tokens", Source: "output_token_count re-tokenizes the response text with the client tokenizer",
-			Benchnote: "the server's usage.completion_tokens; here the client count, as the records hold no usage"},
-		{Metric: "ITL", Source: "(request latency − TTFT) / (output sequence length − 1) per request, averaged over requests",
-			Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
-		{Metric: "warm-up", Source: "the requests of the warm-up phase (--warmup-request-count) are left out of every figure",
-			Benchnote: "they are marked warm-up and excluded; benchnote's stabilisation rule then applies to the rest"},
-	}
-	return []Run{run}, nil
+	return nil
+}
+
+// aiperfDefinitions are how AIPerf defines the metrics whose definition
+// differs from benchnote's.
+var aiperfDefinitions = []ingest.Definition{
+	{Metric: "completion tokens", Source: "output_token_count re-tokenizes the response text with the client tokenizer",
+		Benchnote: "the server's usage.completion_tokens; here the client count, as the records hold no usage"},
+	{Metric: "ITL", Source: "(request latency − TTFT) / (output sequence length − 1) per request, averaged over requests",
+		Benchnote: "that is benchnote's TPOT; benchnote's mean ITL is Σ(E2E − TTFT) / Σ(n − 1), gap-weighted"},
+	{Metric: "warm-up", Source: "the requests of the warm-up phase (--warmup-request-count) are left out of every figure",
+		Benchnote: "they are marked warm-up and excluded; benchnote's stabilisation rule then applies to the rest"},
 }
 
 func aiperfStatus(rec aiperfRecord) string {
