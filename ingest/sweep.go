@@ -224,54 +224,18 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 		next := make(chan int)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		var progressMu sync.Mutex
-		done := 0
+		progress := &streamProgress{total: len(runs)}
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					r := runs[i]
-					if r.pending {
-						ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
-						if !sw.keepRecords {
-							// Read for the analysis, into the columns of the
-							// runs it has released.
-							ro.ForAnalysis, ro.pool = true, sw.pool
-							r.dropRecords, r.pool = true, sw.pool
-						}
-						r.readFiles(sw.Root, sw.Config, ro)
-						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
-							progressMu.Lock()
-							done++
-							if sw.opts.Progress != nil {
-								fmt.Fprintf(sw.opts.Progress, "read %d/%d runs: %s\n", done, len(runs), r.Dir)
-							}
-							if sw.opts.RunRead != nil {
-								sw.opts.RunRead(done, len(runs), r)
-							}
-							progressMu.Unlock()
-						}
-					}
+					sw.readForStream(runs[i], progress)
 					close(ready[i])
 				}
 			}()
 		}
-		go func() {
-			defer close(next)
-			for i := range runs {
-				select {
-				case ahead <- struct{}{}:
-				case <-stop:
-					return
-				}
-				select {
-				case next <- i:
-				case <-stop:
-					return
-				}
-			}
-		}()
+		go feedStream(len(runs), ahead, next, stop)
 		defer wg.Wait()
 		defer close(stop)
 		for i, r := range runs {
@@ -280,6 +244,59 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 			if !yield(r) {
 				return
 			}
+		}
+	}
+}
+
+// streamProgress counts the runs a Stream has read, for Options.Progress
+// and Options.RunRead.
+type streamProgress struct {
+	mu          sync.Mutex
+	done, total int
+}
+
+// readForStream reads run r's files if they are not read, then reports
+// progress.
+func (sw *Sweep) readForStream(r *Run, p *streamProgress) {
+	if !r.pending {
+		return
+	}
+	ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
+	if !sw.keepRecords {
+		// Read for the analysis, into the columns of the runs it has
+		// released.
+		ro.ForAnalysis, ro.pool = true, sw.pool
+		r.dropRecords, r.pool = true, sw.pool
+	}
+	r.readFiles(sw.Root, sw.Config, ro)
+	if sw.opts.Progress == nil && sw.opts.RunRead == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if sw.opts.Progress != nil {
+		fmt.Fprintf(sw.opts.Progress, "read %d/%d runs: %s\n", p.done, p.total, r.Dir)
+	}
+	if sw.opts.RunRead != nil {
+		sw.opts.RunRead(p.done, p.total, r)
+	}
+}
+
+// feedStream hands the indices 0 to n-1 to Stream's readers in order, each
+// once a token fits in ahead, until stop is closed; it closes next.
+func feedStream(n int, ahead chan<- struct{}, next chan<- int, stop <-chan struct{}) {
+	defer close(next)
+	for i := range n {
+		select {
+		case ahead <- struct{}{}:
+		case <-stop:
+			return
+		}
+		select {
+		case next <- i:
+		case <-stop:
+			return
 		}
 	}
 }
