@@ -253,6 +253,27 @@ func distSpecs(prefix, metric, unit, sample string, get func(RunSummary) Distrib
 	return out
 }
 
+// serverHistogramStat reads percentile st (p50, p95 or p99) of a run's
+// server histogram of role, NaN when the run has none or it was omitted.
+func serverHistogramStat(role ingest.MetricRole, st string) func(RunSummary) Num {
+	return func(r RunSummary) Num {
+		for _, h := range r.Server {
+			if h.Role != string(role) || h.Omitted != "" {
+				continue
+			}
+			switch st {
+			case "p50":
+				return h.P50
+			case "p95":
+				return h.P95
+			case "p99":
+				return h.P99
+			}
+		}
+		return NaN
+	}
+}
+
 // levelStatSpecs lists every per-run statistic in report order.
 func levelStatSpecs() []statSpec {
 	var specs []statSpec
@@ -287,21 +308,7 @@ func levelStatSpecs() []statSpec {
 		role := role
 		for _, st := range []string{"p50", "p95", "p99"} {
 			st := st
-			specs = append(specs, statSpec{"server." + string(role) + "." + st, histogramLabels[role][0], st, "ms", SampleServerHist, func(r RunSummary) Num {
-				for _, h := range r.Server {
-					if h.Role == string(role) && h.Omitted == "" {
-						switch st {
-						case "p50":
-							return h.P50
-						case "p95":
-							return h.P95
-						case "p99":
-							return h.P99
-						}
-					}
-				}
-				return NaN
-			}})
+			specs = append(specs, statSpec{"server." + string(role) + "." + st, histogramLabels[role][0], st, "ms", SampleServerHist, serverHistogramStat(role, st)})
 		}
 	}
 	return specs
