@@ -424,116 +424,11 @@ func aiperfStatus(rec aiperfRecord) string {
 func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
 	nan := math.NaN()
 	rec := aiperfRecord{ttft: nan, latency: nan, prompt: -1, output: -1}
-	metric := func(name string) error {
-		var value []float64
-		unit := ""
-		isList := false
-		err := j.object(func(field string) error {
-			switch field {
-			case "unit":
-				u, err := j.str()
-				unit = u
-				return err
-			case "value":
-				if j.peek() == '[' {
-					isList = true
-					return j.array(func(int) error {
-						v, err := j.finite(0)
-						value = append(value, v)
-						return err
-					})
-				}
-				v, err := j.optNumber()
-				value = append(value, v)
-				return err
-			}
-			return j.skip()
-		})
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "time_to_first_token", "request_latency", "inter_chunk_latency":
-			scale, ok := durationScale(unit)
-			if !ok {
-				return j.errorf("%s: expected a time unit (ns, us, ms or s), got %q", name, unit)
-			}
-			for k := range value {
-				value[k] *= scale
-			}
-		}
-		first := nan
-		if len(value) > 0 && !isList {
-			first = value[0]
-		}
-		count := func() int64 {
-			if math.IsNaN(first) || first < 0 || first != math.Trunc(first) {
-				return -1
-			}
-			return int64(first)
-		}
-		switch name {
-		case "time_to_first_token":
-			rec.ttft = first
-		case "request_latency":
-			rec.latency = first
-		case "inter_chunk_latency":
-			rec.icl = value
-		case "output_token_count":
-			rec.output = count()
-		case "output_sequence_length":
-			if rec.output < 0 {
-				rec.output = count()
-			}
-		case "input_sequence_length", "error_isl":
-			rec.prompt = count()
-		}
-		return nil
-	}
 	err := j.object(func(name string) error {
 		switch name {
 		case "metadata":
 			rec.hasMetadata = true
-			return j.object(func(name string) error {
-				switch name {
-				case "x_request_id":
-					v, err := j.scalarText()
-					if v != "" {
-						rec.id = v
-					}
-					return err
-				case "request_start_ns", "timestamp_ns":
-					if j.peek() == 'n' {
-						return j.skip()
-					}
-					v, err := j.bigCount()
-					rec.startNs, rec.hasStart = v, err == nil
-					if name == "timestamp_ns" {
-						rec.generation = "0.1"
-					}
-					return err
-				case "request_end_ns":
-					if j.peek() == 'n' {
-						return j.skip()
-					}
-					v, err := j.bigCount()
-					rec.endNs, rec.hasEnd = v, err == nil
-					return err
-				case "benchmark_phase", "credit_phase":
-					v, err := j.str()
-					rec.phase = v
-					rec.warmup = v == "warmup"
-					return err
-				case "was_cancelled":
-					v, err := j.boolean()
-					rec.cancelled = v
-					return err
-				case "error":
-					// 0.1.x kept the error in the metadata.
-					return readAIPerfError(j, &rec)
-				}
-				return j.skip()
-			})
+			return j.object(func(name string) error { return rec.readMetadata(j, name) })
 		case "record_id":
 			// 0.1.x: an id of the record, often empty.
 			if j.peek() != '"' {
@@ -548,13 +443,128 @@ func readAIPerfRecord(j *jsonIn) (aiperfRecord, error) {
 			if j.peek() == 'n' {
 				return j.skip()
 			}
-			return j.object(metric)
+			return j.object(func(name string) error { return rec.readMetric(j, name) })
 		case "error":
 			return readAIPerfError(j, &rec)
 		}
 		return j.skip()
 	})
 	return rec, err
+}
+
+// readMetadata reads one member of a record's metadata.
+func (rec *aiperfRecord) readMetadata(j *jsonIn, name string) error {
+	switch name {
+	case "x_request_id":
+		v, err := j.scalarText()
+		if v != "" {
+			rec.id = v
+		}
+		return err
+	case "request_start_ns", "timestamp_ns":
+		if j.peek() == 'n' {
+			return j.skip()
+		}
+		v, err := j.bigCount()
+		rec.startNs, rec.hasStart = v, err == nil
+		if name == "timestamp_ns" {
+			rec.generation = "0.1"
+		}
+		return err
+	case "request_end_ns":
+		if j.peek() == 'n' {
+			return j.skip()
+		}
+		v, err := j.bigCount()
+		rec.endNs, rec.hasEnd = v, err == nil
+		return err
+	case "benchmark_phase", "credit_phase":
+		v, err := j.str()
+		rec.phase = v
+		rec.warmup = v == "warmup"
+		return err
+	case "was_cancelled":
+		v, err := j.boolean()
+		rec.cancelled = v
+		return err
+	case "error":
+		// 0.1.x kept the error in the metadata.
+		return readAIPerfError(j, rec)
+	}
+	return j.skip()
+}
+
+// readMetric reads metric name, {"value": v or [v, …], "unit": u}, into
+// the record, durations in milliseconds.
+func (rec *aiperfRecord) readMetric(j *jsonIn, name string) error {
+	value, unit, isList, err := readAIPerfMetricValue(j)
+	if err != nil {
+		return err
+	}
+	switch name {
+	case "time_to_first_token", "request_latency", "inter_chunk_latency":
+		scale, ok := durationScale(unit)
+		if !ok {
+			return j.errorf("%s: expected a time unit (ns, us, ms or s), got %q", name, unit)
+		}
+		for k := range value {
+			value[k] *= scale
+		}
+	}
+	first := math.NaN()
+	if len(value) > 0 && !isList {
+		first = value[0]
+	}
+	count := func() int64 {
+		if math.IsNaN(first) || first < 0 || first != math.Trunc(first) {
+			return -1
+		}
+		return int64(first)
+	}
+	switch name {
+	case "time_to_first_token":
+		rec.ttft = first
+	case "request_latency":
+		rec.latency = first
+	case "inter_chunk_latency":
+		rec.icl = value
+	case "output_token_count":
+		rec.output = count()
+	case "output_sequence_length":
+		if rec.output < 0 {
+			rec.output = count()
+		}
+	case "input_sequence_length", "error_isl":
+		rec.prompt = count()
+	}
+	return nil
+}
+
+// readAIPerfMetricValue reads a metric's value (a number, or a list of
+// finite non-negative ones) and unit.
+func readAIPerfMetricValue(j *jsonIn) (value []float64, unit string, isList bool, err error) {
+	err = j.object(func(field string) error {
+		switch field {
+		case "unit":
+			u, err := j.str()
+			unit = u
+			return err
+		case "value":
+			if j.peek() == '[' {
+				isList = true
+				return j.array(func(int) error {
+					v, err := j.finite(0)
+					value = append(value, v)
+					return err
+				})
+			}
+			v, err := j.optNumber()
+			value = append(value, v)
+			return err
+		}
+		return j.skip()
+	})
+	return value, unit, isList, err
 }
 
 // readAIPerfError reads a record's error: null or absent on success;
