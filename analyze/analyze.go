@@ -254,6 +254,27 @@ func distSpecs(prefix, metric, unit, sample string, get func(RunSummary) Distrib
 	return out
 }
 
+// serverHistogramStat reads percentile st (p50, p95 or p99) of a run's
+// server histogram of role, NaN when the run has none or it was omitted.
+func serverHistogramStat(role ingest.MetricRole, st string) func(RunSummary) Num {
+	return func(r RunSummary) Num {
+		for _, h := range r.Server {
+			if h.Role != string(role) || h.Omitted != "" {
+				continue
+			}
+			switch st {
+			case "p50":
+				return h.P50
+			case "p95":
+				return h.P95
+			case "p99":
+				return h.P99
+			}
+		}
+		return NaN
+	}
+}
+
 // levelStatSpecs lists every per-run statistic in report order.
 func levelStatSpecs() []statSpec {
 	var specs []statSpec
@@ -288,21 +309,7 @@ func levelStatSpecs() []statSpec {
 		role := role
 		for _, st := range []string{"p50", "p95", "p99"} {
 			st := st
-			specs = append(specs, statSpec{"server." + string(role) + "." + st, histogramLabels[role][0], st, "ms", SampleServerHist, func(r RunSummary) Num {
-				for _, h := range r.Server {
-					if h.Role == string(role) && h.Omitted == "" {
-						switch st {
-						case "p50":
-							return h.P50
-						case "p95":
-							return h.P95
-						case "p99":
-							return h.P99
-						}
-					}
-				}
-				return NaN
-			}})
+			specs = append(specs, statSpec{"server." + string(role) + "." + st, histogramLabels[role][0], st, "ms", SampleServerHist, serverHistogramStat(role, st)})
 		}
 	}
 	return specs
@@ -614,9 +621,21 @@ func environment(sw *ingest.Sweep) EnvironmentSummary {
 // lint lists the findings, most severe first.
 func lint(sw *ingest.Sweep, s *Summary) []Finding {
 	var fs []Finding
-	add := func(sev, rule, source, msg string, runs []string) {
-		fs = append(fs, Finding{Severity: sev, Rule: rule, Source: source, Message: msg, Runs: runs})
+	fs = append(fs, failedRunFindings(s)...)
+	fs = append(fs, errorRateFindings(s)...)
+	fs = append(fs, fewRunsFindings(s)...)
+	fs = append(fs, warmupSettingFindings(sw.Config.Warmup)...)
+	for _, rule := range runRules(sw.Config.CounterTolerance) {
+		fs = append(fs, rule.findings(s)...)
 	}
+	fs = append(fs, sweepFindings(sw, s)...)
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
+	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
+	return fs
+}
+
+// failedRunFindings names the runs left out of every figure, and why.
+func failedRunFindings(s *Summary) []Finding {
 	var failed []string
 	for _, r := range s.Runs {
 		if r.Failed {
@@ -627,31 +646,118 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			failed = append(failed, why)
 		}
 	}
-	if len(failed) > 0 {
-		add("error", "run-failed", "input contract (docs/input-format.md): every run directory must be readable",
-			fmt.Sprintf("%s left out of every figure: %s", textfmt.Count(len(failed), "run", "runs"), textfmt.Plural(len(failed), "it could not be used", "they could not be used")), failed)
+	if len(failed) == 0 {
+		return nil
 	}
-	fs = append(fs, errorRateFindings(s)...)
+	return []Finding{{Severity: "error", Rule: "run-failed", Source: "input contract (docs/input-format.md): every run directory must be readable",
+		Message: fmt.Sprintf("%s left out of every figure: %s", textfmt.Count(len(failed), "run", "runs"), textfmt.Plural(len(failed), "it could not be used", "they could not be used")),
+		Runs:    failed}}
+}
+
+// fewRunsFindings names each level with fewer than MinRuns usable runs.
+func fewRunsFindings(s *Summary) []Finding {
+	var fs []Finding
 	for _, lv := range s.Levels {
 		if len(lv.Runs) < MinRuns {
-			add("warning", "fewer-than-3-runs", "benchnote protocol: repeat every sweep at least three times",
-				fmt.Sprintf("%s has %s; median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), textfmt.Count(len(lv.Runs), "usable run", "usable runs"), MinRuns), lv.Runs)
+			fs = append(fs, Finding{Severity: "warning", Rule: "fewer-than-3-runs", Source: "benchnote protocol: repeat every sweep at least three times",
+				Message: fmt.Sprintf("%s has %s; median ± MAD needs at least %d to say anything about spread", describeLevel(lv.LevelKey), textfmt.Count(len(lv.Runs), "usable run", "usable runs"), MinRuns),
+				Runs:    lv.Runs})
 		}
 	}
-	switch w := sw.Config.Warmup; w.Mode {
+	return fs
+}
+
+// warmupSettingFindings warns of a warm-up setting that measures warm-up
+// or ignores the data.
+func warmupSettingFindings(w ingest.WarmupConfig) []Finding {
+	switch w.Mode {
 	case ingest.WarmupNone:
-		add("warning", "no-warm-up-handling", "serving-workloads §4.2 warm-up: discard all warm-up measurements",
-			"warm-up handling is disabled (warmup: none): early, slower requests are measured", nil)
+		return []Finding{{Severity: "warning", Rule: "no-warm-up-handling", Source: "serving-workloads §4.2 warm-up: discard all warm-up measurements",
+			Message: "warm-up handling is disabled (warmup: none): early, slower requests are measured"}}
 	case ingest.WarmupFixed:
-		add("warning", "fixed-warm-up-count", "serving-workloads §4.2 warm-up: do not use a fixed count",
-			fmt.Sprintf("warm-up is a fixed override (warmup: {mode: fixed, count: %d}): the first %d requests of every run are discarded whatever the data show", w.Count, w.Count), nil)
+		return []Finding{{Severity: "warning", Rule: "fixed-warm-up-count", Source: "serving-workloads §4.2 warm-up: do not use a fixed count",
+			Message: fmt.Sprintf("warm-up is a fixed override (warmup: {mode: fixed, count: %d}): the first %d requests of every run are discarded whatever the data show", w.Count, w.Count)}}
 	}
-	// Per-run rules: each names the runs it matches.
-	tol := sw.Config.CounterTolerance
-	perRun := []struct {
-		severity, rule, source, message string
-		match                           func(RunSummary) (string, bool)
-	}{
+	return nil
+}
+
+// sweepFindings are the findings about the sweep as a whole: metrics with
+// several series, settings benchnote does not know, environments that
+// differ between runs, and outputs of 0 or 1 tokens.
+func sweepFindings(sw *ingest.Sweep, s *Summary) []Finding {
+	var fs []Finding
+	add := func(sev, rule, source, msg string, runs []string) {
+		fs = append(fs, Finding{Severity: sev, Rule: rule, Source: source, Message: msg, Runs: runs})
+	}
+	var several []string
+	for _, r := range sw.Runs {
+		for _, d := range r.Diagnostics {
+			if d.Reason == "several series" {
+				several = append(several, d.String())
+			}
+		}
+	}
+	if len(several) > 0 {
+		add("error", "several-engines-in-scrape", "serving-workloads §2.2: do not combine unrelated series",
+			"a metric has several series (engines or models) and no label_selector chooses one; it is not used", several)
+	}
+	if ign := s.Method.IgnoredSettings; len(ign) > 0 {
+		var where []string
+		for _, x := range ign {
+			where = append(where, fmt.Sprintf("%s:%d:%d %s", x.File, x.Line, x.Column, x.Setting))
+		}
+		add("warning", "unknown-settings", "input contract (docs/input-format.md): sweep.yaml and run.yaml settings",
+			fmt.Sprintf("%s benchnote does not know %s ignored (a misspelt key?): %s", textfmt.Count(len(ign), "setting", "settings"), textfmt.Plural(len(ign), "was", "were"), strings.Join(where, ", ")), nil)
+	}
+	if len(sw.EnvDiffs) > 0 {
+		var keys []string
+		for _, d := range sw.EnvDiffs {
+			keys = append(keys, d.Key)
+		}
+		add("warning", "environment-differs", "serving-workloads §4.1 environment log: compare under the same conditions",
+			fmt.Sprintf("the environment differs between runs in %s: %s", textfmt.Count(len(keys), "key", "keys"), strings.Join(keys, ", ")), nil)
+	}
+	low := 0
+	for _, r := range s.Runs {
+		low += r.Counts.ZeroToken + r.Counts.OneToken
+	}
+	if low > 0 {
+		add("info", "zero-and-one-token-outputs", "serving-workloads §2.2: TPOT undefined for n ≤ 1",
+			fmt.Sprintf("%s had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", textfmt.Count(low, "measured request", "measured requests")), nil)
+	}
+	return fs
+}
+
+// runRule is a per-run rule: one finding naming every usable run it
+// matches. message holds a %s for how many runs match ("2 runs have").
+type runRule struct {
+	severity, rule, source, message string
+	// match reports whether run r matches, and how the finding names it.
+	match func(r RunSummary) (string, bool)
+}
+
+// findings is the rule's finding over the summary's usable runs, if any
+// matches.
+func (rule runRule) findings(s *Summary) []Finding {
+	var runs []string
+	for _, r := range s.Runs {
+		if r.Failed {
+			continue
+		}
+		if name, ok := rule.match(r); ok {
+			runs = append(runs, name)
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	return []Finding{{Severity: rule.severity, Rule: rule.rule, Source: rule.source, Message: fmt.Sprintf(rule.message, runsHave(len(runs))), Runs: runs}}
+}
+
+// runRules are the per-run rules, in the order their findings are
+// listed; tol is the sweep's counter_tolerance.
+func runRules(tol float64) []runRule {
+	return []runRule{
 		{"warning", "empty-run", "input contract (docs/input-format.md): a run's requests file holds its requests",
 			"%s no usable request: nothing measured, nothing added to any figure",
 			func(r RunSummary) (string, bool) {
@@ -741,59 +847,6 @@ func lint(sw *ingest.Sweep, s *Summary) []Finding {
 			"%s TTFT equal to E2E for (nearly) all requests: the response was not streamed, so TTFT, TPOT and ITL were not measured and are not reported",
 			func(r RunSummary) (string, bool) { return r.Dir, !r.Streamed }},
 	}
-	for _, rule := range perRun {
-		var runs []string
-		for _, r := range s.Runs {
-			if r.Failed {
-				continue
-			}
-			if name, ok := rule.match(r); ok {
-				runs = append(runs, name)
-			}
-		}
-		if len(runs) > 0 {
-			add(rule.severity, rule.rule, rule.source, fmt.Sprintf(rule.message, runsHave(len(runs))), runs)
-		}
-	}
-	var several []string
-	for _, r := range sw.Runs {
-		for _, d := range r.Diagnostics {
-			if d.Reason == "several series" {
-				several = append(several, d.String())
-			}
-		}
-	}
-	if len(several) > 0 {
-		add("error", "several-engines-in-scrape", "serving-workloads §2.2: do not combine unrelated series",
-			"a metric has several series (engines or models) and no label_selector chooses one; it is not used", several)
-	}
-	if ign := s.Method.IgnoredSettings; len(ign) > 0 {
-		var where []string
-		for _, x := range ign {
-			where = append(where, fmt.Sprintf("%s:%d:%d %s", x.File, x.Line, x.Column, x.Setting))
-		}
-		add("warning", "unknown-settings", "input contract (docs/input-format.md): sweep.yaml and run.yaml settings",
-			fmt.Sprintf("%s benchnote does not know %s ignored (a misspelt key?): %s", textfmt.Count(len(ign), "setting", "settings"), textfmt.Plural(len(ign), "was", "were"), strings.Join(where, ", ")), nil)
-	}
-	if len(sw.EnvDiffs) > 0 {
-		var keys []string
-		for _, d := range sw.EnvDiffs {
-			keys = append(keys, d.Key)
-		}
-		add("warning", "environment-differs", "serving-workloads §4.1 environment log: compare under the same conditions",
-			fmt.Sprintf("the environment differs between runs in %s: %s", textfmt.Count(len(keys), "key", "keys"), strings.Join(keys, ", ")), nil)
-	}
-	low := 0
-	for _, r := range s.Runs {
-		low += r.Counts.ZeroToken + r.Counts.OneToken
-	}
-	if low > 0 {
-		add("info", "zero-and-one-token-outputs", "serving-workloads §2.2: TPOT undefined for n ≤ 1",
-			fmt.Sprintf("%s had 0 or 1 output tokens: excluded from TPOT (n = 0 from every latency statistic) and counted in Exclusions", textfmt.Count(low, "measured request", "measured requests")), nil)
-	}
-	rank := map[string]int{"error": 0, "warning": 1, "info": 2}
-	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
-	return fs
 }
 
 // serverHistogramMatch turns a test on one server histogram (a non-empty

@@ -139,37 +139,46 @@ func levelQuality(s *Summary, lv *Level) {
 	}
 
 	for _, st := range lv.Stats {
-		role, q, ok := serverQuantileKey(st.Key)
-		if !ok || st.Runs == 0 {
-			continue
+		if b, ok := serverBucket(runs, st); ok {
+			lv.ServerResolution = append(lv.ServerResolution, b)
 		}
-		b := LevelBucket{Key: st.Key, LoMs: NaN, HiMs: NaN}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, r := range runs {
-			for _, h := range r.Server {
-				if h.Role != role || h.Omitted != "" {
+	}
+}
+
+// serverBucket spans, over the runs, the buckets a server
+// histogram's quantile st lies in; false when st is not such a quantile
+// or no run's histogram resolves it.
+func serverBucket(runs []RunSummary, st AcrossRuns) (LevelBucket, bool) {
+	role, q, ok := serverQuantileKey(st.Key)
+	if !ok || st.Runs == 0 {
+		return LevelBucket{}, false
+	}
+	b := LevelBucket{Key: st.Key, LoMs: NaN, HiMs: NaN}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range runs {
+		for _, h := range r.Server {
+			if h.Role != role || h.Omitted != "" {
+				continue
+			}
+			for _, res := range h.Resolution {
+				if res.Quantile != q || !res.LoMs.Valid() {
 					continue
 				}
-				for _, res := range h.Resolution {
-					if res.Quantile != q || !res.LoMs.Valid() {
-						continue
-					}
-					b.Coarse = b.Coarse || res.Coarse
-					lo = math.Min(lo, float64(res.LoMs))
-					h := math.Inf(1)
-					if res.HiMs.Valid() {
-						h = float64(res.HiMs)
-					}
-					hi = math.Max(hi, h)
+				b.Coarse = b.Coarse || res.Coarse
+				lo = math.Min(lo, float64(res.LoMs))
+				h := math.Inf(1)
+				if res.HiMs.Valid() {
+					h = float64(res.HiMs)
 				}
+				hi = math.Max(hi, h)
 			}
 		}
-		if math.IsInf(lo, 1) {
-			continue
-		}
-		b.LoMs, b.HiMs = Num(lo), Num(hi) // +Inf is written as null
-		lv.ServerResolution = append(lv.ServerResolution, b)
 	}
+	if math.IsInf(lo, 1) {
+		return LevelBucket{}, false
+	}
+	b.LoMs, b.HiMs = Num(lo), Num(hi) // +Inf is written as null
+	return b, true
 }
 
 // serverQuantileKey splits "server.ROLE.pNN" into its role and quantile.

@@ -109,68 +109,73 @@ func findings(levels []LevelResult, metrics []Metric, opts Options) []Finding {
 	}
 	var out []Finding
 	for _, ser := range order {
-		ls := bySeries[ser]
 		for mi, m := range metrics {
-			f := Finding{Series: ser, Metric: m, Primary: opts.inGate(m.Key), Threshold: opts.ThresholdFor(m),
-				Change: analyze.NaN, ChangeLow: analyze.NaN, ChangeHigh: analyze.NaN, Severity: analyze.NaN, Direction: "n/a"}
-			var strata []stats.Stratum
-			var changes []float64
-			notes := map[string]bool{}
-			for _, l := range ls {
-				row := l.Rows[mi]
-				if row.Note != "" {
-					notes[row.Note] = true
-				}
-				if row.Verdict == VerdictNotAvailable {
-					continue
-				}
-				bv, nv := row.Base.values(), row.New.values()
-				strata = append(strata, stats.Stratum{X: nv, Y: bv})
-				f.Levels++
-				f.BaseRuns += len(bv)
-				f.NewRuns += len(nv)
-				if c := float64(row.Change); row.Change.Valid() {
-					changes = append(changes, c)
-				}
-			}
-			if f.Levels == 0 {
-				f.Verdict = VerdictNotAvailable
-				if len(notes) == 1 {
-					for n := range notes {
-						f.Note = n
-					}
-				} else {
-					f.Note = "no level has values on both sides"
-				}
-				out = append(out, f)
-				continue
-			}
-			if len(changes) > 0 {
-				sort.Float64s(changes)
-				f.Change = analyze.Num(analyze.Median(changes))
-				f.ChangeLow, f.ChangeHigh = analyze.Num(changes[0]), analyze.Num(changes[len(changes)-1])
-				f.Direction = direction(m, float64(f.Change))
-				if f.Threshold > 0 {
-					f.Severity = analyze.Num(math.Abs(float64(f.Change)) / f.Threshold)
-				} else {
-					f.Severity = analyze.Num(math.Abs(float64(f.Change)))
-				}
-			}
-			if !opts.NoTest {
-				if r, err := stats.Stratified(strata); err == nil {
-					if r.Used == 0 {
-						f.Note = "no variation: every run on both sides has the same value at every level"
-					} else {
-						f.Test = &FindingTest{P: analyze.Num(r.P), PAdjusted: analyze.Num(r.P), MinP: analyze.Num(r.MinP),
-							Z: analyze.Num(r.Z), Method: r.Method, Ties: r.Ties}
-						f.Test.Size = stats.StratifiedSize(strata, opts.Alpha)
-					}
-				}
-			}
-			out = append(out, f)
+			out = append(out, metricFinding(ser, bySeries[ser], mi, m, opts))
 		}
 	}
 	return out
+}
+
+// metricFinding is the finding for metrics[mi], m, over one series'
+// levels ls: the median of the levels' changes, their range, and the
+// stratified test over every level with values on both sides.
+func metricFinding(ser ingest.Series, ls []LevelResult, mi int, m Metric, opts Options) Finding {
+	f := Finding{Series: ser, Metric: m, Primary: opts.inGate(m.Key), Threshold: opts.ThresholdFor(m),
+		Change: analyze.NaN, ChangeLow: analyze.NaN, ChangeHigh: analyze.NaN, Severity: analyze.NaN, Direction: "n/a"}
+	var strata []stats.Stratum
+	var changes []float64
+	notes := map[string]bool{}
+	for _, l := range ls {
+		row := l.Rows[mi]
+		if row.Note != "" {
+			notes[row.Note] = true
+		}
+		if row.Verdict == VerdictNotAvailable {
+			continue
+		}
+		bv, nv := row.Base.values(), row.New.values()
+		strata = append(strata, stats.Stratum{X: nv, Y: bv})
+		f.Levels++
+		f.BaseRuns += len(bv)
+		f.NewRuns += len(nv)
+		if c := float64(row.Change); row.Change.Valid() {
+			changes = append(changes, c)
+		}
+	}
+	if f.Levels == 0 {
+		f.Verdict = VerdictNotAvailable
+		f.Note = "no level has values on both sides"
+		if len(notes) == 1 {
+			for n := range notes {
+				f.Note = n
+			}
+		}
+		return f
+	}
+	if len(changes) > 0 {
+		sort.Float64s(changes)
+		f.Change = analyze.Num(analyze.Median(changes))
+		f.ChangeLow, f.ChangeHigh = analyze.Num(changes[0]), analyze.Num(changes[len(changes)-1])
+		f.Direction = direction(m, float64(f.Change))
+		if f.Threshold > 0 {
+			f.Severity = analyze.Num(math.Abs(float64(f.Change)) / f.Threshold)
+		} else {
+			f.Severity = analyze.Num(math.Abs(float64(f.Change)))
+		}
+	}
+	if opts.NoTest {
+		return f
+	}
+	if r, err := stats.Stratified(strata); err == nil {
+		if r.Used == 0 {
+			f.Note = "no variation: every run on both sides has the same value at every level"
+		} else {
+			f.Test = &FindingTest{P: analyze.Num(r.P), PAdjusted: analyze.Num(r.P), MinP: analyze.Num(r.MinP),
+				Z: analyze.Num(r.Z), Method: r.Method, Ties: r.Ties}
+			f.Test.Size = stats.StratifiedSize(strata, opts.Alpha)
+		}
+	}
+	return f
 }
 
 // direction says whether a change (new − base, relative or in points) is

@@ -381,25 +381,7 @@ func narrowEnv(e analyze.EnvironmentSummary, runs []analyze.RunSummary, keep fun
 	out := e
 	out.Diffs = nil
 	for _, d := range e.Diffs {
-		var values []analyze.EnvDiffValue
-		for _, v := range d.Values {
-			var dirs []string
-			for _, dir := range v.Runs {
-				if kept[dir] {
-					dirs = append(dirs, dir)
-				}
-				if dir == first {
-					if v.Value == "" {
-						delete(canonical, d.Key)
-					} else if slices.Contains(ingest.CanonicalFields, d.Key) {
-						canonical[d.Key] = v.Value
-					}
-				}
-			}
-			if len(dirs) > 0 {
-				values = append(values, analyze.EnvDiffValue{Value: v.Value, Runs: dirs})
-			}
-		}
+		values := narrowDiff(d, kept, first, canonical)
 		if len(values) > 1 {
 			out.Diffs = append(out.Diffs, analyze.EnvDiff{Key: d.Key, Values: values})
 		}
@@ -411,4 +393,30 @@ func narrowEnv(e analyze.EnvironmentSummary, runs []analyze.RunSummary, keep fun
 		}
 	}
 	return out
+}
+
+// narrowDiff is the values of diff d among the kept runs. The value of the
+// first run, first, becomes its canonical field (no value removes it).
+func narrowDiff(d analyze.EnvDiff, kept map[string]bool, first string, canonical map[string]string) []analyze.EnvDiffValue {
+	var values []analyze.EnvDiffValue
+	for _, v := range d.Values {
+		var dirs []string
+		for _, dir := range v.Runs {
+			if kept[dir] {
+				dirs = append(dirs, dir)
+			}
+			if dir != first {
+				continue
+			}
+			if v.Value == "" {
+				delete(canonical, d.Key)
+			} else if slices.Contains(ingest.CanonicalFields, d.Key) {
+				canonical[d.Key] = v.Value
+			}
+		}
+		if len(dirs) > 0 {
+			values = append(values, analyze.EnvDiffValue{Value: v.Value, Runs: dirs})
+		}
+	}
+	return values
 }

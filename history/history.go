@@ -334,19 +334,7 @@ func segment(entries []Input, h *History) []int {
 		e := &entries[i]
 		if !e.Excluded {
 			if prev == nil || prev.Fingerprint != e.Fingerprint {
-				s := Segment{Index: len(h.Segments), Fingerprint: e.Fingerprint, First: e.ID, Boundary: BoundaryStart}
-				if prev != nil {
-					c := compare.CheckComparability(prev.Profile, e.Profile, nil)
-					s.Boundary = BoundaryEnvironment
-					if c.Verdict == compare.NotComparable {
-						s.Boundary = BoundaryIncomparable
-					}
-					for _, ch := range c.Checks {
-						if inFingerprint(ch.Key) && (ch.Status == compare.StatusDiffers || ch.Status == compare.StatusOneSide) {
-							s.Changes = append(s.Changes, ch)
-						}
-					}
-				}
+				s := newSegment(len(h.Segments), prev, e)
 				h.Segments = append(h.Segments, s)
 				cur = s.Index
 			}
@@ -359,6 +347,27 @@ func segment(entries []Input, h *History) []int {
 			Excluded: e.Excluded, Why: e.Why, Unreadable: e.Unreadable, Segment: segOf[i], Runs: e.Runs})
 	}
 	return segOf
+}
+
+// newSegment starts segment index at entry e; prev is the entry before
+// it, nil for the first. The boundary and the changes say how e's
+// environment differs from prev's.
+func newSegment(index int, prev, e *Input) Segment {
+	s := Segment{Index: index, Fingerprint: e.Fingerprint, First: e.ID, Boundary: BoundaryStart}
+	if prev == nil {
+		return s
+	}
+	c := compare.CheckComparability(prev.Profile, e.Profile, nil)
+	s.Boundary = BoundaryEnvironment
+	if c.Verdict == compare.NotComparable {
+		s.Boundary = BoundaryIncomparable
+	}
+	for _, ch := range c.Checks {
+		if inFingerprint(ch.Key) && (ch.Status == compare.StatusDiffers || ch.Status == compare.StatusOneSide) {
+			s.Changes = append(s.Changes, ch)
+		}
+	}
+	return s
 }
 
 // track is one statistic of one series within one segment: the entries

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,168 +127,184 @@ var tokenCountsPattern = regexp.MustCompile(`^(usage|requested|tokenizer(:\S.*)?
 // parseProvenanceKey reads one of run.yaml's import keys into p. It
 // reports false when k is not one of them.
 func parseProvenanceKey(k, v *yaml.Node, p *Provenance, file string, diags *[]Diagnostic) bool {
-	bad := func(n *yaml.Node, key, want string) {
-		*diags = append(*diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
-			Message: fmt.Sprintf("%s: expected %s, got %s", key, want, nodeText(n))})
-	}
-	text := func(n *yaml.Node, key string) (string, bool) {
-		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			bad(n, key, "a string")
-			return "", false
-		}
-		if len(n.Value) > maxProvenanceText || strings.TrimSpace(n.Value) == "" {
-			bad(n, key, fmt.Sprintf("a non-empty string of at most %d bytes", maxProvenanceText))
-			return "", false
-		}
-		return n.Value, true
-	}
-	list := func(n *yaml.Node, key string, each func(*yaml.Node, string)) {
-		if n.Kind != yaml.SequenceNode || len(n.Content) > maxProvenanceItems {
-			bad(n, key, fmt.Sprintf("a list of at most %d entries", maxProvenanceItems))
-			return
-		}
-		for i, e := range n.Content {
-			each(e, fmt.Sprintf("%s[%d]", key, i))
-		}
-	}
-	strs := func(n *yaml.Node, key string) []string {
-		var out []string
-		list(n, key, func(e *yaml.Node, at string) {
-			if s, ok := text(e, at); ok {
-				out = append(out, s)
-			}
-		})
-		return out
-	}
-	mapping := func(n *yaml.Node, key string, fields []string, set func(field string, v *yaml.Node, at string)) {
-		if n.Kind != yaml.MappingNode {
-			bad(n, key, "a mapping of "+strings.Join(fields, ", "))
-			return
-		}
-		seen := map[string]bool{}
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			fk, fv := n.Content[j], n.Content[j+1]
-			known := false
-			for _, f := range fields {
-				known = known || f == fk.Value
-			}
-			if !known {
-				*diags = append(*diags, unknownKey(file, fk, key))
-				continue
-			}
-			seen[fk.Value] = true
-			set(fk.Value, fv, key+"."+fk.Value)
-		}
-	}
-	switch k.Value {
-	case "source":
-		mapping(v, "source", []string{"tool", "version", "file"}, func(f string, fv *yaml.Node, at string) {
-			s, ok := text(fv, at)
-			if !ok {
-				return
-			}
-			switch f {
-			case "tool":
-				p.Tool = s
-			case "version":
-				p.Version = s
-			case "file":
-				p.File = s
-			}
-		})
-		if p.Tool == "" && v.Kind == yaml.MappingNode {
-			bad(v, "source", "a mapping with at least a tool")
-		}
-	case "recomputed":
-		p.Recomputed = strs(v, "recomputed")
-	case "as_reported":
-		p.AsReported = strs(v, "as_reported")
-	case "approximate":
-		p.Approximate = strs(v, "approximate")
-	case "unavailable":
-		list(v, "unavailable", func(e *yaml.Node, at string) {
-			if _, ok := UnavailableAnalyses[e.Value]; e.Kind != yaml.ScalarNode || !ok {
-				bad(e, at, "one of "+unavailableCodes())
-				return
-			}
-			p.Unavailable = append(p.Unavailable, e.Value)
-		})
-	case "token_counts":
-		if s, ok := text(v, "token_counts"); ok {
-			if !tokenCountsPattern.MatchString(s) {
-				bad(v, "token_counts", `"usage", "requested", "tokenizer" or "tokenizer:NAME"`)
-			} else {
-				p.TokenCounts = s
-			}
-		}
-	case "definitions":
-		list(v, "definitions", func(e *yaml.Node, at string) {
-			var d Definition
-			before := len(*diags)
-			mapping(e, at, []string{"metric", "source", "benchnote"}, func(f string, fv *yaml.Node, fat string) {
-				s, ok := text(fv, fat)
-				if !ok {
-					return
-				}
-				switch f {
-				case "metric":
-					d.Metric = s
-				case "source":
-					d.Source = s
-				case "benchnote":
-					d.Benchnote = s
-				}
-			})
-			if e.Kind == yaml.MappingNode && len(*diags) == before && (d.Metric == "" || d.Source == "" || d.Benchnote == "") {
-				bad(e, at, "a mapping with metric, source and benchnote")
-				return
-			}
-			if d.Metric != "" {
-				p.Definitions = append(p.Definitions, d)
-			}
-		})
-	case "reported":
-		list(v, "reported", func(e *yaml.Node, at string) {
-			var f ReportedFigure
-			hasValue := false
-			before := len(*diags)
-			mapping(e, at, []string{"key", "label", "value", "unit", "note"}, func(field string, fv *yaml.Node, fat string) {
-				if field == "value" {
-					x, err := strconv.ParseFloat(fv.Value, 64)
-					if fv.Kind != yaml.ScalarNode || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-						bad(fv, fat, "a finite number")
-						return
-					}
-					f.Value, hasValue = x, true
-					return
-				}
-				s, ok := text(fv, fat)
-				if !ok {
-					return
-				}
-				switch field {
-				case "key":
-					f.Key = s
-				case "label":
-					f.Label = s
-				case "unit":
-					f.Unit = s
-				case "note":
-					f.Note = s
-				}
-			})
-			if e.Kind == yaml.MappingNode && len(*diags) == before && (f.Key == "" || f.Label == "" || !hasValue) {
-				bad(e, at, "a mapping with key, label, value and unit")
-				return
-			}
-			if f.Key != "" && hasValue {
-				p.Reported = append(p.Reported, f)
-			}
-		})
-	default:
+	read, ok := provenanceKeys[k.Value]
+	if !ok {
 		return false
 	}
+	read(&provenanceParser{file: file, diags: diags}, v, p)
 	return true
+}
+
+// provenanceKeys reads each of run.yaml's import keys into a Provenance.
+var provenanceKeys = map[string]func(pp *provenanceParser, v *yaml.Node, p *Provenance){
+	"source":       (*provenanceParser).source,
+	"recomputed":   func(pp *provenanceParser, v *yaml.Node, p *Provenance) { p.Recomputed = pp.strs(v, "recomputed") },
+	"as_reported":  func(pp *provenanceParser, v *yaml.Node, p *Provenance) { p.AsReported = pp.strs(v, "as_reported") },
+	"approximate":  func(pp *provenanceParser, v *yaml.Node, p *Provenance) { p.Approximate = pp.strs(v, "approximate") },
+	"unavailable":  (*provenanceParser).unavailable,
+	"token_counts": (*provenanceParser).tokenCounts,
+	"definitions":  (*provenanceParser).definitions,
+	"reported":     (*provenanceParser).reported,
+}
+
+// provenanceParser records the problems of run.yaml's import keys.
+type provenanceParser struct {
+	file  string
+	diags *[]Diagnostic
+}
+
+// bad records a value of the wrong type or out of range.
+func (pp *provenanceParser) bad(n *yaml.Node, key, want string) {
+	*pp.diags = append(*pp.diags, Diagnostic{Severity: Error, File: pp.file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
+		Message: fmt.Sprintf("%s: expected %s, got %s", key, want, nodeText(n))})
+}
+
+// text reads a non-empty string of at most maxProvenanceText bytes.
+func (pp *provenanceParser) text(n *yaml.Node, key string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		pp.bad(n, key, "a string")
+		return "", false
+	}
+	if len(n.Value) > maxProvenanceText || strings.TrimSpace(n.Value) == "" {
+		pp.bad(n, key, fmt.Sprintf("a non-empty string of at most %d bytes", maxProvenanceText))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// list calls each for every entry of a list of at most
+// maxProvenanceItems, with the entry's place ("key[i]") for messages.
+func (pp *provenanceParser) list(n *yaml.Node, key string, each func(*yaml.Node, string)) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) > maxProvenanceItems {
+		pp.bad(n, key, fmt.Sprintf("a list of at most %d entries", maxProvenanceItems))
+		return
+	}
+	for i, e := range n.Content {
+		each(e, fmt.Sprintf("%s[%d]", key, i))
+	}
+}
+
+// strs reads a list of texts, leaving out the bad ones.
+func (pp *provenanceParser) strs(n *yaml.Node, key string) []string {
+	var out []string
+	pp.list(n, key, func(e *yaml.Node, at string) {
+		if s, ok := pp.text(e, at); ok {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// mapping calls set for every known field of a mapping, with the field's
+// place ("key.field") for messages; an unknown field is a warning.
+func (pp *provenanceParser) mapping(n *yaml.Node, key string, fields []string, set func(field string, v *yaml.Node, at string)) {
+	if n.Kind != yaml.MappingNode {
+		pp.bad(n, key, "a mapping of "+strings.Join(fields, ", "))
+		return
+	}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		fk, fv := n.Content[j], n.Content[j+1]
+		if !slices.Contains(fields, fk.Value) {
+			*pp.diags = append(*pp.diags, unknownKey(pp.file, fk, key))
+			continue
+		}
+		set(fk.Value, fv, key+"."+fk.Value)
+	}
+}
+
+// textFields reads a mapping whose fields are all texts into the strings
+// fields points to.
+func (pp *provenanceParser) textFields(n *yaml.Node, key string, fields map[string]*string, order []string) {
+	pp.mapping(n, key, order, func(f string, fv *yaml.Node, at string) {
+		if s, ok := pp.text(fv, at); ok {
+			*fields[f] = s
+		}
+	})
+}
+
+func (pp *provenanceParser) source(v *yaml.Node, p *Provenance) {
+	pp.textFields(v, "source", map[string]*string{"tool": &p.Tool, "version": &p.Version, "file": &p.File}, []string{"tool", "version", "file"})
+	if p.Tool == "" && v.Kind == yaml.MappingNode {
+		pp.bad(v, "source", "a mapping with at least a tool")
+	}
+}
+
+func (pp *provenanceParser) unavailable(v *yaml.Node, p *Provenance) {
+	pp.list(v, "unavailable", func(e *yaml.Node, at string) {
+		if _, ok := UnavailableAnalyses[e.Value]; e.Kind != yaml.ScalarNode || !ok {
+			pp.bad(e, at, "one of "+unavailableCodes())
+			return
+		}
+		p.Unavailable = append(p.Unavailable, e.Value)
+	})
+}
+
+func (pp *provenanceParser) tokenCounts(v *yaml.Node, p *Provenance) {
+	s, ok := pp.text(v, "token_counts")
+	switch {
+	case !ok:
+	case !tokenCountsPattern.MatchString(s):
+		pp.bad(v, "token_counts", `"usage", "requested", "tokenizer" or "tokenizer:NAME"`)
+	default:
+		p.TokenCounts = s
+	}
+}
+
+// definitions reads the list of definitions. An entry whose fields were
+// read without a problem but that lacks one is refused; an entry with a
+// metric is kept even when another field was bad.
+func (pp *provenanceParser) definitions(v *yaml.Node, p *Provenance) {
+	pp.list(v, "definitions", func(e *yaml.Node, at string) {
+		var d Definition
+		before := len(*pp.diags)
+		pp.textFields(e, at, map[string]*string{"metric": &d.Metric, "source": &d.Source, "benchnote": &d.Benchnote}, []string{"metric", "source", "benchnote"})
+		if e.Kind == yaml.MappingNode && len(*pp.diags) == before && (d.Metric == "" || d.Source == "" || d.Benchnote == "") {
+			pp.bad(e, at, "a mapping with metric, source and benchnote")
+			return
+		}
+		if d.Metric != "" {
+			p.Definitions = append(p.Definitions, d)
+		}
+	})
+}
+
+// reported reads the list of the tool's own figures, as definitions reads
+// its list; a figure is kept when it has a key and a value.
+func (pp *provenanceParser) reported(v *yaml.Node, p *Provenance) {
+	pp.list(v, "reported", func(e *yaml.Node, at string) {
+		var f ReportedFigure
+		hasValue := false
+		before := len(*pp.diags)
+		texts := map[string]*string{"key": &f.Key, "label": &f.Label, "unit": &f.Unit, "note": &f.Note}
+		pp.mapping(e, at, []string{"key", "label", "value", "unit", "note"}, func(field string, fv *yaml.Node, fat string) {
+			if field == "value" {
+				if x, ok := pp.finite(fv, fat); ok {
+					f.Value, hasValue = x, true
+				}
+				return
+			}
+			if s, ok := pp.text(fv, fat); ok {
+				*texts[field] = s
+			}
+		})
+		if e.Kind == yaml.MappingNode && len(*pp.diags) == before && (f.Key == "" || f.Label == "" || !hasValue) {
+			pp.bad(e, at, "a mapping with key, label, value and unit")
+			return
+		}
+		if f.Key != "" && hasValue {
+			p.Reported = append(p.Reported, f)
+		}
+	})
+}
+
+// finite reads a finite number; it records a bad one.
+func (pp *provenanceParser) finite(n *yaml.Node, key string) (float64, bool) {
+	x, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		pp.bad(n, key, "a finite number")
+		return 0, false
+	}
+	return x, true
 }
 
 // nodeText quotes a YAML node's value for a message: its scalar value, or

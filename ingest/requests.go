@@ -682,27 +682,35 @@ func findDuplicates(ids *StringColumn, hashes []uint64) []duplicate {
 		if len(part) < 2 {
 			continue
 		}
-		t := table[:1<<bits.Len(uint(2*len(part)-1))]
-		clear(t)
-		mask := uint64(len(t) - 1)
-		for _, e := range part {
-			for s := (e >> rowBits) & mask; ; s = (s + 1) & mask {
-				f := t[s]
-				if f == 0 {
-					t[s] = e
+		dups = appendPartDuplicates(dups, ids, part, table[:1<<bits.Len(uint(2*len(part)-1))], rowBits, rowMask)
+	}
+	slices.SortFunc(dups, func(a, b duplicate) int { return a.row - b.row })
+	return dups
+}
+
+// appendPartDuplicates appends the duplicates among one partition's
+// packed entries (hash bits above rowBits, row+1 in rowMask), found with
+// the open-addressing table t, a power of two at least twice as long as
+// part.
+func appendPartDuplicates(dups []duplicate, ids *StringColumn, part, t []uint64, rowBits int, rowMask uint64) []duplicate {
+	clear(t)
+	mask := uint64(len(t) - 1)
+	for _, e := range part {
+		for s := (e >> rowBits) & mask; ; s = (s + 1) & mask {
+			f := t[s]
+			if f == 0 {
+				t[s] = e
+				break
+			}
+			if (f^e)&^rowMask == 0 {
+				row, first := int(e&rowMask)-1, int(f&rowMask)-1
+				if ids.view(row) == ids.view(first) {
+					dups = append(dups, duplicate{row, first})
 					break
-				}
-				if (f^e)&^rowMask == 0 {
-					row, first := int(e&rowMask)-1, int(f&rowMask)-1
-					if ids.view(row) == ids.view(first) {
-						dups = append(dups, duplicate{row, first})
-						break
-					}
 				}
 			}
 		}
 	}
-	slices.SortFunc(dups, func(a, b duplicate) int { return a.row - b.row })
 	return dups
 }
 

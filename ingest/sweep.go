@@ -200,8 +200,11 @@ func Open(root string, opts Options) (*Sweep, error) {
 
 // Stream returns the sweep's runs in order, each once its request records
 // and scrapes are read. Up to Options.Workers runs are read at once, and
-// no more than that many are read (or being read) ahead of the consumer,
-// so memory follows a few runs, not the sweep: a consumer that is done
+// no more than that many are read (or being read) ahead of the consumer;
+// in a sweep from Open, whose runs drop their records on Release, no more
+// than streamRows request rows are held at once either (a run the
+// consumer waits for is read whatever it holds), so memory follows a few
+// runs, not the sweep nor the length of its runs: a consumer that is done
 // with a run calls Run.Release. Options.RunRead is called as each run is
 // read. Streaming a sweep again (or one from Load) yields the runs as they
 // are, except those released since they were read, which are read again.
@@ -230,66 +233,18 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 		next := make(chan readJob)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		var progressMu sync.Mutex
-		done := 0
+		progress := &streamProgress{total: len(runs)}
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for job := range next {
-					i, r := job.run, runs[job.run]
-					if r.pending {
-						ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
-						if !sw.keepRecords {
-							// Read for the analysis, into the columns of the
-							// runs it has released.
-							ro.ForAnalysis, ro.pool = true, sw.pool
-							r.dropRecords, r.pool = true, sw.pool
-						}
-						r.readFiles(sw.Root, sw.Config, ro)
-						if rows != nil {
-							held := r.heldRows()
-							rows.read(job.reserved, held)
-							r.onRelease = func() { rows.release(held) }
-						}
-						if sw.opts.Progress != nil || sw.opts.RunRead != nil {
-							progressMu.Lock()
-							done++
-							if sw.opts.Progress != nil {
-								fmt.Fprintf(sw.opts.Progress, "read %d/%d runs: %s\n", done, len(runs), r.Dir)
-							}
-							if sw.opts.RunRead != nil {
-								sw.opts.RunRead(done, len(runs), r)
-							}
-							progressMu.Unlock()
-						}
-					}
-					close(ready[i])
+					sw.readForStream(runs[job.run], job.reserved, rows, progress)
+					close(ready[job.run])
 				}
 			}()
 		}
-		go func() {
-			defer close(next)
-			for i := range runs {
-				select {
-				case ahead <- struct{}{}:
-				case <-stop:
-					return
-				}
-				job := readJob{run: i}
-				if rows != nil && runs[i].pending {
-					var ok bool
-					if job.reserved, ok = rows.reserve(i); !ok {
-						return
-					}
-				}
-				select {
-				case next <- job:
-				case <-stop:
-					return
-				}
-			}
-		}()
+		go feedStream(runs, rows, ahead, next, stop)
 		defer wg.Wait()
 		defer close(stop)
 		if rows != nil {
@@ -312,6 +267,73 @@ func (sw *Sweep) Stream() iter.Seq[*Run] {
 type readJob struct {
 	run      int // index in Sweep.Runs
 	reserved int
+}
+
+// streamProgress counts the runs a Stream has read, for Options.Progress
+// and Options.RunRead.
+type streamProgress struct {
+	mu          sync.Mutex
+	done, total int
+}
+
+// readForStream reads run r's files if they are not read, settles the rows
+// reserved for it with the budget (when there is one), then reports
+// progress.
+func (sw *Sweep) readForStream(r *Run, reserved int, rows *rowBudget, p *streamProgress) {
+	if !r.pending {
+		return
+	}
+	ro := ReadOptions{MaxRows: sw.opts.MaxRowsPerRun}
+	if !sw.keepRecords {
+		// Read for the analysis, into the columns of the runs it has
+		// released.
+		ro.ForAnalysis, ro.pool = true, sw.pool
+		r.dropRecords, r.pool = true, sw.pool
+	}
+	r.readFiles(sw.Root, sw.Config, ro)
+	if rows != nil {
+		held := r.heldRows()
+		rows.read(reserved, held)
+		r.onRelease = func() { rows.release(held) }
+	}
+	if sw.opts.Progress == nil && sw.opts.RunRead == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if sw.opts.Progress != nil {
+		fmt.Fprintf(sw.opts.Progress, "read %d/%d runs: %s\n", p.done, p.total, r.Dir)
+	}
+	if sw.opts.RunRead != nil {
+		sw.opts.RunRead(p.done, p.total, r)
+	}
+}
+
+// feedStream hands the runs to Stream's readers in order, each once a
+// token fits in ahead and, for a run still to be read, its rows fit the
+// budget (when there is one), until stop is closed; it closes next.
+func feedStream(runs []*Run, rows *rowBudget, ahead chan<- struct{}, next chan<- readJob, stop <-chan struct{}) {
+	defer close(next)
+	for i := range runs {
+		select {
+		case ahead <- struct{}{}:
+		case <-stop:
+			return
+		}
+		job := readJob{run: i}
+		if rows != nil && runs[i].pending {
+			var ok bool
+			if job.reserved, ok = rows.reserve(i); !ok {
+				return
+			}
+		}
+		select {
+		case next <- job:
+		case <-stop:
+			return
+		}
+	}
 }
 
 // tree is the result of walking a sweep directory.
@@ -877,139 +899,201 @@ type runConfig struct {
 // naming the line and column: the YAML problems parseSettingsYAML refuses,
 // a value of the wrong type or out of range. Unknown keys are warnings.
 func parseRunConfig(data []byte, file string) (runConfig, []Diagnostic) {
-	var rc runConfig
-	var diags []Diagnostic
+	p := &runParser{file: file}
 	root, fe := parseSettingsYAML(data, file)
 	if fe != nil {
-		return rc, []Diagnostic{fe.Diagnostic}
+		return p.rc, []Diagnostic{fe.Diagnostic}
 	}
 	if root == nil {
-		return rc, nil
+		return p.rc, nil
 	}
-	bad := func(n *yaml.Node, key, want string) {
-		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
-			Message: fmt.Sprintf("%s: expected %s, got %s", key, want, yamlKind(n))})
-	}
-	integer := func(v *yaml.Node, key string, hi int64) int {
-		n, want, ok := yamlInteger(v, key, 1, hi)
-		if !ok {
-			bad(v, key, want)
-		}
-		return int(n)
-	}
-	var start, end *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		switch k.Value {
-		case "concurrency":
-			rc.Concurrency = integer(v, k.Value, MaxConcurrency)
-		case "series":
-			series, d := parseSeriesNode(file, v)
-			if d != nil {
-				diags = append(diags, *d)
-			}
-			rc.Series = series
-		case "repeat":
-			rc.Repeat = integer(v, k.Value, MaxRepeat)
-		case "max_tokens":
-			rc.MaxTokens = integer(v, k.Value, MaxMaxTokens)
-		case "notes":
-			if v.Kind != yaml.ScalarNode {
-				bad(v, "notes", "text")
-				continue
-			}
-			rc.Notes = v.Value
-		case "rate":
-			if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
-				rc.Rate, rc.levelNode = r, v
-			} else {
-				bad(v, k.Value, "a positive number of requests per second up to 1,000,000, or inf")
-			}
-		case "arrival":
-			if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
-				rc.Arrival = a
-			} else {
-				bad(v, k.Value, "poisson, constant or gamma")
-			}
-		case "clock":
-			switch v.Value {
-			case "monotonic", "wall":
-				rc.Clock = v.Value
-			default:
-				bad(v, k.Value, "monotonic or wall")
-			}
-		case "window":
-			if v.Kind != yaml.MappingNode {
-				bad(v, "window", "a mapping with start and end")
-				continue
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				switch v.Content[j].Value {
-				case "start":
-					start = v.Content[j+1]
-				case "end":
-					end = v.Content[j+1]
-				default:
-					diags = append(diags, unknownKey(file, v.Content[j], "window"))
-				}
-			}
+		if read, ok := runKeys[k.Value]; ok {
+			read(p, v)
+			continue
+		}
+		if p.rc.Provenance == nil {
+			p.rc.Provenance = &Provenance{}
+		}
+		if !parseProvenanceKey(k, v, p.rc.Provenance, file, &p.diags) {
+			p.diags = append(p.diags, unknownKey(file, k, ""))
+		}
+	}
+	p.checkProvenance()
+	p.checkLevel()
+	if !p.checkWindow() {
+		// A window with one bound ends the parse; its diagnostics stay
+		// in the order they were found.
+		return p.rc, p.diags
+	}
+	sort.SliceStable(p.diags, func(i, j int) bool {
+		if p.diags[i].Line != p.diags[j].Line {
+			return p.diags[i].Line < p.diags[j].Line
+		}
+		return p.diags[i].Column < p.diags[j].Column
+	})
+	return p.rc, p.diags
+}
+
+// runParser is parseRunConfig's state: the settings read so far, the
+// diagnostics, and the window's bounds, checked once every key is read.
+type runParser struct {
+	file       string
+	rc         runConfig
+	diags      []Diagnostic
+	start, end *yaml.Node
+}
+
+// runKeys reads each of run.yaml's own settings; any other key is one of
+// the import keys (parseProvenanceKey) or unknown.
+var runKeys = map[string]func(p *runParser, v *yaml.Node){
+	"concurrency": func(p *runParser, v *yaml.Node) { p.rc.Concurrency = p.integer(v, "concurrency", MaxConcurrency) },
+	"repeat":      func(p *runParser, v *yaml.Node) { p.rc.Repeat = p.integer(v, "repeat", MaxRepeat) },
+	"max_tokens":  func(p *runParser, v *yaml.Node) { p.rc.MaxTokens = p.integer(v, "max_tokens", MaxMaxTokens) },
+	"series":      (*runParser).series,
+	"notes":       (*runParser).notes,
+	"rate":        (*runParser).rate,
+	"arrival":     (*runParser).arrival,
+	"clock":       (*runParser).clock,
+	"window":      (*runParser).window,
+}
+
+// bad records a value of the wrong type or out of range.
+func (p *runParser) bad(n *yaml.Node, key, want string) {
+	p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: n.Line, Column: n.Column, ColumnName: key, Reason: "bad value",
+		Message: fmt.Sprintf("%s: expected %s, got %s", key, want, yamlKind(n))})
+}
+
+// integer reads an integer from 1 to hi; a bad one is recorded and read
+// as what yamlInteger made of it.
+func (p *runParser) integer(v *yaml.Node, key string, hi int64) int {
+	n, want, ok := yamlInteger(v, key, 1, hi)
+	if !ok {
+		p.bad(v, key, want)
+	}
+	return int(n)
+}
+
+func (p *runParser) series(v *yaml.Node) {
+	series, d := parseSeriesNode(p.file, v)
+	if d != nil {
+		p.diags = append(p.diags, *d)
+	}
+	p.rc.Series = series
+}
+
+func (p *runParser) notes(v *yaml.Node) {
+	if v.Kind != yaml.ScalarNode {
+		p.bad(v, "notes", "text")
+		return
+	}
+	p.rc.Notes = v.Value
+}
+
+func (p *runParser) rate(v *yaml.Node) {
+	if r, err := ParseRate(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+		p.rc.Rate, p.rc.levelNode = r, v
+		return
+	}
+	p.bad(v, "rate", "a positive number of requests per second up to 1,000,000, or inf")
+}
+
+func (p *runParser) arrival(v *yaml.Node) {
+	if a, ok := ParseArrival(v.Value); ok && v.Kind == yaml.ScalarNode {
+		p.rc.Arrival = a
+		return
+	}
+	p.bad(v, "arrival", "poisson, constant or gamma")
+}
+
+func (p *runParser) clock(v *yaml.Node) {
+	switch v.Value {
+	case "monotonic", "wall":
+		p.rc.Clock = v.Value
+	default:
+		p.bad(v, "clock", "monotonic or wall")
+	}
+}
+
+// window notes the window's bounds; checkWindow reads them.
+func (p *runParser) window(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		p.bad(v, "window", "a mapping with start and end")
+		return
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		switch v.Content[j].Value {
+		case "start":
+			p.start = v.Content[j+1]
+		case "end":
+			p.end = v.Content[j+1]
 		default:
-			if rc.Provenance == nil {
-				rc.Provenance = &Provenance{}
-			}
-			if !parseProvenanceKey(k, v, rc.Provenance, file, &diags) {
-				diags = append(diags, unknownKey(file, k, ""))
-			}
+			p.diags = append(p.diags, unknownKey(p.file, v.Content[j], "window"))
 		}
 	}
-	if p := rc.Provenance; p != nil && p.Tool == "" {
-		if len(p.Recomputed)+len(p.AsReported)+len(p.Unavailable)+len(p.Approximate)+len(p.Definitions)+len(p.Reported) > 0 || p.TokenCounts != "" {
-			diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
-				Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
-		}
-		rc.Provenance = nil
+}
+
+// checkProvenance drops import keys that come without source.tool, with
+// a warning when there were any.
+func (p *runParser) checkProvenance() {
+	pv := p.rc.Provenance
+	if pv == nil || pv.Tool != "" {
+		return
 	}
+	if len(pv.Recomputed)+len(pv.AsReported)+len(pv.Unavailable)+len(pv.Approximate)+len(pv.Definitions)+len(pv.Reported) > 0 || pv.TokenCounts != "" {
+		p.diags = append(p.diags, Diagnostic{Severity: Warning, File: p.file, Reason: "unknown setting",
+			Message: "import keys (recomputed, as_reported, unavailable, ...) without source.tool are ignored"})
+	}
+	p.rc.Provenance = nil
+}
+
+// checkLevel refuses both a concurrency and a rate, and drops an arrival
+// process that applies to neither.
+func (p *runParser) checkLevel() {
+	rc := &p.rc
 	if rc.Concurrency > 0 && rc.Rate > 0 {
-		diags = append(diags, Diagnostic{Severity: Error, File: file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: rc.levelNode.Line, Column: rc.levelNode.Column, ColumnName: "rate", Reason: "bad value",
 			Message: "rate: expected either concurrency or rate, not both"})
 	}
 	if rc.Arrival != "" && (rc.Rate == 0 || math.IsInf(rc.Rate, 1)) {
-		diags = append(diags, Diagnostic{Severity: Warning, File: file, Reason: "unknown setting",
+		p.diags = append(p.diags, Diagnostic{Severity: Warning, File: p.file, Reason: "unknown setting",
 			Message: "arrival is ignored: it applies only to a finite rate"})
 		rc.Arrival = ""
 	}
-	if start != nil || end != nil {
-		if start == nil || end == nil {
-			n := start
-			if n == nil {
-				n = end
-			}
-			diags = append(diags, Diagnostic{Severity: Error, File: file, Line: n.Line, Column: n.Column, ColumnName: "window", Reason: "bad value",
-				Message: "window: expected both start and end"})
-			return rc, diags
-		}
-		s, err1 := ParseTime(start.Value)
-		e, err2 := ParseTime(end.Value)
-		const want = "an RFC 3339 time or unix seconds, between 1970 and 9999"
-		switch {
-		case err1 != nil || start.Kind != yaml.ScalarNode:
-			bad(start, "window.start", want)
-		case err2 != nil || end.Kind != yaml.ScalarNode:
-			bad(end, "window.end", want)
-		case !e.After(s):
-			diags = append(diags, Diagnostic{Severity: Error, File: file, Line: end.Line, Column: end.Column, ColumnName: "window.end", Reason: "bad value",
-				Message: fmt.Sprintf("window.end: expected a time after window.start (%s), got %q", start.Value, end.Value)})
-		default:
-			rc.HasWindow, rc.WindowStart, rc.WindowEnd = true, s, e
-		}
+}
+
+// checkWindow reads the window's bounds into the run's window. It reports
+// false when the window has only one of them.
+func (p *runParser) checkWindow() bool {
+	start, end := p.start, p.end
+	if start == nil && end == nil {
+		return true
 	}
-	sort.SliceStable(diags, func(i, j int) bool {
-		if diags[i].Line != diags[j].Line {
-			return diags[i].Line < diags[j].Line
+	if start == nil || end == nil {
+		n := start
+		if n == nil {
+			n = end
 		}
-		return diags[i].Column < diags[j].Column
-	})
-	return rc, diags
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: n.Line, Column: n.Column, ColumnName: "window", Reason: "bad value",
+			Message: "window: expected both start and end"})
+		return false
+	}
+	s, err1 := ParseTime(start.Value)
+	e, err2 := ParseTime(end.Value)
+	const want = "an RFC 3339 time or unix seconds, between 1970 and 9999"
+	switch {
+	case err1 != nil || start.Kind != yaml.ScalarNode:
+		p.bad(start, "window.start", want)
+	case err2 != nil || end.Kind != yaml.ScalarNode:
+		p.bad(end, "window.end", want)
+	case !e.After(s):
+		p.diags = append(p.diags, Diagnostic{Severity: Error, File: p.file, Line: end.Line, Column: end.Column, ColumnName: "window.end", Reason: "bad value",
+			Message: fmt.Sprintf("window.end: expected a time after window.start (%s), got %q", start.Value, end.Value)})
+	default:
+		p.rc.HasWindow, p.rc.WindowStart, p.rc.WindowEnd = true, s, e
+	}
+	return true
 }
 
 // ParseTime accepts an RFC 3339 time or unix seconds (with an optional
@@ -1071,164 +1155,233 @@ const (
 // values of the wrong type or out of range are returned as a *FileError
 // naming the line, the column and the allowed range.
 func ParseSweepConfig(data []byte, file string) (Config, []Diagnostic, error) {
-	cfg := DefaultConfig()
-	var diags []Diagnostic
+	p := &sweepParser{file: file, cfg: DefaultConfig()}
 	root, fe := parseSettingsYAML(data, file)
 	if fe != nil {
-		return cfg, nil, fe
+		return p.cfg, nil, fe
 	}
 	if root == nil {
-		return cfg, nil, nil
-	}
-	badf := func(n *yaml.Node, key, want string) error {
-		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
-	}
-	// ranged reports a value out of its allowed range (or of the wrong
-	// kind), naming the range.
-	ranged := func(n *yaml.Node, key, want string) error {
-		return fileErrorf(file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %s", key, want, yamlKind(n))
-	}
-	fraction := func(n *yaml.Node, key string, hiOpen bool) (float64, error) {
-		f, want, ok := yamlNumber(n, 0, 1, true, hiOpen)
-		if !ok {
-			return 0, ranged(n, key, want)
-		}
-		return f, nil
-	}
-	slo := func(n *yaml.Node, key string) (float64, error) {
-		f, want, ok := yamlNumber(n, 0, maxSLOms, false, false)
-		if !ok {
-			return 0, ranged(n, key, want+" (milliseconds; 0 disables it)")
-		}
-		return f, nil
+		return p.cfg, nil, nil
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		var err error
-		switch k.Value {
-		case "title":
-			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || utf8.RuneCountInString(v.Value) > maxTitleRunes {
-				err = ranged(v, "title", fmt.Sprintf("a text of at most %d characters", maxTitleRunes))
-				break
-			}
-			cfg.Title = v.Value
-		case "percentile":
-			switch {
-			case v.Kind == yaml.ScalarNode && (v.Value == "nearest-rank" || v.Value == "linear"):
-				cfg.Percentile = v.Value
-			default:
-				err = badf(v, "percentile", `"nearest-rank" or "linear"`)
-			}
-		case "mad":
-			switch {
-			case v.Kind == yaml.ScalarNode && (v.Value == "raw" || v.Value == "scaled"):
-				cfg.MAD = v.Value
-			default:
-				err = badf(v, "mad", `"raw" or "scaled"`)
-			}
-		case "speculative_decoding":
-			if v.Kind != yaml.ScalarNode || v.Decode(&cfg.SpeculativeDecoding) != nil {
-				err = badf(v, "speculative_decoding", "true or false")
-			}
-		case "counter_tolerance":
-			cfg.CounterTolerance, err = fraction(v, "counter_tolerance", true)
-		case "non_streamed_fraction":
-			cfg.StreamingCheckFraction, err = fraction(v, "non_streamed_fraction", false)
-		case "error_rate_threshold":
-			f, perr := strconv.ParseFloat(v.Value, 64)
-			if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
-				err = badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
-				break
-			}
-			cfg.ErrorRateThreshold = f
-		case "slo":
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms, attainment")
-				break
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				sk, sv := v.Content[j], v.Content[j+1]
-				switch sk.Value {
-				case "ttft_ms":
-					cfg.SLO.TTFTms, err = slo(sv, "slo.ttft_ms")
-					cfg.SLOFrom.TTFT = FromSweepYAML
-				case "tpot_ms":
-					cfg.SLO.TPOTms, err = slo(sv, "slo.tpot_ms")
-					cfg.SLOFrom.TPOT = FromSweepYAML
-				case "e2e_ms":
-					cfg.SLO.E2Ems, err = slo(sv, "slo.e2e_ms")
-					cfg.SLOFrom.E2E = FromSweepYAML
-				case "attainment":
-					cfg.SLO.Attainment, err = fraction(sv, "slo.attainment", false)
-					cfg.SLOFrom.Attainment = FromSweepYAML
-				default:
-					diags = append(diags, unknownKey(file, sk, "slo"))
-				}
-			}
-		case "warmup":
-			var wd []Diagnostic
-			wd, err = parseWarmup(file, v, &cfg.Warmup)
-			diags = append(diags, wd...)
-		case "metrics":
-			if v.Kind != yaml.MappingNode {
-				err = badf(v, "metrics", "a mapping from role to metric name(s)")
-				break
-			}
-			known := map[MetricRole]bool{}
-			for _, r := range append(append([]MetricRole{}, CounterRoles...), HistogramRoles...) {
-				known[r] = true
-			}
-			for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
-				mk, mv := v.Content[j], v.Content[j+1]
-				role := MetricRole(mk.Value)
-				if !known[role] {
-					err = fileErrorf(file, mk.Line, mk.Column, "metrics", "bad value",
-						"metrics: unknown role %q (known: generation_tokens, prompt_tokens, ttft, itl, request_tpot, e2e, prefill, queue, decode)", mk.Value)
-					break
-				}
-				var names []string
-				switch mv.Kind {
-				case yaml.ScalarNode:
-					names = []string{mv.Value}
-				case yaml.SequenceNode:
-					for _, e := range mv.Content {
-						if e.Kind != yaml.ScalarNode {
-							break
-						}
-						names = append(names, e.Value)
-					}
-				}
-				if len(names) == 0 || len(names) != max(len(mv.Content), 1) || len(names) > maxMetricNames ||
-					slices.ContainsFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" || len(n) > maxMetricNameBytes }) {
-					err = ranged(mv, "metrics."+mk.Value, fmt.Sprintf("a metric name or a list of 1 to %d names, each 1 to %d bytes", maxMetricNames, maxMetricNameBytes))
-					break
-				}
-				cfg.Metrics[role] = names
-			}
-		case "series":
-			series, d := parseSeriesNode(file, v)
-			if d != nil {
-				err = &FileError{*d}
-				break
-			}
-			cfg.Series = series
-		case "label_selector":
-			sel := map[string]string{}
-			if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
-				slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) ||
-				v.Decode(&sel) != nil {
-				err = ranged(v, "label_selector", fmt.Sprintf("a mapping of at most %d label names to values", maxSelectorLabels))
-				break
-			}
-			cfg.LabelSelector = sel
-		default:
-			diags = append(diags, unknownKey(file, k, ""))
+		read, ok := sweepKeys[k.Value]
+		if !ok {
+			p.diags = append(p.diags, unknownKey(file, k, ""))
+			continue
 		}
-		if err != nil {
-			return cfg, diags, err
+		if err := read(p, v); err != nil {
+			return p.cfg, p.diags, err
 		}
 	}
-	return cfg, diags, nil
+	return p.cfg, p.diags, nil
+}
+
+// sweepParser is ParseSweepConfig's state: the config read so far and the
+// warnings collected.
+type sweepParser struct {
+	file  string
+	cfg   Config
+	diags []Diagnostic
+}
+
+// sweepKeys reads each of sweep.yaml's top-level settings. A handler sets
+// what it read on p.cfg, appends warnings to p.diags and returns the first
+// bad value as an error.
+var sweepKeys = map[string]func(p *sweepParser, v *yaml.Node) error{
+	"title":                 (*sweepParser).title,
+	"percentile":            (*sweepParser).percentile,
+	"mad":                   (*sweepParser).mad,
+	"speculative_decoding":  (*sweepParser).speculativeDecoding,
+	"counter_tolerance":     (*sweepParser).counterTolerance,
+	"non_streamed_fraction": (*sweepParser).nonStreamedFraction,
+	"error_rate_threshold":  (*sweepParser).errorRateThreshold,
+	"slo":                   (*sweepParser).slo,
+	"warmup":                (*sweepParser).warmup,
+	"metrics":               (*sweepParser).metrics,
+	"series":                (*sweepParser).series,
+	"label_selector":        (*sweepParser).labelSelector,
+}
+
+// badf reports a value that is not one of those allowed, quoting it.
+func (p *sweepParser) badf(n *yaml.Node, key, want string) error {
+	return fileErrorf(p.file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %q", key, want, n.Value)
+}
+
+// ranged reports a value out of its allowed range (or of the wrong
+// kind), naming the range.
+func (p *sweepParser) ranged(n *yaml.Node, key, want string) error {
+	return fileErrorf(p.file, n.Line, n.Column, key, "bad value", "%s: expected %s, got %s", key, want, yamlKind(n))
+}
+
+// fraction reads a number in [0, 1], or [0, 1) when hiOpen.
+func (p *sweepParser) fraction(n *yaml.Node, key string, hiOpen bool) (float64, error) {
+	f, want, ok := yamlNumber(n, 0, 1, true, hiOpen)
+	if !ok {
+		return 0, p.ranged(n, key, want)
+	}
+	return f, nil
+}
+
+// sloMillis reads an SLO bound in milliseconds.
+func (p *sweepParser) sloMillis(n *yaml.Node, key string) (float64, error) {
+	f, want, ok := yamlNumber(n, 0, maxSLOms, false, false)
+	if !ok {
+		return 0, p.ranged(n, key, want+" (milliseconds; 0 disables it)")
+	}
+	return f, nil
+}
+
+func (p *sweepParser) title(v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || utf8.RuneCountInString(v.Value) > maxTitleRunes {
+		return p.ranged(v, "title", fmt.Sprintf("a text of at most %d characters", maxTitleRunes))
+	}
+	p.cfg.Title = v.Value
+	return nil
+}
+
+func (p *sweepParser) percentile(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && (v.Value == "nearest-rank" || v.Value == "linear") {
+		p.cfg.Percentile = v.Value
+		return nil
+	}
+	return p.badf(v, "percentile", `"nearest-rank" or "linear"`)
+}
+
+func (p *sweepParser) mad(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && (v.Value == "raw" || v.Value == "scaled") {
+		p.cfg.MAD = v.Value
+		return nil
+	}
+	return p.badf(v, "mad", `"raw" or "scaled"`)
+}
+
+func (p *sweepParser) speculativeDecoding(v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.Decode(&p.cfg.SpeculativeDecoding) != nil {
+		return p.badf(v, "speculative_decoding", "true or false")
+	}
+	return nil
+}
+
+func (p *sweepParser) counterTolerance(v *yaml.Node) error {
+	var err error
+	p.cfg.CounterTolerance, err = p.fraction(v, "counter_tolerance", true)
+	return err
+}
+
+func (p *sweepParser) nonStreamedFraction(v *yaml.Node) error {
+	var err error
+	p.cfg.StreamingCheckFraction, err = p.fraction(v, "non_streamed_fraction", false)
+	return err
+}
+
+func (p *sweepParser) errorRateThreshold(v *yaml.Node) error {
+	f, perr := strconv.ParseFloat(v.Value, 64)
+	if v.Kind != yaml.ScalarNode || perr != nil || !(f > 0 && f <= 1) {
+		return p.badf(v, "error_rate_threshold", "a share in (0, 1], e.g. 0.01 for 1 %")
+	}
+	p.cfg.ErrorRateThreshold = f
+	return nil
+}
+
+// slo reads the slo mapping. A bound is marked as set by sweep.yaml even
+// when its value is bad (the error stops the parse anyway).
+func (p *sweepParser) slo(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.badf(v, "slo", "a mapping with ttft_ms, tpot_ms, e2e_ms, attainment")
+	}
+	var err error
+	for j := 0; j+1 < len(v.Content) && err == nil; j += 2 {
+		sk, sv := v.Content[j], v.Content[j+1]
+		switch sk.Value {
+		case "ttft_ms":
+			p.cfg.SLO.TTFTms, err = p.sloMillis(sv, "slo.ttft_ms")
+			p.cfg.SLOFrom.TTFT = FromSweepYAML
+		case "tpot_ms":
+			p.cfg.SLO.TPOTms, err = p.sloMillis(sv, "slo.tpot_ms")
+			p.cfg.SLOFrom.TPOT = FromSweepYAML
+		case "e2e_ms":
+			p.cfg.SLO.E2Ems, err = p.sloMillis(sv, "slo.e2e_ms")
+			p.cfg.SLOFrom.E2E = FromSweepYAML
+		case "attainment":
+			p.cfg.SLO.Attainment, err = p.fraction(sv, "slo.attainment", false)
+			p.cfg.SLOFrom.Attainment = FromSweepYAML
+		default:
+			p.diags = append(p.diags, unknownKey(p.file, sk, "slo"))
+		}
+	}
+	return err
+}
+
+func (p *sweepParser) warmup(v *yaml.Node) error {
+	wd, err := parseWarmup(p.file, v, &p.cfg.Warmup)
+	p.diags = append(p.diags, wd...)
+	return err
+}
+
+// metrics reads the mapping from metric role to the metric name(s) that
+// hold it; the names read before a bad entry stay set.
+func (p *sweepParser) metrics(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.badf(v, "metrics", "a mapping from role to metric name(s)")
+	}
+	known := map[MetricRole]bool{}
+	for _, r := range append(append([]MetricRole{}, CounterRoles...), HistogramRoles...) {
+		known[r] = true
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		mk, mv := v.Content[j], v.Content[j+1]
+		role := MetricRole(mk.Value)
+		if !known[role] {
+			return fileErrorf(p.file, mk.Line, mk.Column, "metrics", "bad value",
+				"metrics: unknown role %q (known: generation_tokens, prompt_tokens, ttft, itl, request_tpot, e2e, prefill, queue, decode)", mk.Value)
+		}
+		names := metricNames(mv)
+		if len(names) == 0 || len(names) != max(len(mv.Content), 1) || len(names) > maxMetricNames ||
+			slices.ContainsFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" || len(n) > maxMetricNameBytes }) {
+			return p.ranged(mv, "metrics."+mk.Value, fmt.Sprintf("a metric name or a list of 1 to %d names, each 1 to %d bytes", maxMetricNames, maxMetricNameBytes))
+		}
+		p.cfg.Metrics[role] = names
+	}
+	return nil
+}
+
+// metricNames is a metrics entry's names: a scalar's value, or a list's
+// scalars up to the first entry that is not one.
+func metricNames(mv *yaml.Node) []string {
+	var names []string
+	switch mv.Kind {
+	case yaml.ScalarNode:
+		names = []string{mv.Value}
+	case yaml.SequenceNode:
+		for _, e := range mv.Content {
+			if e.Kind != yaml.ScalarNode {
+				break
+			}
+			names = append(names, e.Value)
+		}
+	}
+	return names
+}
+
+func (p *sweepParser) series(v *yaml.Node) error {
+	series, d := parseSeriesNode(p.file, v)
+	if d != nil {
+		return &FileError{*d}
+	}
+	p.cfg.Series = series
+	return nil
+}
+
+func (p *sweepParser) labelSelector(v *yaml.Node) error {
+	sel := map[string]string{}
+	if v.Kind != yaml.MappingNode || len(v.Content) > 2*maxSelectorLabels ||
+		slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) ||
+		v.Decode(&sel) != nil {
+		return p.ranged(v, "label_selector", fmt.Sprintf("a mapping of at most %d label names to values", maxSelectorLabels))
+	}
+	p.cfg.LabelSelector = sel
+	return nil
 }
 
 // warmupModeList names the valid warm-up modes in messages.

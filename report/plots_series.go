@@ -163,40 +163,9 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 		for ci, ser := range sv.drawn {
 			_, gs := chart.SeriesStyle(ci)
 			gs.Radius = vg.Points(2.2)
-			var dots plotter.XYs
-			for _, l := range levelsOf(s, ser) {
-				i := -1
-				for k, load := range loads {
-					if load == l.Load() {
-						i = k
-					}
-				}
-				st, ok := l.Stat(pn.key)
-				if !ok || i < 0 {
-					continue
-				}
-				center := float64(i) - 0.35 + width*(float64(ci)+0.5)
-				k := len(st.PerRun)
-				for r, val := range st.PerRun {
-					if !val.Valid() {
-						continue
-					}
-					dx := 0.0
-					if k > 1 {
-						dx = (float64(r) - float64(k-1)/2) * width * 0.5 / float64(k-1)
-					}
-					dots = append(dots, plotter.XY{X: center + dx, Y: float64(val)})
-					lo, hi = math.Min(lo, float64(val)), math.Max(hi, float64(val))
-				}
-				if st.Median.Valid() {
-					used.add(l.Load(), st)
-					med, err := plotter.NewLine(plotter.XYs{{X: center - width*0.4, Y: float64(st.Median)}, {X: center + width*0.4, Y: float64(st.Median)}})
-					if err != nil {
-						return nil, fmt.Errorf("plot runs-spread: %w", err)
-					}
-					med.LineStyle = draw.LineStyle{Color: gs.Color, Width: vg.Points(1.5)}
-					p.Add(med)
-				}
+			dots, err := spreadSeriesLevels(p, s, ser, pn.key, loads, spreadSlot{ci, width}, gs, &used, &lo, &hi)
+			if err != nil {
+				return nil, err
 			}
 			if len(dots) == 0 {
 				continue
@@ -251,6 +220,57 @@ func runsSpreadSeriesChart(s *analyze.Summary, sv seriesView) (*Plot, error) {
 		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per %s (%s) and series, with each series' median across runs marked.", chartJoinAnd(names), v.perLevel(), v.list(loads)),
 		SVG:     svg,
 	}, nil
+}
+
+// spreadSlot is a series' place beside the others at a level of the
+// run-to-run spread chart: the index-th of slots width wide.
+type spreadSlot struct {
+	index int
+	width float64
+}
+
+// spreadSeriesLevels draws series ser's median bar of statistic key at
+// each of its levels in panel p and returns the dots of its runs, each
+// level's spread sideways in repeat order; lo and hi widen to the values
+// drawn, used notes the medians drawn.
+func spreadSeriesLevels(p *plot.Plot, s *analyze.Summary, ser ingest.Series, key string, loads []ingest.LoadLevel, slot spreadSlot, gs draw.GlyphStyle, used *chartUsed, lo, hi *float64) (plotter.XYs, error) {
+	width := slot.width
+	var dots plotter.XYs
+	for _, l := range levelsOf(s, ser) {
+		i := -1
+		for k, load := range loads {
+			if load == l.Load() {
+				i = k
+			}
+		}
+		st, ok := l.Stat(key)
+		if !ok || i < 0 {
+			continue
+		}
+		center := float64(i) - 0.35 + width*(float64(slot.index)+0.5)
+		k := len(st.PerRun)
+		for r, val := range st.PerRun {
+			if !val.Valid() {
+				continue
+			}
+			dx := 0.0
+			if k > 1 {
+				dx = (float64(r) - float64(k-1)/2) * width * 0.5 / float64(k-1)
+			}
+			dots = append(dots, plotter.XY{X: center + dx, Y: float64(val)})
+			*lo, *hi = math.Min(*lo, float64(val)), math.Max(*hi, float64(val))
+		}
+		if st.Median.Valid() {
+			used.add(l.Load(), st)
+			med, err := plotter.NewLine(plotter.XYs{{X: center - width*0.4, Y: float64(st.Median)}, {X: center + width*0.4, Y: float64(st.Median)}})
+			if err != nil {
+				return nil, fmt.Errorf("plot runs-spread: %w", err)
+			}
+			med.LineStyle = draw.LineStyle{Color: gs.Color, Width: vg.Points(1.5)}
+			p.Add(med)
+		}
+	}
+	return dots, nil
 }
 
 // cdfSeriesChart draws the pooled CDF of one latency metric, one panel

@@ -95,16 +95,7 @@ func (n *notes) footer() string {
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, k := range n.order {
-		var su analyze.Suspicion
-		for _, l := range n.s.Levels {
-			if l.LevelKey == k.level {
-				for _, x := range l.Suspect {
-					if x.Rule == k.rule {
-						su = x
-					}
-				}
-			}
-		}
+		su := suspicionOf(n.s, k.level, k.rule)
 		where := v.name(k.level.Load())
 		if n.series != nil {
 			where = mdEscape(n.series.name(k.level.Series)) + ", " + where
@@ -112,6 +103,23 @@ func (n *notes) footer() string {
 		fmt.Fprintf(&b, "- ⚠%s %s: %s.\n", n.ids[k], where, suspicionText(n.s, su))
 	}
 	return b.String()
+}
+
+// suspicionOf is level's suspicion under rule (the last, should there be
+// several), the zero Suspicion when it has none.
+func suspicionOf(s *analyze.Summary, level analyze.LevelKey, rule string) analyze.Suspicion {
+	var su analyze.Suspicion
+	for _, l := range s.Levels {
+		if l.LevelKey != level {
+			continue
+		}
+		for _, x := range l.Suspect {
+			if x.Rule == rule {
+				su = x
+			}
+		}
+	}
+	return su
 }
 
 // suspicionText says in words why a suspicion makes figures suspect.

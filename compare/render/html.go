@@ -78,44 +78,9 @@ func overviewFigures(in Input) (string, error) {
 		m, _ := compare.MetricByKey(key)
 		var series []chart.Series
 		var alt []string
-		type sideCurve struct {
-			name string
-			c    []compare.CurveLevel
-		}
-		var sides []sideCurve
 		bc, nc := compare.Curve(in.Base, rateKey, key), compare.Curve(in.New, rateKey, key)
-		for _, p := range pairs {
-			if in.Result.Series == nil {
-				sides = append(sides, sideCurve{"base", bc}, sideCurve{"new", nc})
-				continue
-			}
-			of := func(c []compare.CurveLevel, s ingest.Series) []compare.CurveLevel {
-				var out []compare.CurveLevel
-				for _, cl := range c {
-					if cl.Level.Series == s {
-						out = append(out, cl)
-					}
-				}
-				return out
-			}
-			bn, nn := "base", "new"
-			if several {
-				bn, nn = "base "+p.Base.String(), "new "+p.New.String()
-			}
-			sides = append(sides, sideCurve{bn, of(bc, p.Base)}, sideCurve{nn, of(nc, p.New)})
-		}
-		for _, side := range sides {
-			s := chart.Series{Name: side.name}
-			var pts []string
-			for _, cl := range side.c {
-				s.Line = append(s.Line, chart.Point{X: float64(cl.Rate.Median), Y: float64(cl.Latency.Median), Label: shortLabel(cl.Level)})
-				pts = append(pts, fmt.Sprintf("%s: %s tokens/s, %s ms", cl.Level.Label(), report.FormatNum(cl.Rate.Median), report.FormatNum(cl.Latency.Median)))
-				for k := range cl.Rate.PerRun {
-					if k < len(cl.Latency.PerRun) && cl.Rate.PerRun[k].Valid() && cl.Latency.PerRun[k].Valid() {
-						s.Scatter = append(s.Scatter, chart.Point{X: float64(cl.Rate.PerRun[k]), Y: float64(cl.Latency.PerRun[k])})
-					}
-				}
-			}
+		for _, side := range curveSides(in, pairs, several, bc, nc) {
+			s, pts := side.series()
 			series = append(series, s)
 			alt = append(alt, side.name+" ("+strings.Join(pts, "; ")+")")
 		}
@@ -141,6 +106,58 @@ func overviewFigures(in Input) (string, error) {
 		b.WriteString("\n")
 	}
 	return b.String(), nil
+}
+
+// sideCurve is one side's curve of one series in an overview figure.
+type sideCurve struct {
+	name string
+	c    []compare.CurveLevel
+}
+
+// curveSides are the curves to draw, base then new for each pair of
+// series compared; bc and nc are each side's curve over every series.
+func curveSides(in Input, pairs []compare.Pair, several bool, bc, nc []compare.CurveLevel) []sideCurve {
+	var sides []sideCurve
+	for _, p := range pairs {
+		if in.Result.Series == nil {
+			sides = append(sides, sideCurve{"base", bc}, sideCurve{"new", nc})
+			continue
+		}
+		bn, nn := "base", "new"
+		if several {
+			bn, nn = "base "+p.Base.String(), "new "+p.New.String()
+		}
+		sides = append(sides, sideCurve{bn, curveOf(bc, p.Base)}, sideCurve{nn, curveOf(nc, p.New)})
+	}
+	return sides
+}
+
+// curveOf is the levels of curve c in series s.
+func curveOf(c []compare.CurveLevel, s ingest.Series) []compare.CurveLevel {
+	var out []compare.CurveLevel
+	for _, cl := range c {
+		if cl.Level.Series == s {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+// series is the side's chart series, medians joined and each run a dot,
+// and each level's medians in words for the text alternative.
+func (side sideCurve) series() (chart.Series, []string) {
+	s := chart.Series{Name: side.name}
+	var pts []string
+	for _, cl := range side.c {
+		s.Line = append(s.Line, chart.Point{X: float64(cl.Rate.Median), Y: float64(cl.Latency.Median), Label: shortLabel(cl.Level)})
+		pts = append(pts, fmt.Sprintf("%s: %s tokens/s, %s ms", cl.Level.Label(), report.FormatNum(cl.Rate.Median), report.FormatNum(cl.Latency.Median)))
+		for k := range cl.Rate.PerRun {
+			if k < len(cl.Latency.PerRun) && cl.Rate.PerRun[k].Valid() && cl.Latency.PerRun[k].Valid() {
+				s.Scatter = append(s.Scatter, chart.Point{X: float64(cl.Rate.PerRun[k]), Y: float64(cl.Latency.PerRun[k])})
+			}
+		}
+	}
+	return s, pts
 }
 
 // shortLabel labels a curve point: "c=16" for a concurrency level.

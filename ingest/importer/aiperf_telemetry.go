@@ -144,122 +144,147 @@ func readGPUTelemetry(s *source, opts Options) (*gpuTelemetry, error) {
 		if len(gt.samples) >= opts.MaxRequests {
 			return nil, j.errorf("more than %d GPU samples; refusing to import (raise the limit with --max-requests if the file is genuine)", opts.MaxRequests)
 		}
-		nan := math.NaN()
-		g := GPUSample{Index: -1, PowerW: nan, EnergyJ: nan, UtilPercent: nan, MemUsedMiB: nan, MemTotalMiB: nan, TempC: nan}
-		var endpoint string
-		hasTime := false
-		if j.peek() != '{' {
-			return nil, j.expected("a GPU telemetry record (an object)")
-		}
-		err = j.object(func(name string) error {
-			switch name {
-			case "timestamp_ns":
-				v, err := j.bigCount()
-				if err == nil {
-					if err = unixRange(j.file, j.record, j.path(), float64(v)/1e9); err == nil {
-						g.Time, hasTime = unixNs(v), true
-					}
-				}
-				return err
-			case "dcgm_url":
-				v, err := j.scalarText()
-				endpoint = v
-				return err
-			case "gpu_index":
-				v, err := j.optCount()
-				g.Index = v
-				return err
-			case "gpu_uuid":
-				v, err := j.scalarText()
-				g.UUID = v
-				return err
-			case "gpu_model_name":
-				v, err := j.scalarText()
-				g.Name = v
-				return err
-			case "hostname":
-				v, err := j.scalarText()
-				g.Host = v
-				return err
-			case "telemetry_data":
-				if j.peek() != '{' {
-					return j.expected("an object of metrics")
-				}
-				return j.object(func(metric string) error {
-					col, ok := telemetryColumn[metric]
-					if !ok || j.peek() == 'n' {
-						return j.skip()
-					}
-					v, err := j.number()
-					if err != nil {
-						return err
-					}
-					if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-						return j.errorf("%s is not a finite non-negative number", formatValue(v))
-					}
-					v *= col.scale
-					switch col.column {
-					case "power_w":
-						g.PowerW = v
-					case "energy_j":
-						g.EnergyJ = v
-					case "util_percent":
-						if v > 100 {
-							return j.errorf("%s is above 100 %%", formatValue(v))
-						}
-						g.UtilPercent = v
-					case "memory_used_mib":
-						g.MemUsedMiB = v
-					case "memory_total_mib":
-						g.MemTotalMiB = v
-					case "temperature_c":
-						g.TempC = v
-					}
-					return nil
-				})
-			}
-			return j.skip()
-		})
+		g, endpoint, err := readGPURecord(j)
 		if err != nil {
 			return nil, err
 		}
-		if !hasTime {
-			return nil, &SourceError{File: s.path, Record: n, Path: "$", Msg: "not an AIPerf GPU telemetry record: expected timestamp_ns"}
+		if err := gt.add(g, endpoint, owner, s.path, n); err != nil {
+			return nil, err
 		}
-		if g.Host == "" {
-			g.Host = endpointHost(endpoint)
-		}
-		key := g.UUID
-		if key == "" {
-			if g.Index < 0 {
-				return nil, &SourceError{File: s.path, Record: n, Path: "$", Msg: "a GPU telemetry record names its GPU by neither gpu_uuid nor gpu_index"}
-			}
-			key = g.Host + "\x00" + strconv.FormatInt(g.Index, 10)
-		}
-		first, seen := owner[key]
-		switch {
-		case !seen && gt.gpus >= maxGPUs:
-			return nil, &SourceError{File: s.path, Record: n, Path: "$", Msg: fmt.Sprintf("more than %d GPUs; refusing to import", maxGPUs)}
-		case !seen:
-			owner[key] = endpoint
-			gt.gpus++
-			if !slices.Contains(gt.endpoints, endpoint) && len(gt.endpoints) < 64 {
-				gt.endpoints = append(gt.endpoints, endpoint)
-			}
-		case first != endpoint:
-			if gt.duplicates == 0 {
-				gt.duplicateFirst = fmt.Sprintf("line %d: %s from %s, already read from %s", n, shortUUID(g.UUID), endpoint, first)
-			}
-			gt.duplicates++
-			continue
-		}
-		gt.samples = append(gt.samples, g)
 	}
 	j.record = 0
 	if len(gt.samples) == 0 {
 		return nil, &SourceError{File: s.path, Msg: "empty file: expected one GPU sample per line"}
 	}
 	return gt, nil
+}
+
+// readGPURecord reads one line of gpu_telemetry_export.jsonl: the sample,
+// and the DCGM endpoint that reported it.
+func readGPURecord(j *jsonIn) (GPUSample, string, error) {
+	nan := math.NaN()
+	g := GPUSample{Index: -1, PowerW: nan, EnergyJ: nan, UtilPercent: nan, MemUsedMiB: nan, MemTotalMiB: nan, TempC: nan}
+	var endpoint string
+	hasTime := false
+	if j.peek() != '{' {
+		return g, "", j.expected("a GPU telemetry record (an object)")
+	}
+	err := j.object(func(name string) error {
+		switch name {
+		case "timestamp_ns":
+			v, err := j.bigCount()
+			if err == nil {
+				if err = unixRange(j.file, j.record, j.path(), float64(v)/1e9); err == nil {
+					g.Time, hasTime = unixNs(v), true
+				}
+			}
+			return err
+		case "dcgm_url":
+			v, err := j.scalarText()
+			endpoint = v
+			return err
+		case "gpu_index":
+			v, err := j.optCount()
+			g.Index = v
+			return err
+		case "gpu_uuid":
+			v, err := j.scalarText()
+			g.UUID = v
+			return err
+		case "gpu_model_name":
+			v, err := j.scalarText()
+			g.Name = v
+			return err
+		case "hostname":
+			v, err := j.scalarText()
+			g.Host = v
+			return err
+		case "telemetry_data":
+			if j.peek() != '{' {
+				return j.expected("an object of metrics")
+			}
+			return j.object(func(metric string) error { return readTelemetryMetric(j, &g, metric) })
+		}
+		return j.skip()
+	})
+	if err != nil {
+		return g, "", err
+	}
+	if !hasTime {
+		return g, "", &SourceError{File: j.file, Record: j.record, Path: "$", Msg: "not an AIPerf GPU telemetry record: expected timestamp_ns"}
+	}
+	if g.Host == "" {
+		g.Host = endpointHost(endpoint)
+	}
+	return g, endpoint, nil
+}
+
+// readTelemetryMetric reads one member of telemetry_data into the
+// sample's column for it, in the column's unit; it skips a metric with
+// no column and a null.
+func readTelemetryMetric(j *jsonIn, g *GPUSample, metric string) error {
+	col, ok := telemetryColumn[metric]
+	if !ok || j.peek() == 'n' {
+		return j.skip()
+	}
+	v, err := j.number()
+	if err != nil {
+		return err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return j.errorf("%s is not a finite non-negative number", formatValue(v))
+	}
+	v *= col.scale
+	switch col.column {
+	case "power_w":
+		g.PowerW = v
+	case "energy_j":
+		g.EnergyJ = v
+	case "util_percent":
+		if v > 100 {
+			return j.errorf("%s is above 100 %%", formatValue(v))
+		}
+		g.UtilPercent = v
+	case "memory_used_mib":
+		g.MemUsedMiB = v
+	case "memory_total_mib":
+		g.MemTotalMiB = v
+	case "temperature_c":
+		g.TempC = v
+	}
+	return nil
+}
+
+// add keeps sample g of line n, which endpoint reported, unless another
+// endpoint reported its GPU first (then it is counted as a duplicate);
+// owner maps each GPU's key to the endpoint kept for it.
+func (gt *gpuTelemetry) add(g GPUSample, endpoint string, owner map[string]string, file string, n int) error {
+	key := g.UUID
+	if key == "" {
+		if g.Index < 0 {
+			return &SourceError{File: file, Record: n, Path: "$", Msg: "a GPU telemetry record names its GPU by neither gpu_uuid nor gpu_index"}
+		}
+		key = g.Host + "\x00" + strconv.FormatInt(g.Index, 10)
+	}
+	first, seen := owner[key]
+	switch {
+	case !seen && gt.gpus >= maxGPUs:
+		return &SourceError{File: file, Record: n, Path: "$", Msg: fmt.Sprintf("more than %d GPUs; refusing to import", maxGPUs)}
+	case !seen:
+		owner[key] = endpoint
+		gt.gpus++
+		if !slices.Contains(gt.endpoints, endpoint) && len(gt.endpoints) < 64 {
+			gt.endpoints = append(gt.endpoints, endpoint)
+		}
+	case first != endpoint:
+		if gt.duplicates == 0 {
+			gt.duplicateFirst = fmt.Sprintf("line %d: %s from %s, already read from %s", n, shortUUID(g.UUID), endpoint, first)
+		}
+		gt.duplicates++
+		return nil
+	}
+	gt.samples = append(gt.samples, g)
+	return nil
 }
 
 // endpointHost is the host of an endpoint URL ("http://node1:9401/metrics"

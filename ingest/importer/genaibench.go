@@ -336,24 +336,8 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 		}
 		run.Env = meta.env
 	}
-
-	// The level: num_concurrency is a concurrency; a batch_size run sends
-	// one request at a time (genai-bench's get_run_params), each of
-	// batch_size inputs.
-	switch {
-	case meta != nil && meta.openLoop || !math.IsNaN(res.concurrency) && res.concurrency != math.Trunc(res.concurrency):
-		return nil, &SourceError{File: s.path, Path: "$.aggregated_metrics.num_concurrency",
-			Msg: "an open-loop run (--qps-level), whose num_concurrency holds the request rate: benchnote does not read genai-bench's open-loop runs"}
-	case res.iterationType == "batch_size":
-		if math.IsNaN(res.batchSize) || res.batchSize != math.Trunc(res.batchSize) {
-			return nil, &SourceError{File: s.path, Path: "$.aggregated_metrics.batch_size", Msg: "a batch_size run without an integer batch_size"}
-		}
-		run.Config.Load = ingest.ConcurrencyLoad(1)
-		run.traits.add("batch_size", numberText(res.batchSize), "aggregated_metrics.batch_size")
-	case !math.IsNaN(res.concurrency):
-		run.Config.Load = ingest.ConcurrencyLoad(int(res.concurrency))
-	default:
-		run.Config.Load = opts.Level
+	if err := setGenAIBenchLevel(&run, res, meta, s, opts); err != nil {
+		return nil, err
 	}
 	run.traits.add("scenario", res.scenario, "aggregated_metrics.scenario")
 	if meta != nil {
@@ -369,35 +353,82 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 	// The fixed TTFT in the file's unit, matched to a microsecond
 	// (start + 0.001 − start is not exactly 0.001 in floating point).
 	fixed, tolerance := genaiBenchFixedTTFT*1000/toMs, 1e-6*1000/toMs
-	// A response not streamed has the fixed TTFT: the command line says
-	// so, or every successful request carries it.
-	streamed := meta == nil || meta.streaming
-	fromRecords := false
-	if streamed {
-		timed := 0
-		for _, q := range res.requests {
-			if (math.IsNaN(q.code) || q.code == 0) && q.completion > 0 {
-				timed++
-				if math.Abs(q.ttft-fixed) > tolerance {
-					timed = -1
-					break
-				}
+	streamed, fromRecords := genaiBenchStreamed(res, meta, fixed, tolerance)
+	rows, err := genaiBenchRows(res, s, opts, toMs, streamed)
+	if err != nil {
+		return nil, err
+	}
+	run.Requests, run.Excluded = rows.t.q, rows.t.excluded
+	genaiBenchProvenance(prov, res, meta, rows, streamed, fromRecords, fixed)
+	prov.Reported = genaiBenchFigures(res, toMs, streamed)
+	return []Run{run}, nil
+}
+
+// setGenAIBenchLevel sets the run's level: num_concurrency is a
+// concurrency; a batch_size run sends one request at a time
+// (genai-bench's get_run_params), each of batch_size inputs. An open-loop
+// run is refused.
+func setGenAIBenchLevel(run *Run, res *genaiBenchRun, meta *genaiBenchMeta, s *source, opts Options) error {
+	switch {
+	case meta != nil && meta.openLoop || !math.IsNaN(res.concurrency) && res.concurrency != math.Trunc(res.concurrency):
+		return &SourceError{File: s.path, Path: "$.aggregated_metrics.num_concurrency",
+			Msg: "an open-loop run (--qps-level), whose num_concurrency holds the request rate: benchnote does not read genai-bench's open-loop runs"}
+	case res.iterationType == "batch_size":
+		if math.IsNaN(res.batchSize) || res.batchSize != math.Trunc(res.batchSize) {
+			return &SourceError{File: s.path, Path: "$.aggregated_metrics.batch_size", Msg: "a batch_size run without an integer batch_size"}
+		}
+		run.Config.Load = ingest.ConcurrencyLoad(1)
+		run.traits.add("batch_size", numberText(res.batchSize), "aggregated_metrics.batch_size")
+	case !math.IsNaN(res.concurrency):
+		run.Config.Load = ingest.ConcurrencyLoad(int(res.concurrency))
+	default:
+		run.Config.Load = opts.Level
+	}
+	return nil
+}
+
+// genaiBenchStreamed says whether the responses were streamed: a response
+// not streamed has the fixed TTFT (in the file's unit, within tolerance),
+// so it was not when the command line says so, or when every successful
+// request carries it (fromRecords).
+func genaiBenchStreamed(res *genaiBenchRun, meta *genaiBenchMeta, fixed, tolerance float64) (streamed, fromRecords bool) {
+	if meta != nil && !meta.streaming {
+		return false, false
+	}
+	timed := 0
+	for _, q := range res.requests {
+		if (math.IsNaN(q.code) || q.code == 0) && q.completion > 0 {
+			timed++
+			if math.Abs(q.ttft-fixed) > tolerance {
+				timed = -1
+				break
 			}
 		}
-		streamed, fromRecords = timed <= 0, timed > 0
 	}
+	return timed <= 0, timed > 0
+}
 
-	t := newTable(columns{status: true}, len(res.requests), opts.MaxRequests, s.path)
-	t.where = func(i int, _ string) string { return fmt.Sprintf("$.individual_request_metrics[%d]", i) }
-	var zero int
-	codes := map[string]int{}
+// genaiBenchRowsRead is the run's request rows and what the provenance
+// says of them: the failed requests by error code, and the requests
+// without output.
+type genaiBenchRowsRead struct {
+	t     *table
+	codes map[string]int
+	zero  int
+}
+
+// genaiBenchRows turns the run's requests into rows, times in
+// milliseconds; a response not streamed gets TTFT = E2E.
+func genaiBenchRows(res *genaiBenchRun, s *source, opts Options, toMs float64, streamed bool) (genaiBenchRowsRead, error) {
+	rows := genaiBenchRowsRead{t: newTable(columns{status: true}, len(res.requests), opts.MaxRequests, s.path), codes: map[string]int{}}
+	rows.t.where = func(i int, _ string) string { return fmt.Sprintf("$.individual_request_metrics[%d]", i) }
 	for i, q := range res.requests {
 		row := newRow()
 		row.prompt = q.prompt
 		switch {
 		case !math.IsNaN(q.code) && q.code != 0:
 			code := strconv.FormatFloat(q.code, 'f', -1, 64)
-			codes[code]++
+			rows.codes[code]++
 			row.status = "error " + code
 			if msg := lastLine(q.message); msg != "" {
 				row.status += ": " + msg
@@ -406,7 +437,7 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 				row.completion = q.completion
 			}
 		case q.completion == 0:
-			zero++
+			rows.zero++
 			row.completion = 0
 		default:
 			if math.IsNaN(q.ttft) || math.IsNaN(q.e2e) {
@@ -414,7 +445,7 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 				if !math.IsNaN(q.ttft) {
 					what = "e2e_latency"
 				}
-				return nil, &SourceError{File: s.path, Path: fmt.Sprintf("$.individual_request_metrics[%d].%s", i, what),
+				return rows, &SourceError{File: s.path, Path: fmt.Sprintf("$.individual_request_metrics[%d].%s", i, what),
 					Msg: "a successful request (error_code null) without " + what}
 			}
 			row.completion = q.completion
@@ -427,18 +458,23 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 				row.ttft = row.e2e
 			}
 		}
-		if err := t.add(&row); err != nil {
-			return nil, err
+		if err := rows.t.add(&row); err != nil {
+			return rows, err
 		}
 	}
-	run.Requests, run.Excluded = t.q, t.excluded
+	return rows, nil
+}
 
+// genaiBenchProvenance writes what the import recomputed, took as
+// reported and could not recover; fixed is genai-bench's fixed TTFT in
+// the file's unit.
+func genaiBenchProvenance(prov *ingest.Provenance, res *genaiBenchRun, meta *genaiBenchMeta, rows genaiBenchRowsRead, streamed, fromRecords bool, fixed float64) {
 	prov.Recomputed = []string{"request ids: numbered in file order (completion order)"}
-	if len(codes) > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request: its prompt_tokens is empty, as ingest allows for failed requests)", codeCounts(codes)))
+	if len(rows.codes) > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("status from error_code and error_message: %s (genai-bench records no prompt length for a failed request: its prompt_tokens is empty, as ingest allows for failed requests)", codeCounts(rows.codes)))
 	}
-	if zero > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests, without TTFT or E2E", zero))
+	if rows.zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d requests without output tokens are zero-token requests, without TTFT or E2E", rows.zero))
 	}
 	prov.AsReported = []string{
 		"E2E (e2e_latency: from the POST to the end of the response, after the usage chunk)",
@@ -468,8 +504,6 @@ func importGenAIBench(r io.Reader, s *source, companions []*source, opts Options
 		prov.AsReported = append(prov.AsReported, "token counts: the server's usage; where a server sends none, genai-bench counts the generated text with "+meta.tokenizer+" and only logs it")
 	}
 	prov.Definitions = genaiBenchDefinitions
-	prov.Reported = genaiBenchFigures(res, toMs, streamed)
-	return []Run{run}, nil
 }
 
 // codeCounts lists error codes with their counts, by code: "503 ×2, 500 ×1".

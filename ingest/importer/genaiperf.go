@@ -118,13 +118,7 @@ type genaiRequest struct {
 func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
 	var version, serviceKind, endpoint string
-	type experiment struct {
-		mode     string
-		value    float64
-		requests []genaiRequest
-		window   []int64
-	}
-	var exps []experiment
+	var exps []genaiExperiment
 	total := 0
 	members := map[string]jsontext.Kind{}
 	err := j.object(func(name string) error {
@@ -139,42 +133,7 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 			endpoint, err = j.scalarText()
 		case "experiments":
 			err = j.array(func(int) error {
-				var e experiment
-				err := j.object(func(name string) error {
-					switch name {
-					case "experiment":
-						return j.object(func(name string) error {
-							switch name {
-							case "mode":
-								m, err := j.str()
-								e.mode = m
-								return err
-							case "value":
-								v, err := j.number()
-								e.value = v
-								return err
-							}
-							return j.skip()
-						})
-					case "window_boundaries":
-						return j.array(func(int) error {
-							v, err := j.bigCount()
-							e.window = append(e.window, v)
-							return err
-						})
-					case "requests":
-						return j.array(func(int) error {
-							if total >= opts.MaxRequests {
-								return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", opts.MaxRequests)
-							}
-							total++
-							q, err := readGenAIRequest(j)
-							e.requests = append(e.requests, q)
-							return err
-						})
-					}
-					return j.skip()
-				})
+				e, err := readGenAIExperiment(j, &total, opts)
 				exps = append(exps, e)
 				return err
 			})
@@ -215,6 +174,58 @@ func importGenAIPerf(r io.Reader, s *source, companions []*source, opts Options)
 		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// genaiExperiment is one experiment of the export: its load, its
+// requests and its window's boundaries.
+type genaiExperiment struct {
+	mode     string
+	value    float64
+	requests []genaiRequest
+	window   []int64
+}
+
+// readGenAIExperiment reads one experiment; total counts the requests of
+// the export so far, at most opts.MaxRequests. The experiment read so far
+// is returned with an error too.
+func readGenAIExperiment(j *jsonIn, total *int, opts Options) (genaiExperiment, error) {
+	var e genaiExperiment
+	err := j.object(func(name string) error {
+		switch name {
+		case "experiment":
+			return j.object(func(name string) error {
+				switch name {
+				case "mode":
+					m, err := j.str()
+					e.mode = m
+					return err
+				case "value":
+					v, err := j.number()
+					e.value = v
+					return err
+				}
+				return j.skip()
+			})
+		case "window_boundaries":
+			return j.array(func(int) error {
+				v, err := j.bigCount()
+				e.window = append(e.window, v)
+				return err
+			})
+		case "requests":
+			return j.array(func(int) error {
+				if *total >= opts.MaxRequests {
+					return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", opts.MaxRequests)
+				}
+				*total++
+				q, err := readGenAIRequest(j)
+				e.requests = append(e.requests, q)
+				return err
+			})
+		}
+		return j.skip()
+	})
+	return e, err
 }
 
 // addGenAISummary gives an experiment's run GenAI-Perf's own figures from
@@ -266,62 +277,14 @@ func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
 				return err
 			})
 		case "request_inputs":
-			return j.object(func(name string) error {
-				if name != "payload" {
-					return j.skip()
-				}
-				p, err := j.str()
-				if err != nil {
-					return err
-				}
-				var payload struct {
-					MaxTokens           *int64 `json:"max_tokens"`
-					MaxCompletionTokens *int64 `json:"max_completion_tokens"`
-					Model               string `json:"model"`
-				}
-				if json.Unmarshal([]byte(p), &payload) == nil {
-					q.model = payload.Model
-					switch {
-					case payload.MaxTokens != nil:
-						q.maxTokens = *payload.MaxTokens
-					case payload.MaxCompletionTokens != nil:
-						q.maxTokens = *payload.MaxCompletionTokens
-					}
-				}
-				return nil
-			})
+			return j.member("payload", func() error { return q.readPayload(j) })
 		case "response_outputs":
 			return j.array(func(int) error {
 				var text bool
-				err := j.object(func(name string) error {
-					if name != "response" {
-						return j.skip()
-					}
-					raw, err := j.str()
-					if err != nil {
-						return err
-					}
-					chunks, _, perr := parseSSE(raw)
-					if perr != nil {
-						return j.errorf("%v", perr)
-					}
-					for _, c := range chunks {
-						if c.ID != "" && q.id == "" {
-							q.id = c.ID
-						}
-						if c.text() != "" {
-							text = true
-						}
-						if c.Usage != nil {
-							if c.Usage.CompletionTokens != nil {
-								q.gen = *c.Usage.CompletionTokens
-							}
-							if c.Usage.PromptTokens != nil {
-								q.prompt = *c.Usage.PromptTokens
-							}
-						}
-					}
-					return nil
+				err := j.member("response", func() error {
+					t, err := q.readResponse(j)
+					text = text || t // a member given twice counts if either has text
+					return err
 				})
 				texts = append(texts, text)
 				q.responses++
@@ -342,6 +305,62 @@ func readGenAIRequest(j *jsonIn) (genaiRequest, error) {
 		}
 	}
 	return q, nil
+}
+
+// readPayload reads the model and the requested output length from the
+// request's JSON payload; a payload that is not JSON names neither.
+func (q *genaiRequest) readPayload(j *jsonIn) error {
+	p, err := j.str()
+	if err != nil {
+		return err
+	}
+	var payload struct {
+		MaxTokens           *int64 `json:"max_tokens"`
+		MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+		Model               string `json:"model"`
+	}
+	if json.Unmarshal([]byte(p), &payload) == nil {
+		q.model = payload.Model
+		switch {
+		case payload.MaxTokens != nil:
+			q.maxTokens = *payload.MaxTokens
+		case payload.MaxCompletionTokens != nil:
+			q.maxTokens = *payload.MaxCompletionTokens
+		}
+	}
+	return nil
+}
+
+// readResponse reads one response's server-sent events: the request's id
+// (the first one given), its usage, and whether the response carries
+// text.
+func (q *genaiRequest) readResponse(j *jsonIn) (text bool, err error) {
+	raw, err := j.str()
+	if err != nil {
+		return false, err
+	}
+	chunks, _, perr := parseSSE(raw)
+	if perr != nil {
+		return false, j.errorf("%v", perr)
+	}
+	for _, c := range chunks {
+		if c.ID != "" && q.id == "" {
+			q.id = c.ID
+		}
+		if c.text() != "" {
+			text = true
+		}
+		if c.Usage == nil {
+			continue
+		}
+		if c.Usage.CompletionTokens != nil {
+			q.gen = *c.Usage.CompletionTokens
+		}
+		if c.Usage.PromptTokens != nil {
+			q.prompt = *c.Usage.PromptTokens
+		}
+	}
+	return text, nil
 }
 
 func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s *source, k int, version, serviceKind, endpoint string, opts Options) (Run, error) {

@@ -468,150 +468,17 @@ func (b *guidellmBenchmark) figures() []ingest.ReportedFigure {
 // readGuideLLMRecord reads one request record of either layout.
 func readGuideLLMRecord(j *jsonIn, status string) (guidellmRecord, error) {
 	nan := math.NaN()
-	rec := guidellmRecord{start: nan, first: nan, last: nan, end: nan, prompt: -1, output: -1, iterations: -1, maxTokens: -1}
-	var errText string
-	var statusInfo string
-	timings := func() error {
-		return j.object(func(name string) error {
-			switch name {
-			case "request_start", "first_token_iteration", "last_token_iteration", "request_end", "resolve_start", "resolve_end":
-				v, err := j.optNumber()
-				switch name {
-				case "request_start":
-					rec.start = v
-				case "first_token_iteration":
-					rec.first = v
-				case "last_token_iteration":
-					rec.last = v
-				case "request_end":
-					rec.end = v
-				case "resolve_start":
-					if math.IsNaN(rec.start) {
-						rec.start = v
-					}
-				case "resolve_end":
-					if math.IsNaN(rec.end) {
-						rec.end = v
-					}
-				}
-				return err
-			case "token_iterations":
-				v, err := j.optCount()
-				rec.iterations = v
-				return err
-			}
-			return j.skip()
-		})
-	}
-	usage := func(into *int64) error {
-		return j.object(func(name string) error {
-			if name == "total_tokens" || name == "text_tokens" && *into < 0 {
-				v, err := j.optCount()
-				if v >= 0 {
-					*into = v
-				}
-				return err
-			}
-			return j.skip()
-		})
-	}
-	var prompt, output, metricsIn, metricsOut int64 = -1, -1, -1, -1
-	err := j.object(func(name string) error {
-		switch name {
-		case "request_id":
-			v, err := j.scalarText()
-			rec.id = v
-			return err
-		case "info":
-			return j.object(func(name string) error {
-				switch name {
-				case "timings":
-					return timings()
-				case "error":
-					v, err := j.scalarText()
-					errText = v
-					return err
-				case "status":
-					v, err := j.scalarText()
-					statusInfo = v
-					return err
-				}
-				return j.skip()
-			})
-		case "scheduler_info":
-			return j.object(func(name string) error {
-				if name == "request_start" {
-					v, err := j.optNumber()
-					if math.IsNaN(rec.start) {
-						rec.start = v
-					}
-					return err
-				}
-				return j.skip()
-			})
-		case "start_time":
-			v, err := j.optNumber()
-			rec.start = v
-			return err
-		case "end_time":
-			v, err := j.optNumber()
-			rec.end = v
-			return err
-		case "first_token_time":
-			v, err := j.optNumber()
-			rec.first = v
-			return err
-		case "last_token_time":
-			v, err := j.optNumber()
-			rec.last = v
-			return err
-		case "prompt_tokens":
-			v, err := j.optCount()
-			prompt = v
-			return err
-		case "output_tokens":
-			v, err := j.optCount()
-			output = v
-			return err
-		case "input_metrics":
-			return usage(&metricsIn)
-		case "output_metrics":
-			return usage(&metricsOut)
-		case "error":
-			v, err := j.scalarText()
-			if v != "" {
-				errText = v
-			}
-			return err
-		case "request_args":
-			raw, err := j.scalarText()
-			if err == nil {
-				var args struct {
-					Body struct {
-						MaxTokens *int64 `json:"max_tokens"`
-					} `json:"body"`
-					MaxTokens *int64 `json:"max_tokens"`
-				}
-				if json.Unmarshal([]byte(raw), &args) == nil {
-					switch {
-					case args.Body.MaxTokens != nil:
-						rec.maxTokens = *args.Body.MaxTokens
-					case args.MaxTokens != nil:
-						rec.maxTokens = *args.MaxTokens
-					}
-				}
-			}
-			return err
-		}
-		return j.skip()
-	})
-	rec.prompt = prompt
+	r := &guidellmRecordReader{j: j, prompt: -1, output: -1, metricsIn: -1, metricsOut: -1,
+		rec: guidellmRecord{start: nan, first: nan, last: nan, end: nan, prompt: -1, output: -1, iterations: -1, maxTokens: -1}}
+	err := j.object(r.member)
+	rec := &r.rec
+	rec.prompt = r.prompt
 	if rec.prompt < 0 {
-		rec.prompt = metricsIn
+		rec.prompt = r.metricsIn
 	}
-	rec.output = output
+	rec.output = r.output
 	if rec.output < 0 {
-		rec.output = metricsOut
+		rec.output = r.metricsOut
 	}
 	if rec.output < 0 && rec.iterations > 0 {
 		rec.output, rec.outputFromIteration = rec.iterations, true
@@ -619,19 +486,181 @@ func readGuideLLMRecord(j *jsonIn, status string) (guidellmRecord, error) {
 	switch status {
 	case "errored":
 		rec.status = "error"
-		if errText != "" {
-			rec.status = "error: " + lastLine(errText)
+		if r.errText != "" {
+			rec.status = "error: " + lastLine(r.errText)
 		}
 	case "incomplete":
 		rec.status = "incomplete"
-		if statusInfo != "" && statusInfo != "completed" {
-			rec.status = "incomplete (" + statusInfo + ")"
+		if r.statusInfo != "" && r.statusInfo != "completed" {
+			rec.status = "incomplete (" + r.statusInfo + ")"
 		}
-		if errText != "" {
-			rec.status += ": " + lastLine(errText)
+		if r.errText != "" {
+			rec.status += ": " + lastLine(r.errText)
 		}
 	}
-	return rec, err
+	return *rec, err
+}
+
+// guidellmRecordReader is readGuideLLMRecord's state: the record so far,
+// its error text and status, and the token counts given directly and in
+// input_metrics and output_metrics (-1 when not given).
+type guidellmRecordReader struct {
+	j                     *jsonIn
+	rec                   guidellmRecord
+	errText, statusInfo   string
+	prompt, output        int64
+	metricsIn, metricsOut int64
+}
+
+// member reads one member of a request record, in any of the layouts
+// GuideLLM has written.
+func (r *guidellmRecordReader) member(name string) error {
+	j, rec := r.j, &r.rec
+	switch name {
+	case "request_id":
+		v, err := j.scalarText()
+		rec.id = v
+		return err
+	case "info":
+		return j.object(r.info)
+	case "scheduler_info":
+		return j.member("request_start", func() error {
+			v, err := j.optNumber()
+			if math.IsNaN(rec.start) {
+				rec.start = v
+			}
+			return err
+		})
+	case "start_time":
+		v, err := j.optNumber()
+		rec.start = v
+		return err
+	case "end_time":
+		v, err := j.optNumber()
+		rec.end = v
+		return err
+	case "first_token_time":
+		v, err := j.optNumber()
+		rec.first = v
+		return err
+	case "last_token_time":
+		v, err := j.optNumber()
+		rec.last = v
+		return err
+	case "prompt_tokens":
+		v, err := j.optCount()
+		r.prompt = v
+		return err
+	case "output_tokens":
+		v, err := j.optCount()
+		r.output = v
+		return err
+	case "input_metrics":
+		return r.usage(&r.metricsIn)
+	case "output_metrics":
+		return r.usage(&r.metricsOut)
+	case "error":
+		v, err := j.scalarText()
+		if v != "" {
+			r.errText = v
+		}
+		return err
+	case "request_args":
+		return r.requestArgs()
+	}
+	return j.skip()
+}
+
+// info reads one member of a record's info: its timings, error and status.
+func (r *guidellmRecordReader) info(name string) error {
+	j := r.j
+	switch name {
+	case "timings":
+		return j.object(r.timing)
+	case "error":
+		v, err := j.scalarText()
+		r.errText = v
+		return err
+	case "status":
+		v, err := j.scalarText()
+		r.statusInfo = v
+		return err
+	}
+	return j.skip()
+}
+
+// timing reads one member of info.timings; resolve_start and resolve_end
+// stand in for a request start and end not given.
+func (r *guidellmRecordReader) timing(name string) error {
+	j, rec := r.j, &r.rec
+	switch name {
+	case "request_start", "first_token_iteration", "last_token_iteration", "request_end", "resolve_start", "resolve_end":
+		v, err := j.optNumber()
+		switch name {
+		case "request_start":
+			rec.start = v
+		case "first_token_iteration":
+			rec.first = v
+		case "last_token_iteration":
+			rec.last = v
+		case "request_end":
+			rec.end = v
+		case "resolve_start":
+			if math.IsNaN(rec.start) {
+				rec.start = v
+			}
+		case "resolve_end":
+			if math.IsNaN(rec.end) {
+				rec.end = v
+			}
+		}
+		return err
+	case "token_iterations":
+		v, err := j.optCount()
+		rec.iterations = v
+		return err
+	}
+	return j.skip()
+}
+
+// usage reads a token count from input_metrics or output_metrics:
+// total_tokens, else text_tokens.
+func (r *guidellmRecordReader) usage(into *int64) error {
+	j := r.j
+	return j.object(func(name string) error {
+		if name == "total_tokens" || name == "text_tokens" && *into < 0 {
+			v, err := j.optCount()
+			if v >= 0 {
+				*into = v
+			}
+			return err
+		}
+		return j.skip()
+	})
+}
+
+// requestArgs reads the requested output length from request_args, a
+// JSON text; one that is not JSON names none.
+func (r *guidellmRecordReader) requestArgs() error {
+	raw, err := r.j.scalarText()
+	if err != nil {
+		return err
+	}
+	var args struct {
+		Body struct {
+			MaxTokens *int64 `json:"max_tokens"`
+		} `json:"body"`
+		MaxTokens *int64 `json:"max_tokens"`
+	}
+	if json.Unmarshal([]byte(raw), &args) == nil {
+		switch {
+		case args.Body.MaxTokens != nil:
+			r.rec.maxTokens = *args.Body.MaxTokens
+		case args.MaxTokens != nil:
+			r.rec.maxTokens = *args.MaxTokens
+		}
+	}
+	return nil
 }
 
 // guidellmLevel reads a benchmark's strategy; check refuses a number

@@ -253,106 +253,18 @@ func readIPStageFile(s *source) (*ipStage, error) {
 }
 
 func readIPStage(j *jsonIn) (*ipStage, error) {
-	st := &ipStage{count: -1}
-	var rate, conc float64 = math.NaN(), math.NaN()
-	stats := func(key, label string) error {
-		vals := map[string]float64{}
-		if j.peek() == 'n' {
-			return j.skip()
-		}
-		err := j.object(func(name string) error {
-			if j.peek() != '0' {
-				return j.skip()
-			}
-			v, err := j.number()
-			vals[name] = v
-			return err
-		})
-		var names []string
-		for k := range vals {
-			names = append(names, k)
-		}
-		// By rank, ties (p5 and median, p0.1 and min) by name: the same
-		// file gives the same reported.yaml.
-		sort.Strings(names)
-		sort.SliceStable(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
-		for _, k := range names {
-			stat := k
-			if k == "median" {
-				stat = "p50"
-			}
-			st.figures = append(st.figures, ingest.ReportedFigure{Key: key + "." + stat, Label: k + " " + label, Value: vals[k] * 1000, Unit: "ms"})
-		}
-		return err
-	}
+	r := &ipStageReader{j: j, st: &ipStage{count: -1}, rate: math.NaN(), conc: math.NaN()}
 	err := j.object(func(name string) error {
 		switch name {
 		case "load_summary":
-			return j.object(func(name string) error {
-				switch name {
-				case "count":
-					v, err := j.count()
-					st.count = int(v)
-					return err
-				case "requested_rate":
-					v, err := j.optNumber()
-					rate = v
-					if err == nil {
-						err = j.checkLevel(v, true)
-					}
-					return err
-				case "concurrency":
-					v, err := j.optNumber()
-					conc = v
-					if err == nil {
-						err = j.checkLevel(v, false)
-					}
-					return err
-				}
-				return j.skip()
-			})
+			return j.object(r.loadSummary)
 		case "successes":
-			return j.object(func(name string) error {
-				switch name {
-				case "count":
-					v, err := j.number()
-					st.figures = append(st.figures, ingest.ReportedFigure{Key: "counts.successful", Label: "successes", Value: v, Unit: "requests"})
-					return err
-				case "latency":
-					return j.object(func(name string) error {
-						switch name {
-						case "time_to_first_token":
-							return stats("ttft", "TTFT")
-						case "request_latency":
-							return stats("e2e", "request latency")
-						case "time_per_output_token":
-							return stats("tpot", "TPOT")
-						case "inter_token_latency":
-							return stats("itl", "inter-token latency")
-						}
-						return j.skip()
-					})
-				case "throughput":
-					return j.object(func(name string) error {
-						key := map[string]string{"output_tokens_per_sec": "throughput.client_output_tokens_per_s", "requests_per_sec": "throughput.requests_per_s"}[name]
-						if key == "" || j.peek() != '0' {
-							return j.skip()
-						}
-						v, err := j.number()
-						st.figures = append(st.figures, ingest.ReportedFigure{Key: key, Label: name, Value: v, Unit: map[bool]string{true: "tokens/s", false: "req/s"}[name == "output_tokens_per_sec"]})
-						return err
-					})
-				}
-				return j.skip()
-			})
+			return j.object(r.successes)
 		case "failures":
-			return j.object(func(name string) error {
-				if name == "count" {
-					v, err := j.number()
-					st.figures = append(st.figures, ingest.ReportedFigure{Key: "counts.errors", Label: "failures", Value: v, Unit: "requests"})
-					return err
-				}
-				return j.skip()
+			return j.member("count", func() error {
+				v, err := j.number()
+				r.st.figures = append(r.st.figures, ingest.ReportedFigure{Key: "counts.errors", Label: "failures", Value: v, Unit: "requests"})
+				return err
 			})
 		}
 		return j.skip()
@@ -363,13 +275,126 @@ func readIPStage(j *jsonIn) (*ipStage, error) {
 	if err != nil {
 		return nil, err
 	}
+	st := r.st
 	switch {
-	case conc >= 1 && conc == math.Trunc(conc):
-		st.level = ingest.ConcurrencyLoad(int(conc))
-	case rate > 0:
-		st.level = ingest.RateLoad(rate, "")
+	case r.conc >= 1 && r.conc == math.Trunc(r.conc):
+		st.level = ingest.ConcurrencyLoad(int(r.conc))
+	case r.rate > 0:
+		st.level = ingest.RateLoad(r.rate, "")
 	}
 	return st, nil
+}
+
+// ipStageReader is readIPStage's state: the stage so far, and the
+// requested rate and concurrency (NaN when not given).
+type ipStageReader struct {
+	j          *jsonIn
+	st         *ipStage
+	rate, conc float64
+}
+
+// loadSummary reads one member of load_summary.
+func (r *ipStageReader) loadSummary(name string) error {
+	j := r.j
+	switch name {
+	case "count":
+		v, err := j.count()
+		r.st.count = int(v)
+		return err
+	case "requested_rate":
+		v, err := j.optNumber()
+		r.rate = v
+		if err == nil {
+			err = j.checkLevel(v, true)
+		}
+		return err
+	case "concurrency":
+		v, err := j.optNumber()
+		r.conc = v
+		if err == nil {
+			err = j.checkLevel(v, false)
+		}
+		return err
+	}
+	return j.skip()
+}
+
+// successes reads one member of successes: the count, the latency
+// statistics and the throughput.
+func (r *ipStageReader) successes(name string) error {
+	j := r.j
+	switch name {
+	case "count":
+		v, err := j.number()
+		r.st.figures = append(r.st.figures, ingest.ReportedFigure{Key: "counts.successful", Label: "successes", Value: v, Unit: "requests"})
+		return err
+	case "latency":
+		return j.object(r.latency)
+	case "throughput":
+		return j.object(r.throughput)
+	}
+	return j.skip()
+}
+
+// latency reads one metric of successes.latency.
+func (r *ipStageReader) latency(name string) error {
+	switch name {
+	case "time_to_first_token":
+		return r.stats("ttft", "TTFT")
+	case "request_latency":
+		return r.stats("e2e", "request latency")
+	case "time_per_output_token":
+		return r.stats("tpot", "TPOT")
+	case "inter_token_latency":
+		return r.stats("itl", "inter-token latency")
+	}
+	return r.j.skip()
+}
+
+// throughput reads one member of successes.throughput.
+func (r *ipStageReader) throughput(name string) error {
+	j := r.j
+	key := map[string]string{"output_tokens_per_sec": "throughput.client_output_tokens_per_s", "requests_per_sec": "throughput.requests_per_s"}[name]
+	if key == "" || j.peek() != '0' {
+		return j.skip()
+	}
+	v, err := j.number()
+	r.st.figures = append(r.st.figures, ingest.ReportedFigure{Key: key, Label: name, Value: v, Unit: map[bool]string{true: "tokens/s", false: "req/s"}[name == "output_tokens_per_sec"]})
+	return err
+}
+
+// stats reads a metric's statistics (in seconds) as figures in
+// milliseconds; the figures read before an error are kept.
+func (r *ipStageReader) stats(key, label string) error {
+	j := r.j
+	vals := map[string]float64{}
+	if j.peek() == 'n' {
+		return j.skip()
+	}
+	err := j.object(func(name string) error {
+		if j.peek() != '0' {
+			return j.skip()
+		}
+		v, err := j.number()
+		vals[name] = v
+		return err
+	})
+	var names []string
+	for k := range vals {
+		names = append(names, k)
+	}
+	// By rank, ties (p5 and median, p0.1 and min) by name: the same
+	// file gives the same reported.yaml.
+	sort.Strings(names)
+	sort.SliceStable(names, func(a, b int) bool { return ipStatRank(names[a]) < ipStatRank(names[b]) })
+	for _, k := range names {
+		stat := k
+		if k == "median" {
+			stat = "p50"
+		}
+		r.st.figures = append(r.st.figures, ingest.ReportedFigure{Key: key + "." + stat, Label: k + " " + label, Value: vals[k] * 1000, Unit: "ms"})
+	}
+	return err
 }
 
 func ipStatRank(k string) int {

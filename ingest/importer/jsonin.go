@@ -302,6 +302,17 @@ func (j *jsonIn) object(member func(name string) error) error {
 	return j.wrap(err)
 }
 
+// member reads an object, calling read for its member named want (with
+// the decoder positioned at its value) and skipping every other member.
+func (j *jsonIn) member(want string, read func() error) error {
+	return j.object(func(name string) error {
+		if name != want {
+			return j.skip()
+		}
+		return read()
+	})
+}
+
 // array reads an array, calling elem for each element index with the
 // decoder positioned at it; elem must consume the element.
 func (j *jsonIn) array(elem func(i int) error) error {

@@ -288,63 +288,55 @@ func (rep *llmdReport) readScenario(j *jsonIn) error {
 			}
 			return rep.readLoad(j)
 		case "model": // v0.1
-			return j.object(func(name string) error {
-				if name != "name" {
-					return j.skip()
-				}
-				v, err := j.scalarText()
-				if err == nil {
-					rep.addModel(v, "scenario.model.name")
-				}
-				return err
-			})
+			return j.member("name", func() error { return rep.readModel(j, "scenario.model.name") })
 		case "stack": // v0.2
 			if j.peek() == 'n' {
 				return j.skip()
 			}
-			return j.array(func(int) error {
-				return j.object(func(name string) error {
-					if name != "standardized" {
-						return j.skip()
-					}
-					return j.object(func(name string) error {
-						switch name {
-						case "model":
-							return j.object(func(name string) error {
-								if name != "name" {
-									return j.skip()
-								}
-								v, err := j.scalarText()
-								if err == nil {
-									rep.addModel(v, "scenario.stack[].standardized.model.name")
-								}
-								return err
-							})
-						case "accelerator":
-							return j.object(func(name string) error {
-								if name != "model" {
-									return j.skip()
-								}
-								v, err := j.scalarText()
-								if err == nil && v != "" {
-									rep.addEnv("accelerator", v)
-								}
-								return err
-							})
-						case "tool", "tool_version":
-							v, err := j.scalarText()
-							if err == nil && v != "" {
-								rep.addEnv("engine."+name, v)
-							}
-							return err
-						}
-						return j.skip()
-					})
-				})
-			})
+			return j.array(func(int) error { return rep.readStack(j) })
 		}
 		return j.skip()
 	})
+}
+
+// readModel reads a model's name, noting where it came from.
+func (rep *llmdReport) readModel(j *jsonIn, from string) error {
+	v, err := j.scalarText()
+	if err == nil {
+		rep.addModel(v, from)
+	}
+	return err
+}
+
+// readStack reads an entry of the v0.2 scenario.stack: of its
+// standardized member, the model, the accelerator and the serving engine.
+func (rep *llmdReport) readStack(j *jsonIn) error {
+	return j.member("standardized", func() error {
+		return j.object(func(name string) error { return rep.readStandardizedStack(j, name) })
+	})
+}
+
+// readStandardizedStack reads member name of a stack entry's standardized.
+func (rep *llmdReport) readStandardizedStack(j *jsonIn, name string) error {
+	switch name {
+	case "model":
+		return j.member("name", func() error { return rep.readModel(j, "scenario.stack[].standardized.model.name") })
+	case "accelerator":
+		return j.member("model", func() error {
+			v, err := j.scalarText()
+			if err == nil && v != "" {
+				rep.addEnv("accelerator", v)
+			}
+			return err
+		})
+	case "tool", "tool_version":
+		v, err := j.scalarText()
+		if err == nil && v != "" {
+			rep.addEnv("engine."+name, v)
+		}
+		return err
+	}
+	return j.skip()
 }
 
 // addEnv adds an environment key; the stack's components may give one
@@ -373,9 +365,7 @@ func (rep *llmdReport) addModel(v, from string) {
 // readLoad reads scenario.load: v0.2's standardized tool, stage, rate_qps
 // and concurrency; v0.1's name and native args.
 func (rep *llmdReport) readLoad(j *jsonIn) error {
-	rate, conc := math.NaN(), math.NaN()
-	ratePath, concPath := "", ""
-	var native ingest.LoadLevel
+	ld := llmdLoad{rep: rep, j: j, rate: math.NaN(), conc: math.NaN()}
 	err := j.object(func(name string) error {
 		switch name {
 		case "name": // v0.1
@@ -386,110 +376,14 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 			if j.peek() != '{' {
 				return j.skip()
 			}
-			return j.object(func(name string) error {
-				switch strings.ReplaceAll(strings.ToLower(name), "-", "_") {
-				case "max_concurrency", "concurrency", "num_concurrent_requests":
-					if j.peek() != '0' {
-						return j.skip()
-					}
-					v, err := j.number()
-					conc, concPath = v, j.path()
-					return err
-				case "rate", "request_rate", "qps", "qps_values":
-					if j.peek() != '0' {
-						return j.skip() // a list of rates is a sweep, not this stage's
-					}
-					v, err := j.number()
-					rate, ratePath = v, j.path()
-					return err
-				}
-				return j.skip()
-			})
+			return j.object(ld.readArg)
 		case "native": // v0.2: a report benchnote exported records its level
 			if j.peek() != '{' {
 				return j.skip()
 			}
-			return j.object(func(name string) error {
-				if name != "config" || j.peek() != '{' {
-					return j.skip()
-				}
-				return j.object(func(name string) error {
-					if name != "benchnote" || j.peek() != '{' {
-						return j.skip()
-					}
-					return j.object(func(name string) error {
-						switch name {
-						case "level":
-							v, err := j.str()
-							if err != nil {
-								return err
-							}
-							l, perr := ingest.ParseLoadKey(v)
-							if perr != nil {
-								return j.errorf("%v", perr)
-							}
-							native.Mode, native.Concurrency, native.Rate = l.Mode, l.Concurrency, l.Rate
-							return nil
-						case "arrival":
-							v, err := j.str()
-							switch v {
-							case "", ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma:
-							default:
-								return j.errorf("expected an arrival process (poisson, constant or gamma), got %q", shorten(v))
-							}
-							native.Arrival = v
-							return err
-						}
-						return j.skip()
-					})
-				})
-			})
+			return ld.readNative()
 		case "standardized": // v0.2
-			return j.object(func(name string) error {
-				switch name {
-				case "tool":
-					v, err := j.scalarText()
-					rep.harness = v
-					return err
-				case "tool_version":
-					v, err := j.scalarText()
-					rep.harnessVersion = v
-					return err
-				case "stage":
-					v, err := j.optCount()
-					rep.stage = v
-					return err
-				case "rate_qps":
-					if j.peek() == 'n' {
-						return j.skip()
-					}
-					v, err := j.rate()
-					rate, ratePath = v, j.path()
-					return err
-				case "concurrency":
-					if j.peek() == 'n' {
-						return j.skip()
-					}
-					v, err := j.rate()
-					conc, concPath = v, j.path()
-					return err
-				case "input_seq_len", "output_seq_len":
-					if j.peek() == 'n' {
-						return j.skip()
-					}
-					return j.object(func(member string) error {
-						if member != "value" {
-							return j.skip()
-						}
-						v, err := j.scalarText()
-						if err == nil {
-							rep.traits.add(strings.TrimSuffix(name, "_seq_len")+"_len", v, "scenario.load.standardized."+name+".value")
-						}
-						return err
-					})
-				}
-				return j.skip()
-			})
+			return j.object(ld.readStandardized)
 		}
 		return j.skip()
 	})
@@ -499,39 +393,170 @@ func (rep *llmdReport) readLoad(j *jsonIn) error {
 	if rep.harness != "" {
 		rep.traits.add("harness", rep.harness, "the load generator")
 	}
-	// A finite rate makes a rate level; else a finite concurrency a
-	// concurrency level; an infinite one (.inf: unbounded) rate inf.
+	return ld.setLevel()
+}
+
+// llmdLoad is what readLoad reads of scenario.load: the rate and the
+// concurrency (NaN when not given) with their paths for messages, and the
+// level a report benchnote exported records natively.
+type llmdLoad struct {
+	rep                *llmdReport
+	j                  *jsonIn
+	rate, conc         float64
+	ratePath, concPath string
+	native             ingest.LoadLevel
+}
+
+// readArg reads one of the v0.1 harness's own arguments, whatever its
+// spelling, keeping the concurrency and the rate.
+func (ld *llmdLoad) readArg(name string) error {
+	j := ld.j
+	switch strings.ReplaceAll(strings.ToLower(name), "-", "_") {
+	case "max_concurrency", "concurrency", "num_concurrent_requests":
+		if j.peek() != '0' {
+			return j.skip()
+		}
+		v, err := j.number()
+		ld.conc, ld.concPath = v, j.path()
+		return err
+	case "rate", "request_rate", "qps", "qps_values":
+		if j.peek() != '0' {
+			return j.skip() // a list of rates is a sweep, not this stage's
+		}
+		v, err := j.number()
+		ld.rate, ld.ratePath = v, j.path()
+		return err
+	}
+	return j.skip()
+}
+
+// readNative reads native.config.benchnote: the level and arrival process
+// benchnote wrote when it exported the report.
+func (ld *llmdLoad) readNative() error {
+	j := ld.j
+	return j.object(func(name string) error {
+		if name != "config" || j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(func(name string) error {
+			if name != "benchnote" || j.peek() != '{' {
+				return j.skip()
+			}
+			return j.object(ld.readBenchnote)
+		})
+	})
+}
+
+// readBenchnote reads one member of native.config.benchnote.
+func (ld *llmdLoad) readBenchnote(name string) error {
+	j := ld.j
+	switch name {
+	case "level":
+		v, err := j.str()
+		if err != nil {
+			return err
+		}
+		l, perr := ingest.ParseLoadKey(v)
+		if perr != nil {
+			return j.errorf("%v", perr)
+		}
+		ld.native.Mode, ld.native.Concurrency, ld.native.Rate = l.Mode, l.Concurrency, l.Rate
+		return nil
+	case "arrival":
+		v, err := j.str()
+		switch v {
+		case "", ingest.ArrivalPoisson, ingest.ArrivalConstant, ingest.ArrivalGamma:
+		default:
+			return j.errorf("expected an arrival process (poisson, constant or gamma), got %q", shorten(v))
+		}
+		ld.native.Arrival = v
+		return err
+	}
+	return j.skip()
+}
+
+// readStandardized reads one member of the v0.2 load.standardized: the
+// harness, its stage, the rate or concurrency and the requested lengths.
+func (ld *llmdLoad) readStandardized(name string) error {
+	j, rep := ld.j, ld.rep
+	switch name {
+	case "tool":
+		v, err := j.scalarText()
+		rep.harness = v
+		return err
+	case "tool_version":
+		v, err := j.scalarText()
+		rep.harnessVersion = v
+		return err
+	case "stage":
+		v, err := j.optCount()
+		rep.stage = v
+		return err
+	case "rate_qps":
+		if j.peek() == 'n' {
+			return j.skip()
+		}
+		v, err := j.rate()
+		ld.rate, ld.ratePath = v, j.path()
+		return err
+	case "concurrency":
+		if j.peek() == 'n' {
+			return j.skip()
+		}
+		v, err := j.rate()
+		ld.conc, ld.concPath = v, j.path()
+		return err
+	case "input_seq_len", "output_seq_len":
+		if j.peek() == 'n' {
+			return j.skip()
+		}
+		return j.member("value", func() error {
+			v, err := j.scalarText()
+			if err == nil {
+				rep.traits.add(strings.TrimSuffix(name, "_seq_len")+"_len", v, "scenario.load.standardized."+name+".value")
+			}
+			return err
+		})
+	}
+	return j.skip()
+}
+
+// setLevel sets the report's level. A finite rate makes a rate level;
+// else a finite concurrency a concurrency level; an infinite one (.inf:
+// unbounded) rate inf.
+func (ld *llmdLoad) setLevel() error {
+	j, rep, rate, conc := ld.j, ld.rep, ld.rate, ld.conc
 	switch {
 	case rate > 0 && !math.IsInf(rate, 1):
-		if err := levelRange(j.file, j.record, ratePath, rate, true); err != nil {
+		if err := levelRange(j.file, j.record, ld.ratePath, rate, true); err != nil {
 			return err
 		}
 		rep.level = ingest.RateLoad(rate, "")
-		if native.Mode == ingest.ModeRate && native.Rate == rate {
+		if ld.native.Mode == ingest.ModeRate && ld.native.Rate == rate {
 			// The arrival process of a report benchnote exported.
-			rep.level.Arrival = native.Arrival
+			rep.level.Arrival = ld.native.Arrival
 		}
 	case conc >= 1 && !math.IsInf(conc, 1):
 		if conc != math.Trunc(conc) {
-			return &SourceError{File: j.file, Path: concPath, Msg: fmt.Sprintf("expected an integer concurrency or .inf, got %s", formatValue(conc))}
+			return &SourceError{File: j.file, Path: ld.concPath, Msg: fmt.Sprintf("expected an integer concurrency or .inf, got %s", formatValue(conc))}
 		}
-		if err := levelRange(j.file, j.record, concPath, conc, false); err != nil {
+		if err := levelRange(j.file, j.record, ld.concPath, conc, false); err != nil {
 			return err
 		}
 		rep.level = ingest.ConcurrencyLoad(int(conc))
 	case math.IsInf(conc, 1) || math.IsInf(rate, 1):
 		rep.level = ingest.RateLoad(math.Inf(1), "")
 	case !math.IsNaN(conc) || !math.IsNaN(rate):
-		path, v := concPath, conc
+		path, v := ld.concPath, conc
 		if !math.IsNaN(rate) {
-			path, v = ratePath, rate
+			path, v = ld.ratePath, rate
 		}
 		return &SourceError{File: j.file, Path: path, Msg: fmt.Sprintf("expected a positive load, got %s", formatValue(v))}
 	default:
 		// No standardized load: a report benchnote exported names its
 		// level (rate inf, which JSON cannot write as .inf) natively.
-		if native.Mode != "" {
-			rep.level = native
+		if ld.native.Mode != "" {
+			rep.level = ld.native
 		}
 	}
 	return nil

@@ -71,131 +71,149 @@ var servingAggregate = regexp.MustCompile(`^(mean|median|std|p\d+(\.\d+)?)_|^tot
 
 // readServing reads one result object.
 func readServing(j *jsonIn, maxRequests int) (*servingResult, error) {
-	r := &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, kinds: map[string]jsontext.Kind{}, maxConc: -1}
-	bound := func(i int) error {
-		if i >= maxRequests {
-			return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
-		}
-		return nil
-	}
-	floats := func(dst *[]float64) error {
-		return j.array(func(i int) error {
-			if err := bound(i); err != nil {
-				return err
-			}
-			v, err := j.optNumber()
-			*dst = append(*dst, v)
-			return err
-		})
-	}
-	counts := func(dst *[]int64) error {
-		return j.array(func(i int) error {
-			if err := bound(i); err != nil {
-				return err
-			}
-			v, err := j.optCount()
-			*dst = append(*dst, v)
-			return err
-		})
-	}
-	err := j.object(func(name string) error {
-		r.has[name], r.kinds[name] = true, j.peek()
-		switch name {
-		case "input_lens":
-			return counts(&r.inputLens)
-		case "output_lens":
-			return counts(&r.outputLens)
-		case "ttfts":
-			return floats(&r.ttfts)
-		case "start_times":
-			return floats(&r.starts)
-		case "itls":
-			r.itlOffsets = append(r.itlOffsets[:0], 0)
-			return j.array(func(i int) error {
-				if err := bound(i); err != nil {
-					return err
-				}
-				if j.peek() == 'n' {
-					r.itlOffsets = append(r.itlOffsets, int32(len(r.itlGaps)))
-					return j.skip()
-				}
-				err := j.array(func(int) error {
-					if len(r.itlGaps) >= math.MaxInt32 {
-						return j.errorf("more than %d inter-token latencies in all; split the file", math.MaxInt32)
-					}
-					v, err := j.finite(0)
-					r.itlGaps = append(r.itlGaps, v)
-					return err
-				})
-				r.itlOffsets = append(r.itlOffsets, int32(len(r.itlGaps)))
-				return err
-			})
-		case "errors":
-			return j.array(func(i int) error {
-				if err := bound(i); err != nil {
-					return err
-				}
-				s, err := j.str()
-				r.errors = append(r.errors, lastLine(s))
-				return err
-			})
-		case "request_rate":
-			v, err := j.rate()
-			if err != nil {
-				return err
-			}
-			if !(v > 0) {
-				return j.errorf("expected a positive request rate or inf, got %s", strconv.FormatFloat(v, 'g', -1, 64))
-			}
-			r.rate = v
-			return j.checkLevel(v, true)
-		case "max_concurrency":
-			v, err := j.optCount()
-			r.maxConc = v
-			if err == nil {
-				err = j.checkLevel(float64(v), false)
-			}
-			return err
-		}
-		if servingArrays[name] {
-			return j.skip()
-		}
-		switch j.peek() {
-		case '0':
-			v, err := j.number()
-			r.nums[name] = v
-			if !servingNotEnv[name] && !servingAggregate.MatchString(name) && err == nil {
-				r.env = append(r.env, ingest.KV{Key: name, Value: strconv.FormatFloat(v, 'g', -1, 64)})
-			}
-			return err
-		case '"':
-			s, err := j.rawString()
-			if lit, ok := strings.CutPrefix(s, pyLiteral); ok && err == nil {
-				if v, ok := pyNumber(s); ok {
-					r.nums[name] = v
-					return nil
-				}
-				what, wrong, _ := longNumber(lit)
-				return j.errorf("%s %s", what, wrong)
-			}
-			r.strs[name] = s
-			if !servingNotEnv[name] && err == nil && s != "" {
-				r.env = append(r.env, ingest.KV{Key: name, Value: s})
-			}
-			return err
-		case 't', 'f':
-			b, err := j.boolean()
-			if !servingNotEnv[name] {
-				r.env = append(r.env, ingest.KV{Key: name, Value: strconv.FormatBool(b)})
-			}
-			return err
-		}
-		return j.skip()
-	})
-	if err != nil {
+	sr := &servingReader{j: j, maxRequests: maxRequests,
+		r: &servingResult{nums: map[string]float64{}, strs: map[string]string{}, has: map[string]bool{}, kinds: map[string]jsontext.Kind{}, maxConc: -1}}
+	if err := j.object(sr.member); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return sr.r, nil
+}
+
+// servingReader is readServing's state: the result so far, and the most
+// requests a per-request array may hold.
+type servingReader struct {
+	j           *jsonIn
+	r           *servingResult
+	maxRequests int
+}
+
+// bound refuses element i of a per-request array past maxRequests.
+func (sr *servingReader) bound(i int) error {
+	if i >= sr.maxRequests {
+		return sr.j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", sr.maxRequests)
+	}
+	return nil
+}
+
+// readPerRequest reads a per-request array into dst, each element with
+// read (null for none).
+func readPerRequest[T any](sr *servingReader, dst *[]T, read func() (T, error)) error {
+	return sr.j.array(func(i int) error {
+		if err := sr.bound(i); err != nil {
+			return err
+		}
+		v, err := read()
+		*dst = append(*dst, v)
+		return err
+	})
+}
+
+// member reads one member of a result object: a per-request array, the
+// level, or a scalar setting.
+func (sr *servingReader) member(name string) error {
+	j, r := sr.j, sr.r
+	r.has[name], r.kinds[name] = true, j.peek()
+	switch name {
+	case "input_lens":
+		return readPerRequest(sr, &r.inputLens, j.optCount)
+	case "output_lens":
+		return readPerRequest(sr, &r.outputLens, j.optCount)
+	case "ttfts":
+		return readPerRequest(sr, &r.ttfts, j.optNumber)
+	case "start_times":
+		return readPerRequest(sr, &r.starts, j.optNumber)
+	case "itls":
+		return sr.itls()
+	case "errors":
+		return readPerRequest(sr, &r.errors, func() (string, error) {
+			s, err := j.str()
+			return lastLine(s), err
+		})
+	case "request_rate":
+		v, err := j.rate()
+		if err != nil {
+			return err
+		}
+		if !(v > 0) {
+			return j.errorf("expected a positive request rate or inf, got %s", strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		r.rate = v
+		return j.checkLevel(v, true)
+	case "max_concurrency":
+		v, err := j.optCount()
+		r.maxConc = v
+		if err == nil {
+			err = j.checkLevel(float64(v), false)
+		}
+		return err
+	}
+	if servingArrays[name] {
+		return j.skip()
+	}
+	return sr.scalar(name)
+}
+
+// itls reads the per-request lists of inter-token latencies into one
+// array of gaps with each request's offset into it (null: none).
+func (sr *servingReader) itls() error {
+	j, r := sr.j, sr.r
+	r.itlOffsets = append(r.itlOffsets[:0], 0)
+	return j.array(func(i int) error {
+		if err := sr.bound(i); err != nil {
+			return err
+		}
+		if j.peek() == 'n' {
+			r.itlOffsets = append(r.itlOffsets, int32(len(r.itlGaps)))
+			return j.skip()
+		}
+		err := j.array(func(int) error {
+			if len(r.itlGaps) >= math.MaxInt32 {
+				return j.errorf("more than %d inter-token latencies in all; split the file", math.MaxInt32)
+			}
+			v, err := j.finite(0)
+			r.itlGaps = append(r.itlGaps, v)
+			return err
+		})
+		r.itlOffsets = append(r.itlOffsets, int32(len(r.itlGaps)))
+		return err
+	})
+}
+
+// scalar reads a number, text or boolean member: a figure or a setting,
+// which the environment keeps unless it is one of the run's own.
+func (sr *servingReader) scalar(name string) error {
+	j, r := sr.j, sr.r
+	switch j.peek() {
+	case '0':
+		v, err := j.number()
+		r.nums[name] = v
+		if !servingNotEnv[name] && !servingAggregate.MatchString(name) && err == nil {
+			r.env = append(r.env, ingest.KV{Key: name, Value: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+		return err
+	case '"':
+		s, err := j.rawString()
+		if lit, ok := strings.CutPrefix(s, pyLiteral); ok && err == nil {
+			if v, ok := pyNumber(s); ok {
+				r.nums[name] = v
+				return nil
+			}
+			what, wrong, _ := longNumber(lit)
+			return j.errorf("%s %s", what, wrong)
+		}
+		r.strs[name] = s
+		if !servingNotEnv[name] && err == nil && s != "" {
+			r.env = append(r.env, ingest.KV{Key: name, Value: s})
+		}
+		return err
+	case 't', 'f':
+		b, err := j.boolean()
+		if !servingNotEnv[name] {
+			r.env = append(r.env, ingest.KV{Key: name, Value: strconv.FormatBool(b)})
+		}
+		return err
+	}
+	return j.skip()
 }
 
 // pyNumber reads one of Python's non-standard literals.

@@ -1113,12 +1113,20 @@ func (w *promWriter) histogram(name, help string, labels []label, h *hist, creat
 // exposition renders a scrape in the Prometheus text format 0.0.4, family
 // for family as vLLM 0.16's API server writes it. It writes no timestamps.
 func (s scrape) exposition(cfg *Config) []byte {
+	w := &promWriter{created: s.proc.createdUnix}
+	s.writeProcess(w)
+	s.writeEngine(w, cfg)
+	s.writeHTTP(w, cfg)
+	return w.b.Bytes()
+}
+
+// writeProcess writes the API server process's families
+// (prometheus_client's default collectors).
+func (s scrape) writeProcess(w *promWriter) {
 	st, p := s.st, s.proc
-	w := &promWriter{created: p.createdUnix}
 	reqs := float64(st.requests())
 	gen := st.GenerationTokens
 
-	// The API server process (prometheus_client's default collectors).
 	w.header("python_gc_objects_collected_total", "Objects collected during gc", "counter")
 	for i, v := range []float64{11873 + 29*reqs, 1650 + math.Floor(3.1*reqs), 1391 + math.Floor(reqs/9)} {
 		w.sample("python_gc_objects_collected_total", []label{{"generation", strconv.Itoa(i)}}, v)
@@ -1146,7 +1154,12 @@ func (s scrape) exposition(cfg *Config) []byte {
 	w.sample("process_open_fds", nil, 47)
 	w.header("process_max_fds", "Maximum number of open file descriptors.", "gauge")
 	w.sample("process_max_fds", nil, 524288)
+}
 
+// writeEngine writes the engine's families: vllm:*, gauges, counters and
+// histograms.
+func (s scrape) writeEngine(w *promWriter, cfg *Config) {
+	st := s.st
 	eng := func(extra ...label) []label {
 		return append([]label{{"engine", "0"}, {"model_name", cfg.Model}}, extra...)
 	}
@@ -1208,8 +1221,13 @@ func (s scrape) exposition(cfg *Config) []byte {
 		{"num_gpu_blocks_override", "None"}, {"prefix_caching_hash_algo", "sha256"}, {"sliding_window", "None"},
 		{"swap_space", "4.0"},
 	}, 1)
+}
 
-	// prometheus-fastapi-instrumentator: a labelled series exists once used.
+// writeHTTP writes prometheus-fastapi-instrumentator's families: a
+// labelled series exists once used.
+func (s scrape) writeHTTP(w *promWriter, cfg *Config) {
+	st, p := s.st, s.proc
+	specs := histSpecs(cfg)
 	const handler = "/v1/chat/completions"
 	gen0 := p.gen
 	var httpChildren []counterChild
@@ -1232,7 +1250,6 @@ func (s scrape) exposition(cfg *Config) []byte {
 	summary("http_response_size_bytes", "Content length of outgoing responses by handler. Only value of header is respected. Otherwise ignored. No percentile calculated.", st.RespSizeCount, st.RespSizeSum, firstHTTP+0.00053)
 	w.histogram(specs[hHTTPHighr].name, specs[hHTTPHighr].help, nil, &st.Hists[hHTTPHighr], p.createdUnix+1.62)
 	w.histogram(specs[hHTTPDuration].name, specs[hHTTPDuration].help, []label{{"handler", handler}, {"method", "POST"}}, &st.Hists[hHTTPDuration], firstHTTP+0.00061)
-	return w.b.Bytes()
 }
 
 // pyRepr formats f as Python's repr(float) does: the shortest digits that
