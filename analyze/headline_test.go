@@ -327,7 +327,8 @@ func TestToolMeasured(t *testing.T) {
 	}
 }
 
-// TestLevelServerResolution: a level's server buckets join each quantile's
+// TestLevelServerResolution: a level's server observations add up its
+// runs' role by role, and its server buckets join each quantile's
 // buckets over its runs, role by role: the lowest lower bound, the highest
 // upper bound (+Inf, null, when a run's quantile fell in the +Inf bucket), coarse
 // when it is in one run. Both runs have the prefill and queue histograms
@@ -354,14 +355,28 @@ func TestLevelServerResolution(t *testing.T) {
 		full := func(b []ingest.Bucket) ingest.Histogram {
 			return ingest.Histogram{Buckets: b, Count: b[len(b)-1].Count, Sum: 1}
 		}
-		r.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: zero(prefill), ingest.RoleQueue: zero(queue)}}
-		r.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: full(prefill), ingest.RoleQueue: full(queue)}}
+		// The TTFT histogram's count rose by 5 with no observation in its
+		// buckets: omitted, its count not shown.
+		ttft := buckets(0.1, 0, inf, 0)
+		noObs := ingest.Histogram{Buckets: ttft, Count: 5, Sum: 1}
+		r.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: zero(prefill), ingest.RoleQueue: zero(queue), ingest.RoleTTFT: zero(ttft)}}
+		r.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: full(prefill), ingest.RoleQueue: full(queue), ingest.RoleTTFT: noObs}}
 		return r
 	}
 	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{
 		run(1, buckets(0.3, 10, 0.5, 20, inf, 20), buckets(2, 0, 4, 10, inf, 10)),
 		run(2, buckets(1, 0, 1.2, 20, inf, 20), buckets(2, 0, 4, 9, inf, 10)),
 	}})
+	for _, h := range s.Runs[0].Server {
+		if h.Role == string(ingest.RoleTTFT) && (h.Omitted == "" || float64(h.Count) != 5) {
+			t.Errorf("TTFT histogram %+v, want omitted with count 5", h)
+		}
+	}
+	// The level's observations: prefill 20 + 20, queue 10 + 10.
+	wantObs := []RoleCount{{Role: string(ingest.RolePrefill), Count: 40}, {Role: string(ingest.RoleQueue), Count: 20}}
+	if got := s.Levels[0].ServerObservations; !reflect.DeepEqual(got, wantObs) {
+		t.Errorf("server observations %+v, want %+v", got, wantObs)
+	}
 	want := []LevelBucket{
 		{"server.prefill.p50", true, 0, 1200},
 		{"server.prefill.p95", false, 300, 1200},

@@ -383,6 +383,21 @@ func stepRun(dir string, repeat, k, n int, sent bool) *ingest.Run {
 	return makeRun(dir, 4, repeat, rs)
 }
 
+// TestWarmUpCountsAddUp: a level's and the sweep's counts are the sums of
+// their runs': two runs with 30 of 300 requests cut as warm-up give 60
+// warm-up and 540 measured requests.
+func TestWarmUpCountsAddUp(t *testing.T) {
+	s := Analyze(&ingest.Sweep{Config: ingest.DefaultConfig(), Runs: []*ingest.Run{stepRun("c4/r1", 1, 30, 300, false), stepRun("c4/r2", 2, 30, 300, false)}})
+	for _, c := range []struct {
+		name string
+		c    Counts
+	}{{"level", s.Levels[0].Counts}, {"accounting", s.Accounting.Requests}} {
+		if c.c.Accepted != 600 || c.c.WarmUp != 60 || c.c.Measured != 540 {
+			t.Errorf("%s counts %+v, want 600 accepted, 60 warm-up, 540 measured", c.name, c.c)
+		}
+	}
+}
+
 func TestWarmupInARun(t *testing.T) {
 	cfg := ingest.DefaultConfig()
 	run := stepRun("c4/r1", 1, 30, 300, false)
