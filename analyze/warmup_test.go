@@ -33,6 +33,15 @@ import (
 //	t = 3: 2·8   − 15 = 1  (3, 3, 1 vs 2: +1 +1 −1)
 //
 // K⁺ over t ≤ 2 is 4 at τ = 2, p = exp(−6·16/(64+16)) = exp(−1.2).
+//
+// x = 2 1 2 1 (N = 4): the 1s share mid-rank 1.5, the 2s 3.5:
+//
+//	t = 1: 2·3.5 − 5  = 2  (2 vs 1, 2, 1: +1 0 +1)
+//	t = 2: 2·5   − 10 = 0  (2, 1 vs 2, 1: +1 0 0 −1)
+//	t = 3: 2·8.5 − 15 = 2  (2, 1, 2 vs 1: +1 0 +1)
+//
+// K⁺ over every t is 2, reached twice: τ is the first, 1; p =
+// exp(−6·4/(64+16)) = exp(−0.3).
 func TestPettittUByHand(t *testing.T) {
 	tests := []struct {
 		xs    []float64
@@ -43,6 +52,7 @@ func TestPettittUByHand(t *testing.T) {
 	}{
 		{[]float64{5, 4, 1, 2, 3}, []float64{4, 6, 2, 0}, 2, 6, math.Exp(-1.44), 2},
 		{[]float64{3, 3, 1, 2}, []float64{2, 4, 1}, 2, 4, math.Exp(-1.2), 2},
+		{[]float64{2, 1, 2, 1}, []float64{2, 0, 2}, 1, 2, math.Exp(-0.3), 0},
 		// Increasing: every early value is below every later one, U_t = −t(N−t).
 		{[]float64{1, 2, 3, 4, 5}, []float64{-4, -6, -6, -4}, 0, 0, 1, 2},
 	}
