@@ -196,11 +196,18 @@ func TestDecodedSize(t *testing.T) {
 		{`[1`, 0, errMalformed},
 		{`12`, 0, nil},
 		{`{"runs":[{},{},{}]}`, 3 * 2040, errTooLarge},
+		// Nesting: 10,001 values one inside the other (depths 0 to
+		// 10,000; encoding/json, whose limit is 10,000, then refuses
+		// them) are read, 10,002 are malformed.
+		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), 0, nil},
+		{strings.Repeat("[", 10002) + strings.Repeat("]", 10002), 0, errMalformed},
+		{strings.Repeat(`{"a":`, 10000) + "{}" + strings.Repeat("}", 10000), 0, nil},
+		{strings.Repeat(`{"a":`, 10001) + "{}" + strings.Repeat("}", 10001), 0, errMalformed},
 	}
 	for _, tt := range tests {
 		_, size, err := decodedSize([]byte(tt.in), reflect.TypeFor[Summary](), 5000)
 		if size != tt.size || err != tt.err {
-			t.Errorf("decodedSize(%s) = %d, %v; want %d, %v", tt.in, size, err, tt.size, tt.err)
+			t.Errorf("decodedSize(%.40s) = %d, %v; want %d, %v", tt.in, size, err, tt.size, tt.err)
 		}
 	}
 }
@@ -239,5 +246,25 @@ func TestReadSummaryOfItsStatedSize(t *testing.T) {
 		if _, err := DecodeSummary(tt.in, "x.json"); err == nil || err.Error() != want {
 			t.Errorf("%s: error %v, want %q", tt.name, err, want)
 		}
+	}
+}
+
+// TestDecodeSummaryBoundedThroughPointers: encoding/json accepts 10,000
+// nested arrays and objects, and a pointer is no level of nesting to it.
+// Here the 10,000th bracket is reached through two pointer fields
+// (configurations, then a series' level) and a run list of 20,000 "{}"s
+// (40 MB decoded) follows: the summary is refused before it is decoded,
+// as it is without the nesting.
+func TestDecodeSummaryBoundedThroughPointers(t *testing.T) {
+	// Brackets 1 to 5 open the summary, its configurations, their series
+	// list, a series and its level; the value of "x" brings 9,995 more.
+	nested := `{"configurations":{"series":[{"level":{"x":` + strings.Repeat("[", 9995) + strings.Repeat("]", 9995) + `}}]},"runs":[`
+	in := nested + strings.Repeat("{},", 19999) + "{}]}"
+	if !json.Valid([]byte(in)) {
+		t.Fatal("encoding/json refuses the input")
+	}
+	const want = "decoded, the summary would take more than 32 MiB of memory"
+	if _, err := DecodeSummary(strings.NewReader(in), "x.json"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
 	}
 }
