@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -266,5 +267,29 @@ func TestDecodeSummaryBoundedThroughPointers(t *testing.T) {
 	const want = "decoded, the summary would take more than 32 MiB of memory"
 	if _, err := DecodeSummary(strings.NewReader(in), "x.json"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want it to say %q", err, want)
+	}
+}
+
+// TestRateJSON: a rate is a JSON number, +Inf the string "inf"; null and
+// any other string are refused.
+func TestRateJSON(t *testing.T) {
+	for _, tt := range []struct {
+		r    Rate
+		text string
+	}{{2.5, `2.5`}, {16, `16`}, {Rate(math.Inf(1)), `"inf"`}} {
+		b, err := json.Marshal(tt.r)
+		if err != nil || string(b) != tt.text {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.r, b, err, tt.text)
+		}
+		var r Rate
+		if err := json.Unmarshal([]byte(tt.text), &r); err != nil || r != tt.r {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v", tt.text, r, err, tt.r)
+		}
+	}
+	for _, text := range []string{`null`, `"2"`, `"Inf"`} {
+		var r Rate
+		if err := r.UnmarshalJSON([]byte(text)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) = %v, want an error", text, r)
+		}
 	}
 }

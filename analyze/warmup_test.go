@@ -408,6 +408,49 @@ func TestWarmUpCountsAddUp(t *testing.T) {
 	}
 }
 
+// TestStabilisationStopsWhenDecided: the stabilisation rule (blocks of 2,
+// tolerance 10 %, one stable change) decides TTFT at its third block and
+// ignores what follows, though TPOT, never stable, keeps the stream going.
+// TTFT 500 500 | 100 100 | 100 100 | 500 500 | 500 500: the change from
+// block 1 to 2 is 0, so the stable region starts at block 1, value 2 (a
+// rule still listening would find blocks 3–4 stable and cut at 6). TPOT
+// (E2E − TTFT over n − 1 = 1) has block medians 10 20 10 20 10, each a
+// change of 50 % or more.
+func TestStabilisationStopsWhenDecided(t *testing.T) {
+	ttft := []float64{500, 500, 100, 100, 100, 100, 500, 500, 500, 500}
+	tpot := []float64{10, 10, 20, 20, 10, 10, 20, 20, 10, 10}
+	req := &ingest.Requests{N: len(ttft)}
+	var order []int
+	var classes []uint8
+	for i := range ttft {
+		req.TTFTms = append(req.TTFTms, ttft[i])
+		req.E2Ems = append(req.E2Ems, ttft[i]+tpot[i])
+		req.CompletionTokens = append(req.CompletionTokens, 2)
+		order, classes = append(order, i), append(classes, classMulti)
+	}
+	vs := stabilisationVerdicts(req, order, classes, ingest.WarmupConfig{Window: 2, Tolerance: 0.1, Consecutive: 1})
+	if len(vs) != 2 || vs[0].Outcome != WarmupCut || vs[0].Cut != 2 || vs[1].Outcome != WarmupNotStabilised {
+		t.Fatalf("verdicts %+v; want TTFT cut at 2, TPOT not stabilised", vs)
+	}
+}
+
+// TestCollectWarmupSeriesUpToLimit: each series holds its first limit
+// values in send order and their positions: with limit 2, requests of
+// classes multi, one, multi, multi give TTFT their positions 0 and 1, TPOT
+// (multi-token requests only) 0 and 2.
+func TestCollectWarmupSeriesUpToLimit(t *testing.T) {
+	req := &ingest.Requests{N: 4, TTFTms: []float64{10, 11, 12, 13}, E2Ems: []float64{30, 31, 42, 53}, CompletionTokens: []int64{3, 1, 3, 3}}
+	s := collectWarmupSeries(req, []int{0, 1, 2, 3}, []uint8{classMulti, classOne, classMulti, classMulti}, 2)
+	for k, want := range []struct {
+		vals []float64
+		pos  []int32
+	}{{[]float64{10, 11}, []int32{0, 1}}, {[]float64{10, 15}, []int32{0, 2}}} {
+		if !slices.Equal(s[k].vals, want.vals) || !slices.Equal(s[k].pos, want.pos) {
+			t.Errorf("%s: values %v at %v, want %v at %v", s[k].metric, s[k].vals, s[k].pos, want.vals, want.pos)
+		}
+	}
+}
+
 func TestWarmupInARun(t *testing.T) {
 	cfg := ingest.DefaultConfig()
 	run := stepRun("c4/r1", 1, 30, 300, false)
