@@ -451,6 +451,59 @@ func TestCollectWarmupSeriesUpToLimit(t *testing.T) {
 	}
 }
 
+// TestMSERVerdictAtTwoBatches: two batches are enough for MSER-5 to
+// decide. Batch means 1 and 2: MSER(0) = (0.25 + 0.25) / 2² = 0.125,
+// MSER(1) = 0 on the boundary ⌊2/2⌋ = 1, so no stable second half (not
+// stabilised); batch means both 1: MSER(0) = 0, converged at d = 0, no
+// warm-up (not detected). One batch is too short to say anything.
+func TestMSERVerdictAtTwoBatches(t *testing.T) {
+	series := func(vals ...float64) warmupSeriesData {
+		s := warmupSeriesData{metric: "TTFT", vals: vals}
+		for i := range vals {
+			s.pos = append(s.pos, int32(i))
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		name     string
+		s        warmupSeriesData
+		outcome  string
+		tooShort bool
+	}{
+		{"means 1 and 2", series(1, 1, 1, 1, 1, 2, 2, 2, 2, 2), WarmupNotStabilised, false},
+		{"means 1 and 1", series(1, 1, 1, 1, 1, 1, 1, 1, 1, 1), WarmupNotDetected, false},
+		{"one batch", series(1, 1, 1, 1, 2, 2, 2, 2, 2), WarmupNotDetected, true},
+	} {
+		if v := mserVerdict(tt.s); v.Outcome != tt.outcome || v.tooShort != tt.tooShort || v.Cut != 0 {
+			t.Errorf("%s: %q (too short %v, cut %d), want %q (too short %v, cut 0)", tt.name, v.Outcome, v.tooShort, v.Cut, tt.outcome, tt.tooShort)
+		}
+	}
+}
+
+// TestBlockChange: the stabilisation trace is each block's relative
+// change of median from the previous block, over the tolerance (10 %):
+// blocks of 2 with medians 100, 80, 100, 0, 0, 5 give, for the values
+// t = 1 … 12, NaN in the first block, then 20/100/0.1 = 2, 20/80/0.1 =
+// 2.5, 100/100/0.1 = 10, 0 (from 0 to 0), NaN (from 0 to 5); NaN beyond
+// the last block and at t = 0; NaN throughout without a positive
+// tolerance.
+func TestBlockChange(t *testing.T) {
+	f := blockChange([]float64{100, 80, 100, 0, 0, 5}, 2, 0.1)
+	nan := math.NaN()
+	want := []float64{nan, nan, nan, 2, 2, 2.5, 2.5, 10, 10, 0, 0, nan, nan, nan}
+	for tt, w := range want {
+		if got := f(tt); !sameNum(got, w) {
+			t.Errorf("t = %d: %v, want %v", tt, got, w)
+		}
+	}
+	// Without a positive tolerance there is no trace.
+	for _, tol := range []float64{0, -0.1, math.NaN()} {
+		if got := blockChange([]float64{100, 80}, 2, tol)(3); !math.IsNaN(got) {
+			t.Errorf("tolerance %v: %v at t = 3, want NaN", tol, got)
+		}
+	}
+}
+
 func TestWarmupInARun(t *testing.T) {
 	cfg := ingest.DefaultConfig()
 	run := stepRun("c4/r1", 1, 30, 300, false)
