@@ -396,3 +396,29 @@ func TestLevelServerResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelServerResolutionNeedsAQuantile: a level has a server bucket
+// only for a quantile some run has. Ten observations in (10⁶ s, 10⁸ s]:
+// the p50, 5.05·10⁷ s, is 5.05·10¹⁰ ms, beyond MaxLatencyMs (10¹⁰) and
+// written as null, while its bucket's lower bound, 10⁹ ms, is in range.
+func TestLevelServerResolutionNeedsAQuantile(t *testing.T) {
+	inf := math.Inf(1)
+	start := time.Unix(1_700_000_000, 0).UTC()
+	r := makeRun("c1/r1", 1, 1, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})
+	r.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	b := buckets(1e6, 0, 1e8, 10, inf, 10)
+	r.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: {Buckets: buckets(1e6, 0, 1e8, 0, inf, 0)}}}
+	r.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: {Buckets: b, Count: 10, Sum: 1e7}}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{r}})
+	for _, h := range s.Runs[0].Server {
+		if h.Role == string(ingest.RolePrefill) && (h.P50.Valid() || len(h.Resolution) == 0 || float64(h.Resolution[0].LoMs) != 1e9) {
+			t.Errorf("prefill histogram %+v, want a null p50 in a bucket from 10⁹ ms", h)
+		}
+	}
+	if st, ok := s.Levels[0].Stat("server.prefill.p50"); !ok || st.Runs != 0 {
+		t.Errorf("server.prefill.p50 %+v (listed %v), want listed with no run", st, ok)
+	}
+	if got := s.Levels[0].ServerResolution; len(got) != 0 {
+		t.Errorf("server resolution %+v, want none", got)
+	}
+}
