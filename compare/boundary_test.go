@@ -399,7 +399,7 @@ func TestSeverityAtZeroThreshold(t *testing.T) {
 	var levels []LevelResult
 	for i, n := range []Across{sideOf(110, 109, 110, 111), sideOf(120, 119, 120, 121), sideOf(130, 129, 130, 131)} {
 		row := newRow(e2e, base, n, true, opts)
-		if want := 0.1 * float64(i+1); math.Abs(float64(row.Severity)-want) > 1e-12 {
+		if want := 0.1 * float64(i+1); !(math.Abs(float64(row.Severity)-want) <= 1e-12) {
 			t.Errorf("row %d: severity %v, want %v", i, row.Severity, want)
 		}
 		levels = append(levels, LevelResult{Level: LevelID{Mode: ModeConcurrency, Value: float64(int(4) << i)}, Rows: []Row{row}})

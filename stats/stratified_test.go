@@ -51,7 +51,7 @@ func TestStratifiedHandWorked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(r.P-tt.p) > 1e-12 || math.Abs(r.MinP-tt.minP) > 1e-12 || r.Method != tt.method || r.Used != tt.used {
+			if !(math.Abs(r.P-tt.p) <= 1e-12) || !(math.Abs(r.MinP-tt.minP) <= 1e-12) || r.Method != tt.method || r.Used != tt.used {
 				t.Errorf("P %v, MinP %v, %s, %d used; want %v, %v, %s, %d", r.P, r.MinP, r.Method, r.Used, tt.p, tt.minP, tt.method, tt.used)
 			}
 		})
@@ -79,7 +79,7 @@ func TestStratifiedOneStratumIsMannWhitney(t *testing.T) {
 			t.Fatal(err)
 		}
 		mw, _ := MannWhitney(x, y)
-		if math.Abs(s.P-mw.P) > 1e-12 {
+		if !(math.Abs(s.P-mw.P) <= 1e-12) {
 			t.Fatalf("%v vs %v: stratified p %v, Mann–Whitney p %v", x, y, s.P, mw.P)
 		}
 	}
@@ -99,7 +99,7 @@ func TestStratifiedNormal(t *testing.T) {
 	}
 	// W = 1 + … + 51 = 1326, E = 51·103/2 = 2626.5, Var = 51·51·103/12.
 	wantZ := (1326 - 2626.5) / math.Sqrt(51*51*103/12.0)
-	if r.Method != MethodStratifiedNormal || math.Abs(r.Z-wantZ) > 1e-9 || math.Abs(r.P-math.Erfc(-wantZ/math.Sqrt2)) > 1e-30 {
+	if r.Method != MethodStratifiedNormal || !(math.Abs(r.Z-wantZ) <= 1e-9) || !(math.Abs(r.P-math.Erfc(-wantZ/math.Sqrt2)) <= 1e-30) {
 		t.Errorf("%s, z %v, p %v; want normal, z %v", r.Method, r.Z, r.P, wantZ)
 	}
 }
@@ -181,7 +181,7 @@ func TestStratifiedSize(t *testing.T) {
 		{"sign test, 3 levels", two(3), 0.05, 0},
 	}
 	for _, tt := range tests {
-		if got := StratifiedSize(tt.strata, tt.alpha); math.Abs(got-tt.want) > 1e-12 {
+		if got := StratifiedSize(tt.strata, tt.alpha); !(math.Abs(got-tt.want) <= 1e-12) {
 			t.Errorf("%s: size %v, want %v", tt.name, got, tt.want)
 		}
 	}
