@@ -244,3 +244,36 @@ func TestStratifiedTablesInDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestStratifiedZWeightsBySize: each stratum's deviation is weighted by
+// 1/(n+1), its variance by the square. X above Y in both strata:
+// x = 3 4, y = 1 2 (n = 4): W − E[W] = 7 − 5 = 2, variance 2·2·5/12 = 5/3,
+// weight 1/5; x = 2, y = 1 (n = 2): 2 − 1.5 = 0.5, variance 1·1·3/12 =
+// 1/4, weight 1/3. Z = (2/5 + 0.5/3) / √((5/3)/25 + (1/4)/9) =
+// (17/30) / √(17/180) = √3.4.
+func TestStratifiedZWeightsBySize(t *testing.T) {
+	res, err := Stratified([]Stratum{{X: []float64{3, 4}, Y: []float64{1, 2}}, {X: []float64{2}, Y: []float64{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Sqrt(3.4); !(math.Abs(res.Z-want) <= 1e-15) {
+		t.Errorf("Z = %.17g, want √3.4 = %.17g", res.Z, want)
+	}
+}
+
+// TestStratifiedSizeSkipsOneSidedStrata: a stratum with no value on one
+// side tells nothing and is left out, however large: 3 vs 3 values alone
+// cannot reach p < 0.1 (their smallest p is 2/20 = 0.1), so the size is 0,
+// not the α of a stratum past ExactLimit.
+func TestStratifiedSizeSkipsOneSidedStrata(t *testing.T) {
+	var many []float64
+	for i := 1; i <= ExactLimit+1; i++ {
+		many = append(many, float64(i))
+	}
+	three := Stratum{X: []float64{1, 2, 3}, Y: []float64{4, 5, 6}}
+	for _, one := range []Stratum{{X: many}, {Y: many}} {
+		if got := StratifiedSize([]Stratum{three, one}, 0.1); got != 0 {
+			t.Errorf("with a stratum of %d values on one side: size %v, want 0", len(many), got)
+		}
+	}
+}
