@@ -1,12 +1,14 @@
 package compare
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // boundaryFinding is a primary finding of E2E p95, worse by change (a fraction)
@@ -642,6 +644,98 @@ func TestVerdictSentenceEdges(t *testing.T) {
 	}{{0.0001, "= 0.0001"}, {math.Nextafter(0.0001, 0), "< 0.0001"}} {
 		if got := pIs(tt.p); got != tt.want {
 			t.Errorf("pIs(%v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestListsNameHowManyMore: a list of levels names five and counts the
+// rest; a list of series names up to its maximum and counts the rest.
+func TestListsNameHowManyMore(t *testing.T) {
+	var ls []OneSided
+	for _, c := range []string{"1", "2", "4", "8", "16", "32", "64"} {
+		ls = append(ls, OneSided{Label: "concurrency " + c})
+	}
+	if got, want := levelList(ls), "concurrency 1, concurrency 2, concurrency 4, concurrency 8, concurrency 16, and 2 more"; got != want {
+		t.Errorf("levelList = %q, want %q", got, want)
+	}
+	ss := []ingest.Series{mustSeries("tp=1"), mustSeries("tp=2"), mustSeries("tp=4"), mustSeries("tp=8")}
+	if got, want := SeriesList(ss, 1), "{tp=1}, and 3 more"; got != want {
+		t.Errorf("SeriesList = %q, want %q", got, want)
+	}
+	e := &SeriesError{Flag: "--base-series", Side: "base", Name: "runs/a", Problem: "SIDE has no level, so no series"}
+	if got, want := e.Error(), `--base-series "": base runs/a has no level, so no series`; got != want {
+		t.Errorf("SeriesError without candidates = %q, want %q", got, want)
+	}
+}
+
+// TestFamilyWithoutTests: with nothing to test, Holm's effective α is α
+// itself (not α/0).
+func TestFamilyWithoutTests(t *testing.T) {
+	if fam := decideFindings(nil, nil, DefaultOptions()); fam.Tests != 0 || fam.EffectiveAlpha != 0.05 {
+		t.Errorf("family of %d tests, effective α %v; want 0 and 0.05", fam.Tests, fam.EffectiveAlpha)
+	}
+}
+
+// TestGateUndecidedOnAWorseLatency: an undecided primary latency that got
+// worse makes the default gate "undecided" (exit 4), not a pass; one that
+// got better does only under --fail-on any; under --fail-on error-rate a
+// latency never does.
+func TestGateUndecidedOnAWorseLatency(t *testing.T) {
+	worse := boundaryFinding(t, 0.2, 0.1, 0.01)
+	worse.Verdict, worse.NeedRuns = VerdictUndecided, 4
+	better := worse
+	better.Direction = "better"
+	for _, tt := range []struct {
+		name   string
+		f      Finding
+		failOn string
+		code   int
+	}{
+		{"worse", worse, FailOnRegression, ExitUndecided},
+		{"better", better, FailOnRegression, ExitPass},
+		{"better, --fail-on any", better, FailOnAny, ExitUndecided},
+		{"worse, --fail-on error-rate", worse, FailOnErrorRate, ExitPass},
+	} {
+		r := &Result{Options: DefaultOptions(), Findings: []Finding{tt.f}}
+		if g := r.Gate(GateOptions{FailOn: tt.failOn}); g.Code != tt.code {
+			t.Errorf("%s: exit %d %q, want %d", tt.name, g.Code, g.Lines, tt.code)
+		}
+	}
+}
+
+// TestLevelIDJSON: a level reads back what it writes, rate inf as "inf";
+// malformed JSON is an error.
+func TestLevelIDJSON(t *testing.T) {
+	for _, id := range []LevelID{{Mode: ModeConcurrency, Value: 16}, {Mode: ModeRate, Value: math.Inf(1), Arrival: "poisson"}} {
+		b, err := json.Marshal(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back LevelID
+		if err := json.Unmarshal(b, &back); err != nil || back != id {
+			t.Errorf("%s read back as %+v, %v; want %+v", b, back, err, id)
+		}
+	}
+	var id LevelID
+	if err := id.UnmarshalJSON([]byte(`{"mode":`)); err == nil {
+		t.Error("malformed JSON read without an error")
+	}
+}
+
+// TestErrorRateMADFollowsTheMethod: a level's error rates 0, 1 and 3 %
+// have median 1 and raw MAD median(1, 0, 2) = 1, scaled 1.4826.
+func TestErrorRateMADFollowsTheMethod(t *testing.T) {
+	for _, tt := range []struct {
+		mad  string
+		want float64
+	}{{"raw", 1}, {"scaled", 1.4826}} {
+		s := &analyze.Summary{Method: analyze.Method{MAD: tt.mad}, Levels: []analyze.Level{{Runs: []string{"a", "b", "c"}}}}
+		for i, e := range []int{0, 1, 3} {
+			s.Runs = append(s.Runs, analyze.RunSummary{Dir: []string{"a", "b", "c"}[i], Counts: analyze.Counts{Measured: 100, Errors: e}})
+		}
+		a, _ := across(s, indexRuns(s), s.Levels[0], ErrorRateKey)
+		if float64(a.Median) != 1 || !(math.Abs(float64(a.MAD)-tt.want) <= 1e-12) {
+			t.Errorf("MAD %s: median %v, MAD %v; want 1, %v", tt.mad, a.Median, a.MAD, tt.want)
 		}
 	}
 }
