@@ -739,3 +739,31 @@ func TestErrorRateMADFollowsTheMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestNotRecordedOnEitherSide: a rule neither summary records is "not
+// recorded"; a hard rule (the GPU model) says it was not checked, a soft
+// one (max_num_seqs) says nothing more.
+func TestNotRecordedOnEitherSide(t *testing.T) {
+	empty := ProfileOf(&analyze.Summary{})
+	c := CheckComparability(empty, empty, nil)
+	for _, tt := range []struct{ key, note string }{{"gpu", "not in either summary: not checked"}, {"max_num_seqs", ""}} {
+		if ch := checkOf(c, tt.key); ch.Status != StatusNotRecorded || ch.Note != tt.note {
+			t.Errorf("%s: %+v, want not recorded, note %q", tt.key, ch, tt.note)
+		}
+	}
+}
+
+// TestViewKeepsFindingsWithoutRuns: a view of some series keeps the
+// findings naming one of its runs and those naming no run at all.
+func TestViewKeepsFindingsWithoutRuns(t *testing.T) {
+	s := join(fakeSweep{levels: []int{4}, runs: 1, series: "tp=1"}, fakeSweep{levels: []int{4}, runs: 1, series: "tp=2"})
+	s.Findings = []analyze.Finding{{Rule: "sweep-wide"}, {Rule: "tp1", Runs: []string{s.Runs[0].Dir}}, {Rule: "tp2", Runs: []string{s.Runs[1].Dir + " (why)"}}}
+	v := view(s, func(sr ingest.Series) bool { return sr == s.Runs[0].Series }, false)
+	var rules []string
+	for _, f := range v.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if want := []string{"sweep-wide", "tp1"}; !slices.Equal(rules, want) {
+		t.Errorf("findings %q, want %q", rules, want)
+	}
+}
