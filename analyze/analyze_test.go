@@ -258,7 +258,7 @@ func TestThroughputExample(t *testing.T) {
 	}
 	// Client side: 10 tokens over T_last − T_first, from A's send (…001) to
 	// C's last token (…003 + 0.2 s) = 2.2 s, labelled separately.
-	if math.Abs(float64(tp.ClientSpanSeconds)-2.2) > 1e-6 || math.Abs(float64(tp.ClientOutputTokensPerSec)-10/2.2) > 1e-5 {
+	if !(math.Abs(float64(tp.ClientSpanSeconds)-2.2) <= 1e-6) || !(math.Abs(float64(tp.ClientOutputTokensPerSec)-10/2.2) <= 1e-5) {
 		t.Errorf("client span %v s, %v tok/s; want 2.2 s and %v", tp.ClientSpanSeconds, tp.ClientOutputTokensPerSec, 10/2.2)
 	}
 }

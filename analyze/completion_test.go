@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -74,6 +75,17 @@ func TestEarlyStopBasis(t *testing.T) {
 	}
 	if w := s.Runs[1].Workload; float64(w.EarlyStopPercent) != 50 || w.EarlyStopBasis != 2 {
 		t.Errorf("max_tokens 0 (the run's 4) and 8: early stop %v %% of %d, want 50 of 2", w.EarlyStopPercent, w.EarlyStopBasis)
+	}
+	// A level pools its runs' early stops: with a third run of four
+	// requests, three of them early (75 % of 4), 1 + 3 of 2 + 4 requests
+	// stopped early, 66.67 % of 6 (not the median of 50 and 75 %).
+	rs4 := append(append([]req{}, rs...), req{id: "c", n: 4, ttft: 10, e2e: 40}, req{id: "d", n: 4, ttft: 10, e2e: 40})
+	third := makeRun("c1/r3", 1, 3, rs4)
+	third.MaxTokens = 4
+	third.Requests.Requests.MaxTokens = []int64{8, 8, 8, 0}
+	s = Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{none, withMax, third}})
+	if w := s.Levels[0].Workload; !near(float64(w.EarlyStopPercent), 100*4.0/6) || w.EarlyStopBasis != 6 {
+		t.Errorf("level: early stop %v %% of %d, want 66.67 of 6", w.EarlyStopPercent, w.EarlyStopBasis)
 	}
 }
 
@@ -206,5 +218,23 @@ func TestParetoUnavailableSaysWhich(t *testing.T) {
 		if got := paretoUnavailable(s, tt.pts); got != tt.want {
 			t.Errorf("paretoUnavailable = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// TestEnvironmentOfTheFirstUsableRun: a sweep's canonical environment is
+// its first run that did not fail, not a failed one before it nor the
+// last one.
+func TestEnvironmentOfTheFirstUsableRun(t *testing.T) {
+	run := func(failed bool, gpu string) *ingest.Run {
+		return &ingest.Run{Failed: failed, Env: ingest.Environment{Canonical: map[string]string{"gpu": gpu}}}
+	}
+	e := environment(&ingest.Sweep{Runs: []*ingest.Run{run(true, "A100"), run(false, "L40S"), run(false, "H100")}})
+	if want := []EnvField{{Key: "gpu", Value: "L40S"}}; !reflect.DeepEqual(e.Canonical, want) {
+		t.Errorf("canonical %+v, want %+v", e.Canonical, want)
+	}
+	// When every run failed, the first one's.
+	e = environment(&ingest.Sweep{Runs: []*ingest.Run{run(true, "A100"), run(true, "L40S")}})
+	if want := []EnvField{{Key: "gpu", Value: "A100"}}; !reflect.DeepEqual(e.Canonical, want) {
+		t.Errorf("every run failed: canonical %+v, want %+v", e.Canonical, want)
 	}
 }

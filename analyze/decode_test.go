@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -45,6 +46,7 @@ func TestDecodeSummaryErrors(t *testing.T) {
 		{"other schema", `{"schema":"benchnote.summary/v9"}`, `x.json: schema "benchnote.summary/v9", expected "benchnote.summary/v4"`},
 		{"no schema", `{"title":"t"}`, `x.json: no "schema" field`},
 		{"syntax", `{"schema":`, `x.json:offset 10: unexpected end of JSON input`},
+		{"cut after a number", `{"schema":"benchnote.summary/v4","x":1`, `x.json:offset 38: unexpected end of JSON input`},
 		{"bad token", `{"schema": tru}`, `x.json:offset 15: invalid character`},
 		{"wrong type", `{"schema":"benchnote.summary/v3","levels":[{"concurrency":"four"}]}`, `field "levels.LevelKey.concurrency": expected int, got string`},
 		{"trailing data", good + ` {}`, `x.json:offset 161: data after the summary object`},
@@ -184,16 +186,110 @@ func TestDecodedSize(t *testing.T) {
 		{`{"run\u0073":[{}]}`, 2040, nil},
 		{`{"runſ":[{}]}`, 2040, nil}, // ſ folds to s, as encoding/json folds it
 		{`{"title":"a\"b\\"}`, 6, nil},
+		{`{"title":"","runs":[{}]}`, 2040, nil},                     // a quote right after the opening one
+		{`{"title":"a\""}`, 3, nil},                                 // and right after an escaped one
 		{`{"runs":[{"import":{"tool":"x"}}]}`, 2040 + 208 + 1, nil}, // a pointer allocates its ImportSummary (4 strings, 6 slices)
 		{`{"runs":[{"import":null}]}`, 2040, nil},
 		{`{"runs":[{},{}`, 2 * 2040, errMalformed},
 		{`{"runs" [`, 0, errMalformed},
+		// A number, true, false or null running to the end of the data.
+		{`{"title":"a","x":true`, 1, errMalformed},
+		{`[1`, 0, errMalformed},
+		{`12`, 0, nil},
 		{`{"runs":[{},{},{}]}`, 3 * 2040, errTooLarge},
+		// Nesting: 10,001 values one inside the other (depths 0 to
+		// 10,000; encoding/json, whose limit is 10,000, then refuses
+		// them) are read, 10,002 are malformed.
+		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), 0, nil},
+		{strings.Repeat("[", 10002) + strings.Repeat("]", 10002), 0, errMalformed},
+		{strings.Repeat(`{"a":`, 10000) + "{}" + strings.Repeat("}", 10000), 0, nil},
+		{strings.Repeat(`{"a":`, 10001) + "{}" + strings.Repeat("}", 10001), 0, errMalformed},
 	}
 	for _, tt := range tests {
 		_, size, err := decodedSize([]byte(tt.in), reflect.TypeFor[Summary](), 5000)
 		if size != tt.size || err != tt.err {
-			t.Errorf("decodedSize(%s) = %d, %v; want %d, %v", tt.in, size, err, tt.size, tt.err)
+			t.Errorf("decodedSize(%.40s) = %d, %v; want %d, %v", tt.in, size, err, tt.size, tt.err)
+		}
+	}
+}
+
+// TestReadSummaryOfItsStatedSize: a file of the size it says, or empty, is
+// read into one buffer of its size + 1 bytes: one Read fills it short and
+// the next says io.EOF, which io.ReadFull reports as io.ErrUnexpectedEOF
+// (io.EOF when nothing was read). Both end the read with what it holds.
+// An empty summary is then JSON's error at offset 0, not a read error.
+func TestReadSummaryOfItsStatedSize(t *testing.T) {
+	data, err := os.ReadFile(exampleSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	s, err := DecodeSummary(statReader{Reader: bytes.NewReader(data), size: int64(len(data)), reads: &reads}, "summary.json")
+	if err != nil || len(s.Levels) != 3 || reads != 2 {
+		t.Errorf("a file of its stated size: %d levels, %d reads, error %v; want 3 levels, 2 reads, no error", len(s.Levels), reads, err)
+	}
+	f, err := os.Open(exampleSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if s, err := DecodeSummary(f, "summary.json"); err != nil || len(s.Levels) != 3 {
+		t.Errorf("an *os.File: error %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		in   io.Reader
+	}{
+		{"an empty file", statReader{Reader: strings.NewReader(""), size: 0, reads: new(int)}},
+		{"an empty reader", strings.NewReader("")},
+	} {
+		const want = "x.json:offset 0: unexpected end of JSON input"
+		if _, err := DecodeSummary(tt.in, "x.json"); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", tt.name, err, want)
+		}
+	}
+}
+
+// TestDecodeSummaryBoundedThroughPointers: encoding/json accepts 10,000
+// nested arrays and objects, and a pointer is no level of nesting to it.
+// Here the 10,000th bracket is reached through two pointer fields
+// (configurations, then a series' level) and a run list of 20,000 "{}"s
+// (40 MB decoded) follows: the summary is refused before it is decoded,
+// as it is without the nesting.
+func TestDecodeSummaryBoundedThroughPointers(t *testing.T) {
+	// Brackets 1 to 5 open the summary, its configurations, their series
+	// list, a series and its level; the value of "x" brings 9,995 more.
+	nested := `{"configurations":{"series":[{"level":{"x":` + strings.Repeat("[", 9995) + strings.Repeat("]", 9995) + `}}]},"runs":[`
+	in := nested + strings.Repeat("{},", 19999) + "{}]}"
+	if !json.Valid([]byte(in)) {
+		t.Fatal("encoding/json refuses the input")
+	}
+	const want = "decoded, the summary would take more than 32 MiB of memory"
+	if _, err := DecodeSummary(strings.NewReader(in), "x.json"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+}
+
+// TestRateJSON: a rate is a JSON number, +Inf the string "inf"; null and
+// any other string are refused.
+func TestRateJSON(t *testing.T) {
+	for _, tt := range []struct {
+		r    Rate
+		text string
+	}{{2.5, `2.5`}, {16, `16`}, {Rate(math.Inf(1)), `"inf"`}} {
+		b, err := json.Marshal(tt.r)
+		if err != nil || string(b) != tt.text {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.r, b, err, tt.text)
+		}
+		var r Rate
+		if err := json.Unmarshal([]byte(tt.text), &r); err != nil || r != tt.r {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v", tt.text, r, err, tt.r)
+		}
+	}
+	for _, text := range []string{`null`, `"2"`, `"Inf"`} {
+		var r Rate
+		if err := r.UnmarshalJSON([]byte(text)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) = %v, want an error", text, r)
 		}
 	}
 }

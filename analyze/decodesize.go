@@ -81,7 +81,8 @@ func (z *sizer) value(t reflect.Type, depth int) error {
 		if err := z.add(t.Elem().Size()); err != nil {
 			return err
 		}
-		return z.value(t.Elem(), depth+1)
+		// The same JSON value: no level of nesting, as to encoding/json.
+		return z.value(t.Elem(), depth)
 	}
 	switch c {
 	case '{':

@@ -129,6 +129,24 @@ func TestGPUFigures(t *testing.T) {
 			method: EnergyFromPower, energy: 1000, cover: 100, note: "goes down at 2023-11-14T22:13:30Z", util: nan, memoryMi: nan,
 		},
 		{
+			// The counter falls in the pair ending exactly at the window's
+			// start (−1 → 0 s) and in the one starting exactly at its end
+			// (10 → 11 s): neither overlaps the window, so no reset; the
+			// pair 0 → 10 s, exactly the largest gap allowed (10 s),
+			// counts: 1,100 − 100 J.
+			name: "counter falls only outside the window",
+			samples: []ingest.GPUSample{sample(-1, nan, 500, nan, nan), sample(0, nan, 100, nan, nan),
+				sample(10, nan, 1100, nan, nan), sample(11, nan, 50, nan, nan)},
+			method: EnergyFromCounter, energy: 1000, cover: 100, util: nan, memoryMi: nan,
+		},
+		{
+			// A fall across a pair exactly the largest gap apart is a
+			// reset: power instead (10 s at 100 W).
+			name:    "counter falls across the largest gap",
+			samples: []ingest.GPUSample{sample(0, 100, 1000, nan, nan), sample(10, 100, 500, nan, nan)},
+			method:  EnergyFromPower, energy: 1000, cover: 100, note: "goes down at 2023-11-14T22:13:30Z", util: nan, memoryMi: nan,
+		},
+		{
 			// Power 0 → 100 W linearly from −2 to 8 s, then flat to 12 s,
 			// the first pair clipped at 0 s (20 W): 8 × (20 + 100) / 2 + 2 × 100.
 			name:    "trapezoid clipped",

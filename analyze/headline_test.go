@@ -326,3 +326,99 @@ func TestToolMeasured(t *testing.T) {
 		})
 	}
 }
+
+// TestLevelServerResolution: a level's server observations add up its
+// runs' role by role, and its server buckets join each quantile's
+// buckets over its runs, role by role: the lowest lower bound, the highest
+// upper bound (+Inf, null, when a run's quantile fell in the +Inf bucket), coarse
+// when it is in one run. Both runs have the prefill and queue histograms
+// (20 and 10 observations in the window):
+//
+//	prefill r1: 10 in (0, 0.3], 10 in (0.3, 0.5]: p50 0.3 in (0, 0.3] (coarse: from 0),
+//	            p95 0.48 and p99 0.496 in (0.3, 0.5] (width 0.2, under half the value)
+//	prefill r2: 20 in (1, 1.2]: p50 1.1, p95 1.19, p99 1.198, none coarse
+//	queue r1:   10 in (2, 4]: p50 3, p95 3.9, p99 3.98, all coarse (width 2)
+//	queue r2:   9 in (2, 4], 1 above: p50 3.11 in (2, 4], p95 and p99 in (4, +Inf)
+func TestLevelServerResolution(t *testing.T) {
+	inf := math.Inf(1)
+	start := time.Unix(1_700_000_000, 0).UTC()
+	run := func(repeat int, prefill, queue []ingest.Bucket) *ingest.Run {
+		r := makeRun(fmt.Sprintf("c1/r%d", repeat), 1, repeat, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})
+		r.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+		zero := func(b []ingest.Bucket) ingest.Histogram {
+			z := ingest.Histogram{}
+			for _, x := range b {
+				z.Buckets = append(z.Buckets, ingest.Bucket{UpperBound: x.UpperBound})
+			}
+			return z
+		}
+		full := func(b []ingest.Bucket) ingest.Histogram {
+			return ingest.Histogram{Buckets: b, Count: b[len(b)-1].Count, Sum: 1}
+		}
+		// The TTFT histogram's count rose by 5 with no observation in its
+		// buckets: omitted, its count not shown.
+		ttft := buckets(0.1, 0, inf, 0)
+		noObs := ingest.Histogram{Buckets: ttft, Count: 5, Sum: 1}
+		r.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: zero(prefill), ingest.RoleQueue: zero(queue), ingest.RoleTTFT: zero(ttft)}}
+		r.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: full(prefill), ingest.RoleQueue: full(queue), ingest.RoleTTFT: noObs}}
+		return r
+	}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{
+		run(1, buckets(0.3, 10, 0.5, 20, inf, 20), buckets(2, 0, 4, 10, inf, 10)),
+		run(2, buckets(1, 0, 1.2, 20, inf, 20), buckets(2, 0, 4, 9, inf, 10)),
+	}})
+	for _, h := range s.Runs[0].Server {
+		if h.Role == string(ingest.RoleTTFT) && (h.Omitted == "" || float64(h.Count) != 5) {
+			t.Errorf("TTFT histogram %+v, want omitted with count 5", h)
+		}
+	}
+	// The level's observations: prefill 20 + 20, queue 10 + 10.
+	wantObs := []RoleCount{{Role: string(ingest.RolePrefill), Count: 40}, {Role: string(ingest.RoleQueue), Count: 20}}
+	if got := s.Levels[0].ServerObservations; !reflect.DeepEqual(got, wantObs) {
+		t.Errorf("server observations %+v, want %+v", got, wantObs)
+	}
+	want := []LevelBucket{
+		{"server.prefill.p50", true, 0, 1200},
+		{"server.prefill.p95", false, 300, 1200},
+		{"server.prefill.p99", false, 300, 1200},
+		{"server.queue.p50", true, 2000, 4000},
+		{"server.queue.p95", true, 2000, NaN}, // +Inf, null in summary.json
+		{"server.queue.p99", true, 2000, NaN},
+	}
+	got := s.Levels[0].ServerResolution
+	if len(got) != len(want) {
+		t.Fatalf("server resolution %+v, want %+v", got, want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Key != w.Key || g.Coarse != w.Coarse || !near(float64(g.LoMs), float64(w.LoMs)) || !sameNum(float64(g.HiMs), float64(w.HiMs)) {
+			t.Errorf("bucket %d = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// TestLevelServerResolutionNeedsAQuantile: a level has a server bucket
+// only for a quantile some run has. Ten observations in (10⁶ s, 10⁸ s]:
+// the p50, 5.05·10⁷ s, is 5.05·10¹⁰ ms, beyond MaxLatencyMs (10¹⁰) and
+// written as null, while its bucket's lower bound, 10⁹ ms, is in range.
+func TestLevelServerResolutionNeedsAQuantile(t *testing.T) {
+	inf := math.Inf(1)
+	start := time.Unix(1_700_000_000, 0).UTC()
+	r := makeRun("c1/r1", 1, 1, []req{{id: "a", n: 3, ttft: 10, e2e: 30}})
+	r.Window = ingest.Window{Start: start, End: start.Add(10 * time.Second), Source: "run.yaml"}
+	b := buckets(1e6, 0, 1e8, 10, inf, 10)
+	r.ScrapeStart = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: {Buckets: buckets(1e6, 0, 1e8, 0, inf, 0)}}}
+	r.ScrapeEnd = &ingest.Scrape{Histograms: map[ingest.MetricRole]ingest.Histogram{ingest.RolePrefill: {Buckets: b, Count: 10, Sum: 1e7}}}
+	s := Analyze(&ingest.Sweep{Config: noWarmupConfig(), Runs: []*ingest.Run{r}})
+	for _, h := range s.Runs[0].Server {
+		if h.Role == string(ingest.RolePrefill) && (h.P50.Valid() || len(h.Resolution) == 0 || float64(h.Resolution[0].LoMs) != 1e9) {
+			t.Errorf("prefill histogram %+v, want a null p50 in a bucket from 10⁹ ms", h)
+		}
+	}
+	if st, ok := s.Levels[0].Stat("server.prefill.p50"); !ok || st.Runs != 0 {
+		t.Errorf("server.prefill.p50 %+v (listed %v), want listed with no run", st, ok)
+	}
+	if got := s.Levels[0].ServerResolution; len(got) != 0 {
+		t.Errorf("server resolution %+v, want none", got)
+	}
+}

@@ -33,6 +33,15 @@ import (
 //	t = 3: 2·8   − 15 = 1  (3, 3, 1 vs 2: +1 +1 −1)
 //
 // K⁺ over t ≤ 2 is 4 at τ = 2, p = exp(−6·16/(64+16)) = exp(−1.2).
+//
+// x = 2 1 2 1 (N = 4): the 1s share mid-rank 1.5, the 2s 3.5:
+//
+//	t = 1: 2·3.5 − 5  = 2  (2 vs 1, 2, 1: +1 0 +1)
+//	t = 2: 2·5   − 10 = 0  (2, 1 vs 2, 1: +1 0 0 −1)
+//	t = 3: 2·8.5 − 15 = 2  (2, 1, 2 vs 1: +1 0 +1)
+//
+// K⁺ over every t is 2, reached twice: τ is the first, 1; p =
+// exp(−6·4/(64+16)) = exp(−0.3).
 func TestPettittUByHand(t *testing.T) {
 	tests := []struct {
 		xs    []float64
@@ -43,6 +52,7 @@ func TestPettittUByHand(t *testing.T) {
 	}{
 		{[]float64{5, 4, 1, 2, 3}, []float64{4, 6, 2, 0}, 2, 6, math.Exp(-1.44), 2},
 		{[]float64{3, 3, 1, 2}, []float64{2, 4, 1}, 2, 4, math.Exp(-1.2), 2},
+		{[]float64{2, 1, 2, 1}, []float64{2, 0, 2}, 1, 2, math.Exp(-0.3), 0},
 		// Increasing: every early value is below every later one, U_t = −t(N−t).
 		{[]float64{1, 2, 3, 4, 5}, []float64{-4, -6, -6, -4}, 0, 0, 1, 2},
 	}
@@ -381,6 +391,117 @@ func stepRun(dir string, repeat, k, n int, sent bool) *ingest.Run {
 		rs = append(rs, r)
 	}
 	return makeRun(dir, 4, repeat, rs)
+}
+
+// TestWarmUpCountsAddUp: a level's and the sweep's counts are the sums of
+// their runs': two runs with 30 of 300 requests cut as warm-up give 60
+// warm-up and 540 measured requests.
+func TestWarmUpCountsAddUp(t *testing.T) {
+	s := Analyze(&ingest.Sweep{Config: ingest.DefaultConfig(), Runs: []*ingest.Run{stepRun("c4/r1", 1, 30, 300, false), stepRun("c4/r2", 2, 30, 300, false)}})
+	for _, c := range []struct {
+		name string
+		c    Counts
+	}{{"level", s.Levels[0].Counts}, {"accounting", s.Accounting.Requests}} {
+		if c.c.Accepted != 600 || c.c.WarmUp != 60 || c.c.Measured != 540 {
+			t.Errorf("%s counts %+v, want 600 accepted, 60 warm-up, 540 measured", c.name, c.c)
+		}
+	}
+}
+
+// TestStabilisationStopsWhenDecided: the stabilisation rule (blocks of 2,
+// tolerance 10 %, one stable change) decides TTFT at its third block and
+// ignores what follows, though TPOT, never stable, keeps the stream going.
+// TTFT 500 500 | 100 100 | 100 100 | 500 500 | 500 500: the change from
+// block 1 to 2 is 0, so the stable region starts at block 1, value 2 (a
+// rule still listening would find blocks 3–4 stable and cut at 6). TPOT
+// (E2E − TTFT over n − 1 = 1) has block medians 10 20 10 20 10, each a
+// change of 50 % or more.
+func TestStabilisationStopsWhenDecided(t *testing.T) {
+	ttft := []float64{500, 500, 100, 100, 100, 100, 500, 500, 500, 500}
+	tpot := []float64{10, 10, 20, 20, 10, 10, 20, 20, 10, 10}
+	req := &ingest.Requests{N: len(ttft)}
+	var order []int
+	var classes []uint8
+	for i := range ttft {
+		req.TTFTms = append(req.TTFTms, ttft[i])
+		req.E2Ems = append(req.E2Ems, ttft[i]+tpot[i])
+		req.CompletionTokens = append(req.CompletionTokens, 2)
+		order, classes = append(order, i), append(classes, classMulti)
+	}
+	vs := stabilisationVerdicts(req, order, classes, ingest.WarmupConfig{Window: 2, Tolerance: 0.1, Consecutive: 1})
+	if len(vs) != 2 || vs[0].Outcome != WarmupCut || vs[0].Cut != 2 || vs[1].Outcome != WarmupNotStabilised {
+		t.Fatalf("verdicts %+v; want TTFT cut at 2, TPOT not stabilised", vs)
+	}
+}
+
+// TestCollectWarmupSeriesUpToLimit: each series holds its first limit
+// values in send order and their positions: with limit 2, requests of
+// classes multi, one, multi, multi give TTFT their positions 0 and 1, TPOT
+// (multi-token requests only) 0 and 2.
+func TestCollectWarmupSeriesUpToLimit(t *testing.T) {
+	req := &ingest.Requests{N: 4, TTFTms: []float64{10, 11, 12, 13}, E2Ems: []float64{30, 31, 42, 53}, CompletionTokens: []int64{3, 1, 3, 3}}
+	s := collectWarmupSeries(req, []int{0, 1, 2, 3}, []uint8{classMulti, classOne, classMulti, classMulti}, 2)
+	for k, want := range []struct {
+		vals []float64
+		pos  []int32
+	}{{[]float64{10, 11}, []int32{0, 1}}, {[]float64{10, 15}, []int32{0, 2}}} {
+		if !slices.Equal(s[k].vals, want.vals) || !slices.Equal(s[k].pos, want.pos) {
+			t.Errorf("%s: values %v at %v, want %v at %v", s[k].metric, s[k].vals, s[k].pos, want.vals, want.pos)
+		}
+	}
+}
+
+// TestMSERVerdictAtTwoBatches: two batches are enough for MSER-5 to
+// decide. Batch means 1 and 2: MSER(0) = (0.25 + 0.25) / 2² = 0.125,
+// MSER(1) = 0 on the boundary ⌊2/2⌋ = 1, so no stable second half (not
+// stabilised); batch means both 1: MSER(0) = 0, converged at d = 0, no
+// warm-up (not detected). One batch is too short to say anything.
+func TestMSERVerdictAtTwoBatches(t *testing.T) {
+	series := func(vals ...float64) warmupSeriesData {
+		s := warmupSeriesData{metric: "TTFT", vals: vals}
+		for i := range vals {
+			s.pos = append(s.pos, int32(i))
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		name     string
+		s        warmupSeriesData
+		outcome  string
+		tooShort bool
+	}{
+		{"means 1 and 2", series(1, 1, 1, 1, 1, 2, 2, 2, 2, 2), WarmupNotStabilised, false},
+		{"means 1 and 1", series(1, 1, 1, 1, 1, 1, 1, 1, 1, 1), WarmupNotDetected, false},
+		{"one batch", series(1, 1, 1, 1, 2, 2, 2, 2, 2), WarmupNotDetected, true},
+	} {
+		if v := mserVerdict(tt.s); v.Outcome != tt.outcome || v.tooShort != tt.tooShort || v.Cut != 0 {
+			t.Errorf("%s: %q (too short %v, cut %d), want %q (too short %v, cut 0)", tt.name, v.Outcome, v.tooShort, v.Cut, tt.outcome, tt.tooShort)
+		}
+	}
+}
+
+// TestBlockChange: the stabilisation trace is each block's relative
+// change of median from the previous block, over the tolerance (10 %):
+// blocks of 2 with medians 100, 80, 100, 0, 0, 5 give, for the values
+// t = 1 … 12, NaN in the first block, then 20/100/0.1 = 2, 20/80/0.1 =
+// 2.5, 100/100/0.1 = 10, 0 (from 0 to 0), NaN (from 0 to 5); NaN beyond
+// the last block and at t = 0; NaN throughout without a positive
+// tolerance.
+func TestBlockChange(t *testing.T) {
+	f := blockChange([]float64{100, 80, 100, 0, 0, 5}, 2, 0.1)
+	nan := math.NaN()
+	want := []float64{nan, nan, nan, 2, 2, 2.5, 2.5, 10, 10, 0, 0, nan, nan, nan}
+	for tt, w := range want {
+		if got := f(tt); !sameNum(got, w) {
+			t.Errorf("t = %d: %v, want %v", tt, got, w)
+		}
+	}
+	// Without a positive tolerance there is no trace.
+	for _, tol := range []float64{0, -0.1, math.NaN()} {
+		if got := blockChange([]float64{100, 80}, 2, tol)(3); !math.IsNaN(got) {
+			t.Errorf("tolerance %v: %v at t = 3, want NaN", tol, got)
+		}
+	}
 }
 
 func TestWarmupInARun(t *testing.T) {

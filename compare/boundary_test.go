@@ -1,12 +1,14 @@
 package compare
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benchnote/benchnote/analyze"
+	"github.com/benchnote/benchnote/ingest"
 )
 
 // boundaryFinding is a primary finding of E2E p95, worse by change (a fraction)
@@ -382,5 +384,386 @@ func TestGateLinesMostSevereFirst(t *testing.T) {
 	g := r.Gate(GateOptions{FailOn: FailOnRegression})
 	if g.Code != ExitFail || len(g.Lines) != 2 || !strings.Contains(g.Lines[0], severe.Metric.Name) || !strings.Contains(g.Lines[1], tpot.Name) {
 		t.Errorf("gate exit %d, lines %q; want E2E p95's line before TPOT p50's", g.Code, g.Lines)
+	}
+}
+
+// TestSeverityAtZeroThreshold: with a threshold of 0 (--threshold 0%, any
+// change counts), a row's and a finding's severity is |change| itself,
+// not |change| / 0. E2E p95 at three levels, base 100 ms, new 110, 120
+// and 130 ms: rows of change and severity 0.1, 0.2, 0.3; the finding's
+// change is their median, 0.2, and so is its severity. Equal medians
+// give 0.
+func TestSeverityAtZeroThreshold(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	opts := DefaultOptions()
+	opts.Threshold = 0
+	base := sideOf(100, 99, 100, 101)
+	var levels []LevelResult
+	for i, n := range []Across{sideOf(110, 109, 110, 111), sideOf(120, 119, 120, 121), sideOf(130, 129, 130, 131)} {
+		row := newRow(e2e, base, n, true, opts)
+		if want := 0.1 * float64(i+1); !(math.Abs(float64(row.Severity)-want) <= 1e-12) {
+			t.Errorf("row %d: severity %v, want %v", i, row.Severity, want)
+		}
+		levels = append(levels, LevelResult{Level: LevelID{Mode: ModeConcurrency, Value: float64(int(4) << i)}, Rows: []Row{row}})
+	}
+	fs := findings(levels, []Metric{e2e}, opts)
+	if len(fs) != 1 || float64(fs[0].Change) != 0.2 || float64(fs[0].Severity) != 0.2 || fs[0].Threshold != 0 {
+		t.Fatalf("findings %+v; want one of change 0.2, severity 0.2, threshold 0", fs)
+	}
+	if row := newRow(e2e, base, sideOf(100, 98, 100, 102), true, opts); float64(row.Severity) != 0 {
+		t.Errorf("equal medians: severity %v, want 0", row.Severity)
+	}
+}
+
+// TestValidateBoundsInclusive: every threshold is accepted from 0 to its
+// maximum inclusive — 1,000,000 % (a fraction of 10,000) for a relative
+// one, 1,000,000 pp for goodput and the error rate — and refused just
+// beyond it.
+func TestValidateBoundsInclusive(t *testing.T) {
+	const over = "expected a number from 0 to"
+	for _, tt := range []struct {
+		name string
+		set  func(*Options)
+		want string // "" when valid
+	}{
+		{"threshold 0", func(o *Options) { o.Threshold = 0 }, ""},
+		{"threshold 1,000,000 %", func(o *Options) { o.Threshold = 10000 }, ""},
+		{"threshold beyond 1,000,000 %", func(o *Options) { o.Threshold = 10000.5 }, "threshold 10000.5: " + over + " 10000"},
+		{"goodput threshold 0", func(o *Options) { o.GoodputThreshold = 0 }, ""},
+		{"goodput threshold 1,000,000 pp", func(o *Options) { o.GoodputThreshold = 1e6 }, ""},
+		{"error-rate threshold beyond", func(o *Options) { o.ErrorRateThreshold = 1e6 + 1 }, "error-rate threshold 1.000001e+06: " + over + " 1e+06"},
+		{"override 0", func(o *Options) { o.Overrides = []Threshold{{Key: "ttft.p95", Value: 0}} }, ""},
+		{"override 0 pp", func(o *Options) { o.Overrides = []Threshold{{Key: "goodput", Value: 0, Points: true}} }, ""},
+		{"override 1,000,000 %", func(o *Options) { o.Overrides = []Threshold{{Key: "ttft", Value: 10000}} }, ""},
+		{"override beyond 1,000,000 %", func(o *Options) { o.Overrides = []Threshold{{Key: "ttft", Value: 10000.5}} }, `threshold for "ttft": 10000.5: ` + over + " 10000"},
+		{"override negative", func(o *Options) { o.Overrides = []Threshold{{Key: "ttft", Value: -0.01}} }, `threshold for "ttft": -0.01: ` + over + " 10000"},
+	} {
+		o := DefaultOptions()
+		tt.set(&o)
+		err := o.Validate()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != tt.want) {
+			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestVersionNote names the first part of a dotted version that differs;
+// versions equal as far as the shorter goes, or differing beyond the
+// patch, just "differ".
+func TestVersionNote(t *testing.T) {
+	for _, tt := range []struct{ a, b, want string }{
+		{"1.0.0", "2.0.0", "major version differs"},
+		{"0.16.0", "0.17.0", "minor version differs"},
+		{"0.16.0", "0.16.1", "patch version differs"},
+		{"0.16", "0.16.1", "version differs"},
+		{"0.16.1", "0.16", "version differs"},
+		{"1.2.3.4", "1.2.3.5", "version differs"},
+	} {
+		if got := versionNote(tt.a, tt.b); got != tt.want {
+			t.Errorf("versionNote(%q, %q) = %q, want %q", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestErrorRateRisesBeyondThreshold: a level is listed when its median or
+// its worst run's error rate rose by more than the threshold (1 pp), in
+// percentage points: equal rates of 2 % are no rise, a rise of exactly
+// 1 pp is none, 1.5 pp is one.
+func TestErrorRateRisesBeyondThreshold(t *testing.T) {
+	m, _ := MetricByKey(ErrorRateKey)
+	opts := DefaultOptions()
+	for _, tt := range []struct {
+		name string
+		b, n Across
+		want bool
+	}{
+		{"2 % on both sides", sideOf(2, 2, 2, 2), sideOf(2, 2, 2, 2), false},
+		{"median +1 pp", sideOf(0, 0, 0, 0), sideOf(1, 1, 1, 1), false},
+		{"median +1.5 pp", sideOf(1, 1, 1, 1), sideOf(2.5, 2.5, 2.5, 2.5), true},
+		{"worst run +1 pp", sideOf(0, 0, 0, 1), sideOf(0, 0, 0, 2), false},
+		{"worst run +1.5 pp", sideOf(0, 0, 0, 0), sideOf(0, 0, 0, 1.5), true},
+	} {
+		row := newRow(m, tt.b, tt.n, true, opts)
+		got := errorRateRises([]LevelResult{{Level: LevelID{Mode: ModeConcurrency, Value: 4}, Rows: []Row{row}}}, opts)
+		if (len(got) == 1) != tt.want || len(got) > 1 {
+			t.Errorf("%s: rises %+v, want one: %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCurveNeedsBothMedians: a curve has a level only when the level has
+// both statistics with a median: of four levels, 1 has both, 2 no
+// latency statistic, 4 a latency without a median, 8 a rate without one.
+func TestCurveNeedsBothMedians(t *testing.T) {
+	const rate, lat = "throughput.output_tokens_per_s", "e2e.p95"
+	stat := func(key string, median float64) analyze.AcrossRuns {
+		return analyze.AcrossRuns{Key: key, Median: analyze.Num(median), MAD: 0, Runs: 1, PerRun: []analyze.Num{analyze.Num(median)}}
+	}
+	level := func(c int, stats ...analyze.AcrossRuns) analyze.Level {
+		return analyze.Level{LevelKey: analyze.LevelKey{Mode: ModeConcurrency, Concurrency: c}, Stats: stats}
+	}
+	s := &analyze.Summary{Levels: []analyze.Level{
+		level(1, stat(rate, 100), stat(lat, 900)),
+		level(2, stat(rate, 200)),
+		level(4, stat(rate, 400), stat(lat, math.NaN())),
+		level(8, stat(rate, math.NaN()), stat(lat, 1200)),
+	}}
+	got := Curve(s, rate, lat)
+	if len(got) != 1 || got[0].Level.Value != 1 || float64(got[0].Rate.Median) != 100 || float64(got[0].Latency.Median) != 900 {
+		t.Errorf("curve %+v, want one level (concurrency 1: 100, 900)", got)
+	}
+}
+
+// TestFailOnErrorRateOnlyFailsOnMoreErrors: --fail-on error-rate fails on
+// a flagged rise of the error rate only — not on a flagged latency
+// regression, not on fewer errors; --fail-on any fails on each.
+func TestFailOnErrorRateOnlyFailsOnMoreErrors(t *testing.T) {
+	errs, _ := MetricByKey(ErrorRateKey)
+	finding := func(m Metric, verdict, dir string) Finding {
+		f := boundaryFinding(t, 2, 0.001, 0.01)
+		f.Metric, f.Verdict, f.Direction, f.Severity = m, verdict, dir, 2
+		return f
+	}
+	moreErrors := finding(errs, VerdictRegression, "worse")
+	fewerErrors := finding(errs, VerdictImprovement, "better")
+	slower := boundaryFinding(t, 0.2, 0.001, 0.01)
+	slower.Verdict, slower.Severity = VerdictRegression, 4
+	for _, tt := range []struct {
+		name   string
+		failOn string
+		f      Finding
+		code   int
+	}{
+		{"more errors", FailOnErrorRate, moreErrors, ExitFail},
+		{"fewer errors", FailOnErrorRate, fewerErrors, ExitPass},
+		{"slower", FailOnErrorRate, slower, ExitPass},
+		{"fewer errors, --fail-on any", FailOnAny, fewerErrors, ExitFail},
+		{"slower, --fail-on any", FailOnAny, slower, ExitFail},
+	} {
+		r := &Result{Options: DefaultOptions(), Findings: []Finding{tt.f}}
+		if g := r.Gate(GateOptions{FailOn: tt.failOn}); g.Code != tt.code {
+			t.Errorf("%s, --fail-on %s: exit %d %q, want %d", tt.name, tt.failOn, g.Code, g.Lines, tt.code)
+		}
+	}
+}
+
+// TestPerLevelRowNeedsRunsOnlyWhenItCannotReach: in the --per-level
+// family (no correction: α/m = 0.05), a row needs more runs only when its
+// smallest possible p is not below 0.05 and it was not flagged: one with
+// smallest p 0.001 and p 0.3 is not distinguishable, needing nothing; one
+// with smallest p 0.1 (3 runs a side: 2/20) needs 4 runs a side (the
+// first k with 2/C(2k, k) < 0.05: 2/70).
+func TestPerLevelRowNeedsRunsOnlyWhenItCannotReach(t *testing.T) {
+	e2e, _ := MetricByKey("e2e.p95")
+	opts := DefaultOptions()
+	opts.PerLevel = true
+	opts.Correction = CorrectionNone
+	row := func(p, minP float64) Row {
+		return Row{Metric: e2e, Change: 0.2, Threshold: 0.05, Direction: "worse", Test: &Test{P: analyze.Num(p), MinP: analyze.Num(minP)}}
+	}
+	levels := []LevelResult{{Rows: []Row{row(0.3, 0.001), row(0.1, 0.1)}}}
+	decideFindings(nil, levels, opts)
+	for i, want := range []struct {
+		verdict string
+		need    int
+	}{{VerdictNotDistinguishable, 0}, {VerdictUndecided, 4}} {
+		if r := levels[0].Rows[i]; r.Verdict != want.verdict || r.NeedRuns != want.need {
+			t.Errorf("row %d: %q needing %d runs, want %q needing %d", i, r.Verdict, r.NeedRuns, want.verdict, want.need)
+		}
+	}
+}
+
+// TestVerdictSentenceEdges: the per-level outcomes without a flagged
+// finding have their own sentence; "without variation to test" appears
+// only when a primary statistic went untested; Holm is named only over
+// more than one test, and for a primary finding; p is "< 0.0001" only
+// below 0.0001.
+func TestVerdictSentenceEdges(t *testing.T) {
+	comparable := Comparability{Verdict: Comparable}
+	for _, tt := range []struct {
+		outcome string
+		want    string
+	}{
+		{OutcomeRegression, "Worse: a per-level test of a primary statistic (--per-level) flagged a regression."},
+		{OutcomeImprovement, "Better: a per-level test of a primary statistic (--per-level) flagged an improvement."},
+	} {
+		if got := verdictSentence(&Result{Outcome: tt.outcome, Comparability: comparable}); got != tt.want {
+			t.Errorf("%s without a flagged finding: %q, want %q", tt.outcome, got, tt.want)
+		}
+	}
+	tested := boundaryFinding(t, 0.01, 0.5, 0.01)
+	tested.Verdict = VerdictNoChange
+	untested := tested
+	untested.Test = nil
+	fam := Family{Alpha: 0.05, Correction: CorrectionNone, Tests: 1}
+	for _, tt := range []struct {
+		fs   []Finding
+		want string
+	}{
+		{[]Finding{tested}, "No change: none of the 1 primary statistics moved beyond its threshold with p < 0.05."},
+		{[]Finding{tested, untested}, "No change: none of the 2 primary statistics moved beyond its threshold with p < 0.05; 1 without variation to test."},
+	} {
+		if got := verdictSentence(&Result{Outcome: OutcomeNoChange, Comparability: comparable, Findings: tt.fs, Family: fam}); got != tt.want {
+			t.Errorf("verdict %q, want %q", got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		f    Family
+		want string
+	}{
+		{Family{Correction: CorrectionHolm, Tests: 2}, " (Holm over 2 tests)"},
+		{Family{Correction: CorrectionHolm, Tests: 1}, ""},
+		{Family{Correction: CorrectionNone, Tests: 5}, ""},
+	} {
+		if got := holmPhrase(tt.f); got != tt.want {
+			t.Errorf("holmPhrase(%+v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+	flagged := boundaryFinding(t, 0.2, 0.001, 0.01)
+	flagged.Test.PAdjusted = 0.002
+	flagged.BaseRuns, flagged.NewRuns = 9, 9
+	for _, tt := range []struct {
+		fam     Family
+		primary bool
+		want    string
+	}{
+		{Family{Correction: CorrectionHolm, Tests: 2}, true, "E2E p95 +20.0 % across 3 levels, stratified exact p = 0.0010 (Holm over 2 tests: 0.0020), 3 runs a side"},
+		{Family{Correction: CorrectionHolm, Tests: 2}, false, "E2E p95 +20.0 % across 3 levels, stratified exact p = 0.0010, 3 runs a side"},
+		{Family{Correction: CorrectionHolm, Tests: 1}, true, "E2E p95 +20.0 % across 3 levels, stratified exact p = 0.0010, 3 runs a side"},
+		{Family{Correction: CorrectionNone, Tests: 2}, true, "E2E p95 +20.0 % across 3 levels, stratified exact p = 0.0010, 3 runs a side"},
+	} {
+		f := flagged
+		f.Primary = tt.primary
+		if got := findingPhrase(f, &Result{Family: tt.fam}); got != tt.want {
+			t.Errorf("findingPhrase(primary %v, %+v) = %q, want %q", tt.primary, tt.fam, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		p    float64
+		want string
+	}{{0.0001, "= 0.0001"}, {math.Nextafter(0.0001, 0), "< 0.0001"}} {
+		if got := pIs(tt.p); got != tt.want {
+			t.Errorf("pIs(%v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestListsNameHowManyMore: a list of levels names five and counts the
+// rest; a list of series names up to its maximum and counts the rest.
+func TestListsNameHowManyMore(t *testing.T) {
+	var ls []OneSided
+	for _, c := range []string{"1", "2", "4", "8", "16", "32", "64"} {
+		ls = append(ls, OneSided{Label: "concurrency " + c})
+	}
+	if got, want := levelList(ls), "concurrency 1, concurrency 2, concurrency 4, concurrency 8, concurrency 16, and 2 more"; got != want {
+		t.Errorf("levelList = %q, want %q", got, want)
+	}
+	ss := []ingest.Series{mustSeries("tp=1"), mustSeries("tp=2"), mustSeries("tp=4"), mustSeries("tp=8")}
+	if got, want := SeriesList(ss, 1), "{tp=1}, and 3 more"; got != want {
+		t.Errorf("SeriesList = %q, want %q", got, want)
+	}
+	e := &SeriesError{Flag: "--base-series", Side: "base", Name: "runs/a", Problem: "SIDE has no level, so no series"}
+	if got, want := e.Error(), `--base-series "": base runs/a has no level, so no series`; got != want {
+		t.Errorf("SeriesError without candidates = %q, want %q", got, want)
+	}
+}
+
+// TestFamilyWithoutTests: with nothing to test, Holm's effective α is α
+// itself (not α/0).
+func TestFamilyWithoutTests(t *testing.T) {
+	if fam := decideFindings(nil, nil, DefaultOptions()); fam.Tests != 0 || fam.EffectiveAlpha != 0.05 {
+		t.Errorf("family of %d tests, effective α %v; want 0 and 0.05", fam.Tests, fam.EffectiveAlpha)
+	}
+}
+
+// TestGateUndecidedOnAWorseLatency: an undecided primary latency that got
+// worse makes the default gate "undecided" (exit 4), not a pass; one that
+// got better does only under --fail-on any; under --fail-on error-rate a
+// latency never does.
+func TestGateUndecidedOnAWorseLatency(t *testing.T) {
+	worse := boundaryFinding(t, 0.2, 0.1, 0.01)
+	worse.Verdict, worse.NeedRuns = VerdictUndecided, 4
+	better := worse
+	better.Direction = "better"
+	for _, tt := range []struct {
+		name   string
+		f      Finding
+		failOn string
+		code   int
+	}{
+		{"worse", worse, FailOnRegression, ExitUndecided},
+		{"better", better, FailOnRegression, ExitPass},
+		{"better, --fail-on any", better, FailOnAny, ExitUndecided},
+		{"worse, --fail-on error-rate", worse, FailOnErrorRate, ExitPass},
+	} {
+		r := &Result{Options: DefaultOptions(), Findings: []Finding{tt.f}}
+		if g := r.Gate(GateOptions{FailOn: tt.failOn}); g.Code != tt.code {
+			t.Errorf("%s: exit %d %q, want %d", tt.name, g.Code, g.Lines, tt.code)
+		}
+	}
+}
+
+// TestLevelIDJSON: a level reads back what it writes, rate inf as "inf";
+// malformed JSON is an error.
+func TestLevelIDJSON(t *testing.T) {
+	for _, id := range []LevelID{{Mode: ModeConcurrency, Value: 16}, {Mode: ModeRate, Value: math.Inf(1), Arrival: "poisson"}} {
+		b, err := json.Marshal(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back LevelID
+		if err := json.Unmarshal(b, &back); err != nil || back != id {
+			t.Errorf("%s read back as %+v, %v; want %+v", b, back, err, id)
+		}
+	}
+	var id LevelID
+	if err := id.UnmarshalJSON([]byte(`{"mode":`)); err == nil {
+		t.Error("malformed JSON read without an error")
+	}
+}
+
+// TestErrorRateMADFollowsTheMethod: a level's error rates 0, 1 and 3 %
+// have median 1 and raw MAD median(1, 0, 2) = 1, scaled 1.4826.
+func TestErrorRateMADFollowsTheMethod(t *testing.T) {
+	for _, tt := range []struct {
+		mad  string
+		want float64
+	}{{"raw", 1}, {"scaled", 1.4826}} {
+		s := &analyze.Summary{Method: analyze.Method{MAD: tt.mad}, Levels: []analyze.Level{{Runs: []string{"a", "b", "c"}}}}
+		for i, e := range []int{0, 1, 3} {
+			s.Runs = append(s.Runs, analyze.RunSummary{Dir: []string{"a", "b", "c"}[i], Counts: analyze.Counts{Measured: 100, Errors: e}})
+		}
+		a, _ := across(s, indexRuns(s), s.Levels[0], ErrorRateKey)
+		if float64(a.Median) != 1 || !(math.Abs(float64(a.MAD)-tt.want) <= 1e-12) {
+			t.Errorf("MAD %s: median %v, MAD %v; want 1, %v", tt.mad, a.Median, a.MAD, tt.want)
+		}
+	}
+}
+
+// TestNotRecordedOnEitherSide: a rule neither summary records is "not
+// recorded"; a hard rule (the GPU model) says it was not checked, a soft
+// one (max_num_seqs) says nothing more.
+func TestNotRecordedOnEitherSide(t *testing.T) {
+	empty := ProfileOf(&analyze.Summary{})
+	c := CheckComparability(empty, empty, nil)
+	for _, tt := range []struct{ key, note string }{{"gpu", "not in either summary: not checked"}, {"max_num_seqs", ""}} {
+		if ch := checkOf(c, tt.key); ch.Status != StatusNotRecorded || ch.Note != tt.note {
+			t.Errorf("%s: %+v, want not recorded, note %q", tt.key, ch, tt.note)
+		}
+	}
+}
+
+// TestViewKeepsFindingsWithoutRuns: a view of some series keeps the
+// findings naming one of its runs and those naming no run at all.
+func TestViewKeepsFindingsWithoutRuns(t *testing.T) {
+	s := join(fakeSweep{levels: []int{4}, runs: 1, series: "tp=1"}, fakeSweep{levels: []int{4}, runs: 1, series: "tp=2"})
+	s.Findings = []analyze.Finding{{Rule: "sweep-wide"}, {Rule: "tp1", Runs: []string{s.Runs[0].Dir}}, {Rule: "tp2", Runs: []string{s.Runs[1].Dir + " (why)"}}}
+	v := view(s, func(sr ingest.Series) bool { return sr == s.Runs[0].Series }, false)
+	var rules []string
+	for _, f := range v.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if want := []string{"sweep-wide", "tp1"}; !slices.Equal(rules, want) {
+		t.Errorf("findings %q, want %q", rules, want)
 	}
 }

@@ -138,7 +138,7 @@ func TestThreeVersusThreeSaysHowManyRunsItNeeds(t *testing.T) {
 	if float64(row.Test.P) != 0.1 || float64(row.Test.MinP) != 0.1 || row.RangesOverlap {
 		t.Errorf("test %+v overlap %v, want p = min p = 0.1 and ranges apart", row.Test, row.RangesOverlap)
 	}
-	if math.Abs(float64(row.Change)-0.3) > 1e-9 || row.Direction != "worse" {
+	if !(math.Abs(float64(row.Change)-0.3) <= 1e-9) || row.Direction != "worse" {
 		t.Errorf("change %v %s, want +30 %% worse", row.Change, row.Direction)
 	}
 	// The gate, by default (Holm over the 4 primary statistics that vary:
@@ -146,7 +146,7 @@ func TestThreeVersusThreeSaysHowManyRunsItNeeds(t *testing.T) {
 	// a side (2/252 = 0.0079) are the fewest that can beat 0.0125. The
 	// three latencies moved, output tokens/s did not.
 	r = run(base, new, DefaultOptions())
-	if r.Outcome != OutcomeUndecided || r.Family.Tests != 4 || math.Abs(r.Family.EffectiveAlpha-0.0125) > 1e-15 {
+	if r.Outcome != OutcomeUndecided || r.Family.Tests != 4 || !(math.Abs(r.Family.EffectiveAlpha-0.0125) <= 1e-15) {
 		t.Errorf("outcome %q, family %+v; want undecided over 4 tests", r.Outcome, r.Family)
 	}
 	g := r.Gate(GateOptions{FailOn: FailOnRegression})
@@ -190,7 +190,7 @@ func TestEightVersusEightFlagsTheRegression(t *testing.T) {
 		}
 		row := r.Levels[0].Rows[0]
 		wantP := 2.0 / 12870 // both extremes of C(16, 8)
-		if math.Abs(float64(row.Test.P)-wantP) > 1e-15 || row.Test.U != 64 {
+		if !(math.Abs(float64(row.Test.P)-wantP) <= 1e-15) || row.Test.U != 64 {
 			t.Errorf("%s: p %v U %v, want %v and U = 64", corr, row.Test.P, row.Test.U, wantP)
 		}
 		// The gate decides on the 3 primary latencies, each tested once
@@ -351,7 +351,7 @@ func TestErrorRateRiseIsATest(t *testing.T) {
 	}}
 	r = run(base, new, DefaultOptions())
 	f := r.Findings[coreHeadline()-1]
-	if f.Metric.Key != ErrorRateKey || f.Verdict != VerdictRegression || float64(f.Change) != 2 || math.Abs(float64(f.Test.P)-2.0/8000) > 1e-15 {
+	if f.Metric.Key != ErrorRateKey || f.Verdict != VerdictRegression || float64(f.Change) != 2 || !(math.Abs(float64(f.Test.P)-2.0/8000) <= 1e-15) {
 		t.Fatalf("error-rate finding %+v test %+v", f, f.Test)
 	}
 	for _, failOn := range []string{FailOnRegression, FailOnErrorRate, FailOnAny} {
@@ -480,7 +480,7 @@ func FuzzParseThreshold(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseThreshold(%q) = %+v, whose text %q does not parse: %v", s, th, text, err)
 		}
-		if back.Key != th.Key || back.Points != th.Points || math.Abs(back.Value-th.Value) > 4.5e-16*th.Value || back.String() != text {
+		if back.Key != th.Key || back.Points != th.Points || !(math.Abs(back.Value-th.Value) <= 4.5e-16*th.Value) || back.String() != text {
 			t.Fatalf("ParseThreshold(%q) = %+v; its text %q reads back as %+v (%q)", s, th, text, back, back.String())
 		}
 	})
@@ -527,17 +527,17 @@ func TestHolmRejectsRowsBelowTheFirstStep(t *testing.T) {
 		new := base
 		new.value = value(1.3)
 		r := run(base, new, opts)
-		if r.Tests.Count != 13 || math.Abs(r.Tests.EffectiveAlpha-0.05/13) > 1e-15 || r.Tests.RunsNeeded != 6 {
+		if r.Tests.Count != 13 || !(math.Abs(r.Tests.EffectiveAlpha-0.05/13) <= 1e-15) || r.Tests.RunsNeeded != 6 {
 			t.Fatalf("%d runs at c16: tests %+v, want 13 tests, α/m = 0.05/13, K = 6", tt.runs16, r.Tests)
 		}
 		c4 := r.Levels[0].Rows[0] // TTFT p50 at concurrency 4
-		if math.Abs(float64(c4.Test.P)-2.0/12870) > 1e-15 || math.Abs(float64(c4.Test.PAdjusted)-26.0/12870) > 1e-15 ||
+		if !(math.Abs(float64(c4.Test.P)-2.0/12870) <= 1e-15) || !(math.Abs(float64(c4.Test.PAdjusted)-26.0/12870) <= 1e-15) ||
 			c4.Verdict != VerdictRegression || c4.NeedRuns != 0 || c4.Test.Alpha != 0.05 || c4.Test.NBase != 8 || c4.Test.NNew != 8 {
 			t.Errorf("%d runs at c16: c4 TTFT p50 %+v test %+v", tt.runs16, c4, *c4.Test)
 		}
 		c16 := r.Levels[1].Rows[1] // TTFT p95 at concurrency 16
-		if c16.Metric.Key != "ttft.p95" || math.Abs(float64(c16.Test.P)-tt.p16) > 1e-15 ||
-			math.Abs(float64(c16.Test.PAdjusted)-tt.adj16) > 1e-12 || c16.Verdict != tt.verdict16 || c16.NeedRuns != tt.need16 ||
+		if c16.Metric.Key != "ttft.p95" || !(math.Abs(float64(c16.Test.P)-tt.p16) <= 1e-15) ||
+			!(math.Abs(float64(c16.Test.PAdjusted)-tt.adj16) <= 1e-12) || c16.Verdict != tt.verdict16 || c16.NeedRuns != tt.need16 ||
 			c16.Test.NBase != tt.runs16 || c16.Test.NNew != tt.runs16 {
 			t.Errorf("%d runs at c16: c16 TTFT p95 verdict %q need %d, test %+v; want %q, need %d, p %v, adjusted %v",
 				tt.runs16, c16.Verdict, c16.NeedRuns, *c16.Test, tt.verdict16, tt.need16, tt.p16, tt.adj16)
@@ -616,7 +616,7 @@ func TestEnergyPerTokenGates(t *testing.T) {
 			f = &r.Findings[i]
 		}
 	}
-	if f == nil || !f.Primary || f.Verdict != VerdictRegression || f.Direction != "worse" || math.Abs(float64(f.Change)-0.3) > 1e-12 {
+	if f == nil || !f.Primary || f.Verdict != VerdictRegression || f.Direction != "worse" || !(math.Abs(float64(f.Change)-0.3) <= 1e-12) {
 		t.Fatalf("energy finding %+v", f)
 	}
 	if r.Outcome != OutcomeRegression || !strings.Contains(strings.Join(r.Family.Statistics, " "), EnergyKey) {

@@ -393,6 +393,27 @@ func TestSeriesEnvironmentPerSeries(t *testing.T) {
 	}
 }
 
+// TestSeriesCheckCountsTheOthers: a check differing at several series
+// names the first of the worst and counts the others with the same
+// status and effect: of four series, tp=2, tp=3 and tp=4 ran with 512 on
+// the new side (differs, a caveat), tp=1 with 128 as before (same, no
+// effect): "at series {tp=2} and 2 more".
+func TestSeriesCheckCountsTheOthers(t *testing.T) {
+	sweep := func(v1, v2 string) *analyze.Summary {
+		var fs []fakeSweep
+		for _, tp := range []string{"tp=1", "tp=2", "tp=3", "tp=4"} {
+			fs = append(fs, fakeSweep{levels: []int{4}, runs: 3, series: tp})
+		}
+		return withEnvByRun(join(fs...), "max_num_seqs", map[string]string{"tp=1": v1, "tp=2": v2, "tp=3": v2, "tp=4": v2})
+	}
+	r := mustCompare(t, sweep("128", "128"), sweep("128", "512"), DefaultOptions())
+	want := Check{Key: "max_num_seqs", Class: ClassSoft, What: "engine max_num_seqs", Base: "128", New: "512",
+		Status: StatusDiffers, Effect: EffectCaveat, Note: "at series {tp=2} and 2 more"}
+	if got := checkOf(r.Comparability, "max_num_seqs"); got != want {
+		t.Errorf("max_num_seqs %+v; want %+v", got, want)
+	}
+}
+
 func TestNarrowEnv(t *testing.T) {
 	e := analyze.EnvironmentSummary{
 		Canonical: []analyze.EnvField{{Key: "gpu", Value: "L40S"}, {Key: "engine_version", Value: "0.16.0"}, {Key: "max_num_seqs", Value: "128"}},

@@ -63,9 +63,10 @@ func TestInlineMarks(t *testing.T) {
 		{"``code``", 2},
 		{"a < b", 1},
 		{`\*a\_ \[b\] \<`, 0},
-		{`\\*`, 1},  // an escaped backslash escapes nothing after it
-		{`*\**`, 2}, // two runs around an escaped *
-		{`\a*`, 1},  // a letter is not escaped
+		{`\\*`, 1},   // an escaped backslash escapes nothing after it
+		{`*\**`, 2},  // two runs around an escaped *
+		{`\a*`, 1},   // a letter is not escaped
+		{`[b] \`, 2}, // a backslash ending the line escapes nothing
 		{`[a](` + strings.Repeat("[a](", 9), 20},
 	}
 	for _, tt := range tests {

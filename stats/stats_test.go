@@ -60,7 +60,7 @@ func TestMannWhitneyHandComputed(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if got.U != tt.u || math.Abs(got.P-tt.p) > 1e-12 || math.Abs(got.MinP-tt.minP) > 1e-12 ||
+			if got.U != tt.u || !(math.Abs(got.P-tt.p) <= 1e-12) || !(math.Abs(got.MinP-tt.minP) <= 1e-12) ||
 				got.Ties != tt.ties || got.NoVariation != tt.noVar || got.Method != MethodExact {
 				t.Errorf("got U %v p %v minP %v ties %v noVar %v method %q; want U %v p %v minP %v ties %v noVar %v exact",
 					got.U, got.P, got.MinP, got.Ties, got.NoVariation, got.Method, tt.u, tt.p, tt.minP, tt.ties, tt.noVar)
@@ -139,7 +139,7 @@ func TestMannWhitneyMatchesEnumeration(t *testing.T) {
 		if got.NoVariation {
 			continue
 		}
-		if want := bruteForceP(x, y); math.Abs(got.P-want) > 1e-12 {
+		if want := bruteForceP(x, y); !(math.Abs(got.P-want) <= 1e-12) {
 			t.Fatalf("x %v y %v: p %v, enumeration gives %v", x, y, got.P, want)
 		}
 	}
@@ -160,7 +160,7 @@ func TestMannWhitneyNormalAboveExactLimit(t *testing.T) {
 	}
 	// Interleaved samples: U = 60·59/2 = 1770 against a mean of 1800;
 	// variance 60·60·121/12 = 36300, z = (30 − 0.5)/190.53 = 0.1548.
-	if got.U != 1770 || math.Abs(got.P-0.8770) > 5e-4 {
+	if got.U != 1770 || !(math.Abs(got.P-0.8770) <= 5e-4) {
 		t.Errorf("U %v p %v, want 1770 and about 0.877", got.U, got.P)
 	}
 }
@@ -179,7 +179,7 @@ func TestExactAndNormalAgreeAtModerateSizes(t *testing.T) {
 	u := got.U
 	dev := math.Abs(u - 450)
 	approx := normalP(dev, 30, 30, 0)
-	if math.Abs(got.P-approx) > 0.01 {
+	if !(math.Abs(got.P-approx) <= 0.01) {
 		t.Errorf("exact p %v and normal p %v differ by more than 0.01", got.P, approx)
 	}
 }
@@ -192,7 +192,7 @@ func TestMinPAndRunsNeeded(t *testing.T) {
 		{3, 3, 0.1}, {4, 4, 2.0 / 70}, {5, 5, 2.0 / 252}, {3, 10, 2.0 / 286}, {1, 1, 1}, {0, 3, 1},
 	}
 	for _, tt := range minP {
-		if got := MinP(tt.n1, tt.n2); math.Abs(got-tt.want) > 1e-15 {
+		if got := MinP(tt.n1, tt.n2); !(math.Abs(got-tt.want) <= 1e-15) {
 			t.Errorf("MinP(%d, %d) = %v, want %v", tt.n1, tt.n2, got, tt.want)
 		}
 	}
@@ -250,7 +250,7 @@ func TestHolm(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Holm(tt.ps)
 			for i := range tt.want {
-				if math.IsNaN(tt.want[i]) != math.IsNaN(got[i]) || (!math.IsNaN(got[i]) && math.Abs(got[i]-tt.want[i]) > 1e-12) {
+				if math.IsNaN(tt.want[i]) != math.IsNaN(got[i]) || (!math.IsNaN(got[i]) && !(math.Abs(got[i]-tt.want[i]) <= 1e-12)) {
 					t.Fatalf("Holm(%v) = %v, want %v", tt.ps, got, tt.want)
 				}
 			}

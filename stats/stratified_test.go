@@ -51,7 +51,7 @@ func TestStratifiedHandWorked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(r.P-tt.p) > 1e-12 || math.Abs(r.MinP-tt.minP) > 1e-12 || r.Method != tt.method || r.Used != tt.used {
+			if !(math.Abs(r.P-tt.p) <= 1e-12) || !(math.Abs(r.MinP-tt.minP) <= 1e-12) || r.Method != tt.method || r.Used != tt.used {
 				t.Errorf("P %v, MinP %v, %s, %d used; want %v, %v, %s, %d", r.P, r.MinP, r.Method, r.Used, tt.p, tt.minP, tt.method, tt.used)
 			}
 		})
@@ -79,7 +79,7 @@ func TestStratifiedOneStratumIsMannWhitney(t *testing.T) {
 			t.Fatal(err)
 		}
 		mw, _ := MannWhitney(x, y)
-		if math.Abs(s.P-mw.P) > 1e-12 {
+		if !(math.Abs(s.P-mw.P) <= 1e-12) {
 			t.Fatalf("%v vs %v: stratified p %v, Mann–Whitney p %v", x, y, s.P, mw.P)
 		}
 	}
@@ -99,7 +99,7 @@ func TestStratifiedNormal(t *testing.T) {
 	}
 	// W = 1 + … + 51 = 1326, E = 51·103/2 = 2626.5, Var = 51·51·103/12.
 	wantZ := (1326 - 2626.5) / math.Sqrt(51*51*103/12.0)
-	if r.Method != MethodStratifiedNormal || math.Abs(r.Z-wantZ) > 1e-9 || math.Abs(r.P-math.Erfc(-wantZ/math.Sqrt2)) > 1e-30 {
+	if r.Method != MethodStratifiedNormal || !(math.Abs(r.Z-wantZ) <= 1e-9) || !(math.Abs(r.P-math.Erfc(-wantZ/math.Sqrt2)) <= 1e-30) {
 		t.Errorf("%s, z %v, p %v; want normal, z %v", r.Method, r.Z, r.P, wantZ)
 	}
 }
@@ -181,7 +181,7 @@ func TestStratifiedSize(t *testing.T) {
 		{"sign test, 3 levels", two(3), 0.05, 0},
 	}
 	for _, tt := range tests {
-		if got := StratifiedSize(tt.strata, tt.alpha); math.Abs(got-tt.want) > 1e-12 {
+		if got := StratifiedSize(tt.strata, tt.alpha); !(math.Abs(got-tt.want) <= 1e-12) {
 			t.Errorf("%s: size %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -241,6 +241,39 @@ func TestStratifiedTablesInDocs(t *testing.T) {
 		if !near(r.MinP, tt.minP) || !near(size, tt.size) || !near(size6, tt.size6) {
 			t.Errorf("%d runs × %d levels: smallest p %.3g, size %.3g at 0.05 and %.3g at 0.05/6; docs say %.3g, %.3g, %.3g",
 				tt.k, tt.l, r.MinP, size, size6, tt.minP, tt.size, tt.size6)
+		}
+	}
+}
+
+// TestStratifiedZWeightsBySize: each stratum's deviation is weighted by
+// 1/(n+1), its variance by the square. X above Y in both strata:
+// x = 3 4, y = 1 2 (n = 4): W − E[W] = 7 − 5 = 2, variance 2·2·5/12 = 5/3,
+// weight 1/5; x = 2, y = 1 (n = 2): 2 − 1.5 = 0.5, variance 1·1·3/12 =
+// 1/4, weight 1/3. Z = (2/5 + 0.5/3) / √((5/3)/25 + (1/4)/9) =
+// (17/30) / √(17/180) = √3.4.
+func TestStratifiedZWeightsBySize(t *testing.T) {
+	res, err := Stratified([]Stratum{{X: []float64{3, 4}, Y: []float64{1, 2}}, {X: []float64{2}, Y: []float64{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Sqrt(3.4); !(math.Abs(res.Z-want) <= 1e-15) {
+		t.Errorf("Z = %.17g, want √3.4 = %.17g", res.Z, want)
+	}
+}
+
+// TestStratifiedSizeSkipsOneSidedStrata: a stratum with no value on one
+// side tells nothing and is left out, however large: 3 vs 3 values alone
+// cannot reach p < 0.1 (their smallest p is 2/20 = 0.1), so the size is 0,
+// not the α of a stratum past ExactLimit.
+func TestStratifiedSizeSkipsOneSidedStrata(t *testing.T) {
+	var many []float64
+	for i := 1; i <= ExactLimit+1; i++ {
+		many = append(many, float64(i))
+	}
+	three := Stratum{X: []float64{1, 2, 3}, Y: []float64{4, 5, 6}}
+	for _, one := range []Stratum{{X: many}, {Y: many}} {
+		if got := StratifiedSize([]Stratum{three, one}, 0.1); got != 0 {
+			t.Errorf("with a stratum of %d values on one side: size %v, want 0", len(many), got)
 		}
 	}
 }

@@ -207,7 +207,9 @@ func test(m mutant, dir, tmp string, timeout time.Duration, run string) (string,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	args := []string{"test", "-short", "-count=1", "-overlay", overlayFile}
+	// The test binary gets the limit too: killing go test when the
+	// context ends leaves a looping test binary running otherwise.
+	args := []string{"test", "-short", "-count=1", "-timeout", timeout.String(), "-overlay", overlayFile}
 	if run != "" {
 		args = append(args, "-run", run)
 	}
