@@ -579,88 +579,21 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if sv.several() {
 		return runsSpreadSeriesChart(s, sv)
 	}
-	type panel struct{ key, name, unit string }
-	var panels []panel
-	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
-		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
-		panels = append(panels, panel{m.key + ".p95", "p95 " + name, unit})
-	}
-	_, rateUnit := chartStatLabel(s, chartOutputRate, "output tokens/s", "tokens/s")
-	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", rateUnit})
-
+	panels := runsSpreadPanels(s)
 	v := viewOf(s)
 	levels := chartLoads(s)
-	dotStyle := draw.GlyphStyle{Color: chart.Palette[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
 	var plots []*plot.Plot
 	var names, logNames []string
 	for _, pn := range panels {
-		p := chartNewPlot()
-		chart.SmallText(p)
-		// The title names the statistic and the axis only its unit: a
-		// long rotated label would run past a tile's height into the
-		// title above it.
-		p.Title.Text = "per-run " + pn.name
-		p.Y.Label.Text = pn.unit
-		var dots plotter.XYs
-		var ticks []plot.Tick
-		drew := false
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i, l := range s.Levels {
-			label := v.number(l.Load())
-			if chartCompact(s) {
-				// The tick names the one level; no axis label below it.
-				label = v.name(l.Load())
-			}
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
-			st, ok := l.Stat(pn.key)
-			if !ok {
-				continue
-			}
-			k := len(st.PerRun)
-			for r, v := range st.PerRun {
-				if !v.Valid() {
-					continue
-				}
-				// Spread the runs sideways in repeat order so equal
-				// values stay visible.
-				dx := 0.0
-				if k > 1 {
-					dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
-				}
-				dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
-				lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
-				drew = true
-			}
-			if st.Median.Valid() {
-				used.add(l.Load(), st)
-				med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
-				if err != nil {
-					return nil, fmt.Errorf("plot runs-spread: %w", err)
-				}
-				med.LineStyle = medianStyle
-				p.Add(med)
-			}
-		}
-		if !drew {
-			continue
-		}
-		sc, err := plotter.NewScatter(dots)
+		p, logY, err := runsSpreadPanel(s, v, pn, len(levels), &used)
 		if err != nil {
 			return nil, fmt.Errorf("plot runs-spread: %w", err)
 		}
-		sc.GlyphStyle = dotStyle
-		p.Add(sc)
-		p.X.Label.Text = v.axisLabel()
-		if chartCompact(s) {
-			p.X.Label.Text = ""
+		if p == nil {
+			continue
 		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
-		if chartLogAxis(lo, hi) {
-			chart.SetLogScale(&p.Y)
-			chartLogFloor(&p.Y)
+		if logY {
 			logNames = append(logNames, pn.name)
 		}
 		plots = append(plots, p)
@@ -670,6 +603,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	title := "Run-to-run spread"
+	dotStyle, medianStyle := runsSpreadStyles()
 	legend := chart.NewLegend()
 	legend.Add("one run", &plotter.Scatter{GlyphStyle: dotStyle})
 	legend.Add("median", &plotter.Line{LineStyle: medianStyle})
@@ -694,6 +628,104 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per %s (%s) with the median across runs marked.", chartJoinAnd(names), v.perLevel(), v.list(levels)),
 		SVG:     svg,
 	}, nil
+}
+
+// runsSpreadStyles are the run-to-run spread's styles: a dot per run, a
+// bar at the median.
+func runsSpreadStyles() (dot draw.GlyphStyle, median draw.LineStyle) {
+	return draw.GlyphStyle{Color: chart.Palette[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}},
+		draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+}
+
+// runsSpreadStat is one panel of the run-to-run spread: the statistic's
+// key, its display name and its unit.
+type runsSpreadStat struct{ key, name, unit string }
+
+// runsSpreadPanels are the run-to-run spread's panels: p95 TTFT, TPOT
+// and E2E, then the server's output tokens/s.
+func runsSpreadPanels(s *analyze.Summary) []runsSpreadStat {
+	var panels []runsSpreadStat
+	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
+		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
+		panels = append(panels, runsSpreadStat{m.key + ".p95", "p95 " + name, unit})
+	}
+	_, rateUnit := chartStatLabel(s, chartOutputRate, "output tokens/s", "tokens/s")
+	return append(panels, runsSpreadStat{chartOutputRate, "output tokens/s (server counters)", rateUnit})
+}
+
+// runsSpreadPanel draws one statistic's panel: each run's value as a dot
+// per level, the median across runs as a bar. It returns a nil plot when
+// no run has a value, and whether the y axis is logarithmic.
+func runsSpreadPanel(s *analyze.Summary, v levelView, pn runsSpreadStat, nLevels int, used *chartUsed) (*plot.Plot, bool, error) {
+	dotStyle, medianStyle := runsSpreadStyles()
+	p := chartNewPlot()
+	chart.SmallText(p)
+	// The title names the statistic and the axis only its unit: a
+	// long rotated label would run past a tile's height into the
+	// title above it.
+	p.Title.Text = "per-run " + pn.name
+	p.Y.Label.Text = pn.unit
+	var dots plotter.XYs
+	var ticks []plot.Tick
+	drew := false
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, l := range s.Levels {
+		label := v.number(l.Load())
+		if chartCompact(s) {
+			// The tick names the one level; no axis label below it.
+			label = v.name(l.Load())
+		}
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
+		st, ok := l.Stat(pn.key)
+		if !ok {
+			continue
+		}
+		k := len(st.PerRun)
+		for r, v := range st.PerRun {
+			if !v.Valid() {
+				continue
+			}
+			// Spread the runs sideways in repeat order so equal
+			// values stay visible.
+			dx := 0.0
+			if k > 1 {
+				dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
+			}
+			dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
+			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+			drew = true
+		}
+		if st.Median.Valid() {
+			used.add(l.Load(), st)
+			med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
+			if err != nil {
+				return nil, false, err
+			}
+			med.LineStyle = medianStyle
+			p.Add(med)
+		}
+	}
+	if !drew {
+		return nil, false, nil
+	}
+	sc, err := plotter.NewScatter(dots)
+	if err != nil {
+		return nil, false, err
+	}
+	sc.GlyphStyle = dotStyle
+	p.Add(sc)
+	p.X.Label.Text = v.axisLabel()
+	if chartCompact(s) {
+		p.X.Label.Text = ""
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.5, float64(nLevels)-0.5
+	logY := chartLogAxis(lo, hi)
+	if logY {
+		chart.SetLogScale(&p.Y)
+		chartLogFloor(&p.Y)
+	}
+	return p, logY, nil
 }
 
 // cdfChart draws the pooled CDF of one latency metric, one line per
