@@ -620,68 +620,115 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 // maxLegendName is the longest series name a legend shows, in runes.
 const maxLegendName = 48
 
+// trendFigure is the i-th trend chart of history.html as a figure: its
+// series' lines, the entries' ticks, the segment boundaries and change
+// points as markers, its alt text and caption.
 func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i int) (string, error) {
 	tr := chart.Trend{Title: c.metric.Name + " at " + c.label, YLabel: fmt.Sprintf("%s (%s)", c.metric.Name, c.metric.Unit)}
-	lastIncluded := map[int]float64{}
-	firstTime := map[int]float64{}
-	entriesDrawn := map[string]bool{}
-	entryTime := map[string]float64{}
-	var drawn []string
-	hasLine := map[ingest.Series]bool{}
+	d := trendDrawn{lastIncluded: map[int]float64{}, firstTime: map[int]float64{}, entriesDrawn: map[string]bool{}, entryTime: map[string]float64{}, hasLine: map[ingest.Series]bool{}}
 	for _, si := range c.series {
 		s := h.Trends[si]
-		var pts []chart.TrendPoint
-		for _, p := range s.Points {
-			if !p.Median.Valid() {
-				continue
-			}
-			mad := 0.0
-			if p.MAD.Valid() {
-				mad = float64(p.MAD)
-			}
-			m := float64(p.Median)
-			pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
-			if !entriesDrawn[p.Entry] {
-				entriesDrawn[p.Entry] = true
-				entryTime[p.Entry] = p.Time
-			}
-			if !p.Excluded {
-				if t, ok := firstTime[p.Segment]; !ok || p.Time < t {
-					firstTime[p.Segment] = p.Time
-				}
-				lastIncluded[p.Segment] = max(lastIncluded[p.Segment], p.Time)
-			}
-		}
+		pts := d.points(s)
 		name := cf.name(s.Level.Series)
 		switch {
 		case !cf.labelled:
 			tr.Points = pts
 		case len(pts) > 0:
 			tr.Lines = append(tr.Lines, chart.TrendLine{Name: textfmt.Clip(name, maxLegendName), Points: pts})
-			drawn = append(drawn, name)
-			hasLine[s.Level.Series] = true
+			d.drawn = append(d.drawn, name)
+			d.hasLine[s.Level.Series] = true
 		}
 	}
 	if en.labelled {
-		// The entries drawn, by label, in the order of the history.
-		for _, e := range h.Entries {
-			if !entriesDrawn[e.ID] {
-				continue
-			}
-			label := textfmt.Clip(e.Label, maxTickLabel)
-			if label == "" {
-				label = strings.SplitN(e.Time, "T", 2)[0]
-			}
-			tr.Ticks = append(tr.Ticks, chart.TrendTick{X: entryTime[e.ID], Label: label})
-		}
+		tr.Ticks = d.entryTicks(h)
 		tr.XLabel = "entry (label, or date where none; placed by time, UTC)"
 	}
+	tr.Markers = d.segmentMarkers(h)
+	changeMarkers, changes := d.changePoints(h, cf, en, c)
+	tr.Markers = append(tr.Markers, changeMarkers...)
+	what := fmt.Sprintf("%s at %s", c.metric.Name, c.label)
+	svg, err := tr.SVG()
+	if errors.Is(err, chart.ErrNoData) {
+		return "<p>No entry has a value for this statistic.</p>", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("history.html: %s: %w", what, err)
+	}
+	alt, caption := d.text(cf, en, c, what, len(tr.Points))
+	if len(changes) > 0 {
+		alt += "; change points: " + strings.Join(changes, "; ")
+	}
+	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
+}
+
+// trendDrawn is what a trend chart's markers, ticks and text need of the
+// points drawn: per segment, the time of its first and last included
+// entries; the entries drawn and their times; the series drawn, by name
+// and by labels.
+type trendDrawn struct {
+	lastIncluded map[int]float64
+	firstTime    map[int]float64
+	entriesDrawn map[string]bool
+	entryTime    map[string]float64
+	drawn        []string
+	hasLine      map[ingest.Series]bool
+}
+
+// points are a series' points with a median, each with its ± MAD band,
+// noted as drawn.
+func (d *trendDrawn) points(s history.Trend) []chart.TrendPoint {
+	var pts []chart.TrendPoint
+	for _, p := range s.Points {
+		if !p.Median.Valid() {
+			continue
+		}
+		mad := 0.0
+		if p.MAD.Valid() {
+			mad = float64(p.MAD)
+		}
+		m := float64(p.Median)
+		pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
+		if !d.entriesDrawn[p.Entry] {
+			d.entriesDrawn[p.Entry] = true
+			d.entryTime[p.Entry] = p.Time
+		}
+		if !p.Excluded {
+			if t, ok := d.firstTime[p.Segment]; !ok || p.Time < t {
+				d.firstTime[p.Segment] = p.Time
+			}
+			d.lastIncluded[p.Segment] = max(d.lastIncluded[p.Segment], p.Time)
+		}
+	}
+	return pts
+}
+
+// entryTicks name the entries drawn by label (or date where none), in
+// the order of the history.
+func (d *trendDrawn) entryTicks(h *history.History) []chart.TrendTick {
+	var ticks []chart.TrendTick
+	for _, e := range h.Entries {
+		if !d.entriesDrawn[e.ID] {
+			continue
+		}
+		label := textfmt.Clip(e.Label, maxTickLabel)
+		if label == "" {
+			label = strings.SplitN(e.Time, "T", 2)[0]
+		}
+		ticks = append(ticks, chart.TrendTick{X: d.entryTime[e.ID], Label: label})
+	}
+	return ticks
+}
+
+// segmentMarkers mark each segment boundary drawn halfway between the
+// last included entry before it and the first after it.
+func (d *trendDrawn) segmentMarkers(h *history.History) []chart.Marker {
+	var markers []chart.Marker
 	for _, seg := range h.Segments {
 		if seg.Index == 0 {
 			continue
 		}
-		first, ok1 := firstTime[seg.Index]
-		prev, ok2 := lastIncluded[seg.Index-1]
+		first, ok1 := d.firstTime[seg.Index]
+		prev, ok2 := d.lastIncluded[seg.Index-1]
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -689,11 +736,14 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 		if seg.Boundary == history.BoundaryIncomparable {
 			kind = chart.MarkerIncomparable
 		}
-		tr.Markers = append(tr.Markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
+		markers = append(markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
 	}
-	// A change point of the chart's statistic in one of its series is
-	// marked at its entry, with the change at this level in the text.
-	var changes []string
+	return markers
+}
+
+// changePoints marks a change point of the chart's statistic in one of
+// its series at its entry, and says the change at this level in text.
+func (d *trendDrawn) changePoints(h *history.History, cf configs, en entryNames, c trendChart) (markers []chart.Marker, changes []string) {
 	for _, ch := range h.Changes {
 		if ch.Kind != history.KindChange || ch.Metric.Key != c.metric.Key || !slices.Contains(c.configs(h), ch.Series) {
 			continue
@@ -704,8 +754,8 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 			if load != c.load {
 				continue
 			}
-			if t, ok := entryTime[ch.Entry]; ok {
-				tr.Markers = append(tr.Markers, chart.Marker{X: t, Kind: chart.MarkerChange})
+			if t, ok := d.entryTime[ch.Entry]; ok {
+				markers = append(markers, chart.Marker{X: t, Kind: chart.MarkerChange})
 			}
 			text := fmt.Sprintf("%s %s at entry %s", ch.Direction, changeText(ch.Metric, l.Change), en.name(ch.Entry))
 			if cf.labelled {
@@ -714,45 +764,41 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 			changes = append(changes, text)
 		}
 	}
-	what := fmt.Sprintf("%s at %s", c.metric.Name, c.label)
-	svg, err := tr.SVG()
-	if errors.Is(err, chart.ErrNoData) {
-		return "<p>No entry has a value for this statistic.</p>", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("history.html: %s: %w", what, err)
-	}
+	return markers, changes
+}
+
+// text is a trend chart's alt text (before its change points) and
+// caption; points is the number of points of an unlabelled chart.
+func (d *trendDrawn) text(cf configs, en entryNames, c trendChart, what string, points int) (alt, caption string) {
 	order := "in time order (UTC)"
 	if en.labelled {
 		order = "in time order (UTC), named by their labels"
 	}
-	alt := fmt.Sprintf("Trend of %s over %d entries", what, len(tr.Points))
-	caption := what + ": each entry's median across runs with its ± MAD band, " + order + "."
-	if cf.labelled {
-		alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(entriesDrawn), strings.Join(drawn, "; "))
-		caption = what + ": one line per series, each entry's median across runs with its ± MAD band, " + order + "."
-		if !cf.common.IsZero() && len(cf.differing) > 0 {
-			caption += " Labels common to all series: " + cf.common.String() + "."
-		}
-		if c.first > 0 {
-			caption += fmt.Sprintf(" Series %d–%d of %d; the others are on the charts beside this one.", c.first, c.last, len(cf.list))
-		}
-		// A series measured at this level without a value of the
-		// statistic is named, so that no line is missing unsaid.
-		var empty []string
-		for _, m := range c.measured {
-			if !hasLine[m] {
-				empty = append(empty, cf.name(m))
-			}
-		}
-		if len(empty) > 0 {
-			caption += " No value for " + strings.Join(empty, "; ") + "."
+	alt = fmt.Sprintf("Trend of %s over %d entries", what, points)
+	caption = what + ": each entry's median across runs with its ± MAD band, " + order + "."
+	if !cf.labelled {
+		return alt, caption
+	}
+	alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(d.entriesDrawn), strings.Join(d.drawn, "; "))
+	caption = what + ": one line per series, each entry's median across runs with its ± MAD band, " + order + "."
+	if !cf.common.IsZero() && len(cf.differing) > 0 {
+		caption += " Labels common to all series: " + cf.common.String() + "."
+	}
+	if c.first > 0 {
+		caption += fmt.Sprintf(" Series %d–%d of %d; the others are on the charts beside this one.", c.first, c.last, len(cf.list))
+	}
+	// A series measured at this level without a value of the statistic
+	// is named, so that no line is missing unsaid.
+	var empty []string
+	for _, m := range c.measured {
+		if !d.hasLine[m] {
+			empty = append(empty, cf.name(m))
 		}
 	}
-	if len(changes) > 0 {
-		alt += "; change points: " + strings.Join(changes, "; ")
+	if len(empty) > 0 {
+		caption += " No value for " + strings.Join(empty, "; ") + "."
 	}
-	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
+	return alt, caption
 }
 
 // maxTickLabel is the longest entry label a time axis shows, in runes.
