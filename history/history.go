@@ -436,8 +436,21 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 		gate = compare.DefaultGate
 	}
 	tracks := tracksOf(entries, segOf, levels, gate)
-	var cands []candidate
-	var pending []candidate
+	cands, pending := testCandidates(entries, tracks, opts)
+	h.testFamily(cands, gate, entries, tracks, o)
+	runs, flagged := h.flaggedRuns(cands, o)
+	found, since := changesOfRuns(runs)
+	found = append(found, pendingChanges(entries, tracks, pending, flagged, since, opts)...)
+	h.Changes = found
+	h.sortChanges()
+	h.group()
+}
+
+// testCandidates tests every entry of every track with an earlier and a
+// later entry: the candidates with a test, and, for the primary tracks,
+// their latest entries, decided once the changes are known.
+func testCandidates(entries []Input, tracks []track, opts Options) (cands, pending []candidate) {
+	o := opts.Compare
 	sizes := sizeCache{}
 	for ti, tr := range tracks {
 		thr := o.ThresholdFor(tr.metric)
@@ -468,8 +481,12 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 			cands = append(cands, candidate{track: ti, k: k, change: c, both: both})
 		}
 	}
+	return cands, pending
+}
 
-	// The family: every primary test, Holm over them when asked.
+// testFamily sets h.Tests: the family is every primary test, Holm over
+// them when asked (adjusting the candidates' p).
+func (h *History) testFamily(cands []candidate, gate []string, entries []Input, tracks []track, o compare.Options) {
 	var fam []int
 	var ps []float64
 	h.Tests = Tests{Statistics: familyPresent(gate, entries), Alpha: o.Alpha, Correction: o.Correction, EffectiveAlpha: o.Alpha}
@@ -491,54 +508,69 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 		h.Tests.EffectiveAlpha = o.Alpha / float64(len(ps))
 	}
 	h.Tests.Family = familyText(h, tracks)
+}
 
-	// Runs of consecutive flagged candidates of a track, in one kind and
-	// direction, are one change.
-	var runs [][]*candidate
-	flagged := map[[2]int]bool{} // track, k
+// flaggedRuns gives each candidate that lies beyond the threshold its
+// kind, when its test flags it, and groups them: runs of consecutive
+// flagged candidates of a track, in one kind and direction, are one
+// change. flagged holds every flagged candidate's track and position.
+func (h *History) flaggedRuns(cands []candidate, o compare.Options) (runs [][]*candidate, flagged map[[2]int]bool) {
+	flagged = map[[2]int]bool{} // track, k
 	for i := range cands {
 		t := &cands[i]
-		c := &t.change
-		if !t.both {
-			continue
-		}
-		alphaFor := o.Alpha
-		if c.Primary {
-			alphaFor = h.Tests.EffectiveAlpha
-		}
-		p, adj := float64(c.Test.P), float64(c.Test.PAdjusted)
-		switch {
-		case !c.Primary && p < o.Alpha:
-			c.Kind = KindSecondary
-		case !c.Primary:
-			continue
-		case float64(c.Test.MinP) >= alphaFor && !(adj < o.Alpha):
-			// As in compare: a floor not below α/m does not stop Holm's
-			// later steps from rejecting the test when others have more
-			// runs.
-			c.Kind = KindUndecided
-			c.NeedRuns = RunsPerEntryNeeded(alphaFor, c.Levels, len(c.Baseline))
-		case adj < o.Alpha:
-			c.Kind = KindChange
-		default:
+		if !t.both || !h.flag(&t.change, o) {
 			continue
 		}
 		flagged[[2]int{t.track, t.k}] = true
 		if n := len(runs); n > 0 {
 			last := runs[n-1][len(runs[n-1])-1]
-			if last.track == t.track && last.k+1 == t.k && last.change.Kind == c.Kind && last.change.Direction == c.Direction {
+			if last.track == t.track && last.k+1 == t.k && last.change.Kind == t.change.Kind && last.change.Direction == t.change.Direction {
 				runs[n-1] = append(runs[n-1], t)
 				continue
 			}
 		}
 		runs = append(runs, []*candidate{t})
 	}
-	var found []Change
-	since := map[int]int{} // track → position of the entry of its last change
+	return runs, flagged
+}
+
+// flag sets the kind of a candidate's change that its test flags, and
+// says whether it did: secondary where p < α, for a primary statistic a
+// change point where the adjusted p < α, or undecided where even the
+// smallest p its runs allow cannot reach α.
+func (h *History) flag(c *Change, o compare.Options) bool {
+	alphaFor := o.Alpha
+	if c.Primary {
+		alphaFor = h.Tests.EffectiveAlpha
+	}
+	p, adj := float64(c.Test.P), float64(c.Test.PAdjusted)
+	switch {
+	case !c.Primary && p < o.Alpha:
+		c.Kind = KindSecondary
+	case !c.Primary:
+		return false
+	case float64(c.Test.MinP) >= alphaFor && !(adj < o.Alpha):
+		// As in compare: a floor not below α/m does not stop Holm's
+		// later steps from rejecting the test when others have more
+		// runs.
+		c.Kind = KindUndecided
+		c.NeedRuns = RunsPerEntryNeeded(alphaFor, c.Levels, len(c.Baseline))
+	case adj < o.Alpha:
+		c.Kind = KindChange
+	default:
+		return false
+	}
+	return true
+}
+
+// changesOfRuns makes each run of flagged candidates one change: the
+// candidate that shows it most clearly (the largest |z|, the first of
+// equals): the one before it holds one entry of the new level, the ones
+// after a baseline that does. since maps each track to the position of
+// the entry of its last change.
+func changesOfRuns(runs [][]*candidate) (found []Change, since map[int]int) {
+	since = map[int]int{}
 	for _, run := range runs {
-		// The change is the candidate that shows it most clearly (the
-		// largest |z|, the first of equals): the one before it holds one
-		// entry of the new level, the ones after a baseline that does.
 		best := run[0]
 		for _, t := range run[1:] {
 			if z := math.Abs(float64(t.change.Test.Z)); z > math.Abs(float64(best.change.Test.Z)) || math.IsNaN(float64(best.change.Test.Z)) && !math.IsNaN(z) {
@@ -552,18 +584,23 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 		}
 		found = append(found, c)
 	}
-	// The latest entry of a track awaits confirmation when it lies beyond
-	// the threshold against the entries since the track's last change (a
-	// change already found is not announced again), unless it confirms a
-	// change found with the entry before it, or that entry lay beyond the
-	// threshold in the same direction too (the test of the two judged
-	// it).
+	return found, since
+}
+
+// pendingChanges are the latest entries of tracks that await
+// confirmation: each lies beyond the threshold against the entries since
+// the track's last change (a change already found is not announced
+// again), unless it confirms a change found with the entry before it, or
+// that entry lay beyond the threshold in the same direction too (the test
+// of the two judged it).
+func pendingChanges(entries []Input, tracks []track, pending []candidate, flagged map[[2]int]bool, since map[int]int, opts Options) []Change {
+	var found []Change
 	for _, p := range pending {
 		if flagged[[2]int{p.track, p.k - 1}] {
 			continue
 		}
 		tr := tracks[p.track]
-		thr := o.ThresholdFor(tr.metric)
+		thr := opts.Compare.ThresholdFor(tr.metric)
 		c, _, alone := newChange(entries, tr, tr.entries[max(since[p.track], p.k-opts.Window):p.k], p.k, thr)
 		at := median(alone[0])
 		prevSame := math.Abs(p.prevAlone) > thr && math.Signbit(p.prevAlone) == math.Signbit(at)
@@ -572,9 +609,7 @@ func (h *History) detect(entries []Input, segOf []int, levels []compare.LevelID,
 			found = append(found, c)
 		}
 	}
-	h.Changes = found
-	h.sortChanges()
-	h.group()
+	return found
 }
 
 // sizeCache remembers the sizes of stratified tests, which depend only

@@ -452,147 +452,203 @@ func seriesAnswers(s *analyze.Summary, sv seriesNaming, rows, nameRunes int) str
 	if same {
 		return fmt.Sprintf("**No answer for any series:** %s.\n\n", mdEscape(answers[0].Unavailable))
 	}
-	v := viewOf(s)
-	name := func(ser ingest.Series) string {
-		n := sv.name(ser)
-		if nameRunes > 0 {
-			n = textfmt.Clip(n, nameRunes)
-		}
-		return mdEscape(n)
+	t := newSeriesAnswerTable(s, sv, nameRunes)
+	var b strings.Builder
+	b.WriteString(t.caption())
+	var body [][]string
+	if rows < 0 || rows > len(answers) {
+		rows = len(answers)
 	}
+	for _, a := range answers[:rows] {
+		body = append(body, t.row(a))
+	}
+	header := []string{"series", "highest load meeting the SLOs", "goodput (runs ≥ " + t.target + ")", t.outHead}
+	if t.perGPU {
+		header = append(header, "output tokens/s per GPU")
+	}
+	if len(body) > 0 {
+		b.WriteString(table(append(header, "requests/s"), body))
+		b.WriteString(t.n.footer())
+		b.WriteString("\n")
+	}
+	if t.bracketed {
+		b.WriteString("A series' capacity lies between its highest load meeting the SLOs (\"every run\" when each of its runs does) and the next level, which fails; a level in between would narrow it.\n\n")
+	}
+	if t.lower {
+		b.WriteString("\"Not at\" names lower levels of the series that do not meet the SLOs: goodput does not fall steadily with load.\n\n")
+	}
+	if c := s.Configurations; c != nil {
+		b.WriteString(bestLine(s, sv, c, t.name) + "\n\n")
+	}
+	return b.String()
+}
+
+// seriesAnswerTable is what the per-series answer table needs across its
+// rows, and what the rows found that the sentences after it explain.
+type seriesAnswerTable struct {
+	s         *analyze.Summary
+	sv        seriesNaming
+	v         levelView
+	n         *notes
+	nameRunes int
+	perGPU    bool
+	ranks     map[ingest.Series]analyze.SeriesRank
+	sources   map[string]bool // the output rate keys of the answers
+	gpuCounts map[int]bool    // of the ranked series
+	target    string          // the SLO attainment, "90 %"
+	outHead   string          // the output rate's column head
+
+	// lower and bracketed say whether a row names lower levels that do
+	// not meet the SLOs, or a level above the answer that fails.
+	lower, bracketed bool
+}
+
+// newSeriesAnswerTable gathers the ranks, output rate keys and GPU counts
+// of the answers.
+func newSeriesAnswerTable(s *analyze.Summary, sv seriesNaming, nameRunes int) *seriesAnswerTable {
 	c := s.Configurations
-	perGPU := c != nil && c.Per == analyze.PerGPU
-	ranks := map[ingest.Series]analyze.SeriesRank{}
+	t := &seriesAnswerTable{
+		s: s, sv: sv, v: viewOf(s), nameRunes: nameRunes,
+		perGPU:    c != nil && c.Per == analyze.PerGPU,
+		ranks:     map[ingest.Series]analyze.SeriesRank{},
+		sources:   map[string]bool{},
+		gpuCounts: map[int]bool{},
+		target:    fmtNum(analyze.Num(100*s.Method.SLO.Attainment)) + " %",
+		outHead:   "output tokens/s",
+	}
 	if c != nil {
 		for _, r := range c.Series {
-			ranks[r.Series] = r
+			t.ranks[r.Series] = r
 		}
 	}
-	sources := map[string]bool{}
-	for _, a := range answers {
+	for _, a := range s.Answers {
 		if a.Output.Key != "" {
-			sources[a.Output.Key] = true
+			t.sources[a.Output.Key] = true
 		}
 	}
-	outHead := "output tokens/s"
-	if len(sources) == 1 {
-		for k := range sources {
-			outHead += " (" + map[string]string{analyze.KeyServerOutputRate: "server", analyze.KeyClientOutputRate: "client"}[k] + ")"
+	if len(t.sources) == 1 {
+		for k := range t.sources {
+			t.outHead += " (" + map[string]string{analyze.KeyServerOutputRate: "server", analyze.KeyClientOutputRate: "client"}[k] + ")"
 		}
 	}
-	target := fmtNum(analyze.Num(100*s.Method.SLO.Attainment)) + " %"
+	for _, r := range t.ranks {
+		if r.Rank > 0 {
+			t.gpuCounts[r.GPUs] = true
+		}
+	}
+	t.n = newNotes(s)
+	t.n.series = &t.sv
+	return t
+}
+
+// name is a series' name in the table, clipped to nameRunes.
+func (t *seriesAnswerTable) name(ser ingest.Series) string {
+	n := t.sv.name(ser)
+	if t.nameRunes > 0 {
+		n = textfmt.Clip(n, t.nameRunes)
+	}
+	return mdEscape(n)
+}
+
+// caption says what the table's columns hold. The GPU count goes in the
+// caption when every ranked series has the same, in the cells otherwise:
+// a column of its own would not fit in a pull-request comment.
+func (t *seriesAnswerTable) caption() string {
 	var b strings.Builder
 	closest := ""
-	for _, a := range answers {
+	for _, a := range t.s.Answers {
 		if a.Unavailable == "" && a.Level == nil {
 			closest = " (or, when none does, the level closest to them, in italics)"
 		}
 	}
 	fmt.Fprintf(&b, "**Per series**, named by the labels that differ between them%s: the highest load meeting the SLOs%s and its figures, median ± %s MAD across runs; goodput with the runs whose own goodput reaches %s; output tokens/s as in the table below",
-		sv.commonPhrase(), closest, s.Method.MAD, target)
-	// The GPU count goes in the caption when every ranked series has the
-	// same, in the cells otherwise: a column of its own would not fit in
-	// a pull-request comment.
-	gpuCounts := map[int]bool{}
-	for _, r := range ranks {
-		if r.Rank > 0 {
-			gpuCounts[r.GPUs] = true
-		}
-	}
-	if perGPU {
+		t.sv.commonPhrase(), closest, t.s.Method.MAD, t.target)
+	if t.perGPU {
 		b.WriteString(", and divided by the series' GPU count (from its environment)")
-		if len(gpuCounts) == 1 {
-			for n := range gpuCounts {
+		if len(t.gpuCounts) == 1 {
+			for n := range t.gpuCounts {
 				fmt.Fprintf(&b, ", %d %s for every ranked series", n, textfmt.Plural(n, "GPU", "GPUs"))
 			}
 		}
 	}
 	b.WriteString(".\n\n")
-	n := newNotes(s)
-	n.series = &sv
-	var body [][]string
-	lower, bracketed := false, false
-	if rows < 0 || rows > len(answers) {
-		rows = len(answers)
-	}
-	for _, a := range answers[:rows] {
-		row := []string{name(a.Series)}
-		if a.Unavailable != "" {
-			row = append(row, "no answer: "+mdEscape(a.Unavailable), na, na)
-			if perGPU {
-				row = append(row, na)
-			}
-			body = append(body, append(row, na))
-			continue
-		}
-		key := a.Best
-		load := ""
-		if a.Level != nil {
-			key = a.Level
-			load = v.name(key.Load())
-			if len(a.LowerNotMeeting) > 0 {
-				var names []string
-				for _, k := range a.LowerNotMeeting {
-					names = append(names, v.number(k.Load()))
-				}
-				load += " (not at " + strings.Join(names, ", ") + ")"
-				lower = true
-			}
-			if c := a.Capacity; c.EveryRun != nil && *c.EveryRun == *a.Level {
-				load += " (every run)"
-			}
-			if c := a.Capacity; c.Above != nil {
-				load += "; " + v.number(c.Above.Load()) + " fails"
-				bracketed = true
-			} else if a.Capacity.Levels > 0 {
-				load += "; highest tested"
-			}
-		} else {
-			load = "none (closest: *" + v.name(key.Load()) + "*)"
-		}
-		l, _ := levelOf(s, *key)
-		goodput := n.stat(l, "goodput.percent")
-		if goodput != na {
-			goodput += fmt.Sprintf(" (%d of %d)", a.RunsMeeting, a.Goodput.Runs)
-		}
-		out := n.stat(l, l.OutputRateKey)
-		if len(sources) > 1 && out != na {
-			out += map[string]string{analyze.KeyServerOutputRate: " (server)", analyze.KeyClientOutputRate: " (client)"}[l.OutputRateKey]
-		}
-		row = append(row, load, goodput, out)
-		if perGPU {
-			r := ranks[a.Series]
-			fig := na
-			if r.Level != nil && a.Level != nil && *r.Level == *a.Level {
-				fig = fmtAcross(r.Output, len(l.Runs))
-				if len(gpuCounts) > 1 {
-					fig += fmt.Sprintf(" (%d %s)", r.GPUs, textfmt.Plural(r.GPUs, "GPU", "GPUs"))
-				}
-				fig = n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fig)
-			}
-			row = append(row, fig)
-		}
-		body = append(body, append(row, n.stat(l, "throughput.requests_per_s")))
-	}
-	header := []string{"series", "highest load meeting the SLOs", "goodput (runs ≥ " + target + ")", outHead}
-	if perGPU {
-		header = append(header, "output tokens/s per GPU")
-	}
-	if len(body) > 0 {
-		b.WriteString(table(append(header, "requests/s"), body))
-		b.WriteString(n.footer())
-		b.WriteString("\n")
-	}
-	if bracketed {
-		b.WriteString("A series' capacity lies between its highest load meeting the SLOs (\"every run\" when each of its runs does) and the next level, which fails; a level in between would narrow it.\n\n")
-	}
-	if lower {
-		b.WriteString("\"Not at\" names lower levels of the series that do not meet the SLOs: goodput does not fall steadily with load.\n\n")
-	}
-	if c != nil {
-		b.WriteString(bestLine(s, sv, c, name) + "\n\n")
-	}
 	return b.String()
+}
+
+// row is one series' row: its name, its answer (or why there is none)
+// and the answer level's goodput, output rate, output rate per GPU when
+// ranked per GPU, and request rate.
+func (t *seriesAnswerTable) row(a analyze.Answer) []string {
+	row := []string{t.name(a.Series)}
+	if a.Unavailable != "" {
+		row = append(row, "no answer: "+mdEscape(a.Unavailable), na, na)
+		if t.perGPU {
+			row = append(row, na)
+		}
+		return append(row, na)
+	}
+	key := a.Best
+	if a.Level != nil {
+		key = a.Level
+	}
+	l, _ := levelOf(t.s, *key)
+	goodput := t.n.stat(l, "goodput.percent")
+	if goodput != na {
+		goodput += fmt.Sprintf(" (%d of %d)", a.RunsMeeting, a.Goodput.Runs)
+	}
+	out := t.n.stat(l, l.OutputRateKey)
+	if len(t.sources) > 1 && out != na {
+		out += map[string]string{analyze.KeyServerOutputRate: " (server)", analyze.KeyClientOutputRate: " (client)"}[l.OutputRateKey]
+	}
+	row = append(row, t.load(a), goodput, out)
+	if t.perGPU {
+		row = append(row, t.perGPUCell(a, l))
+	}
+	return append(row, t.n.stat(l, "throughput.requests_per_s"))
+}
+
+// load is a row's answer: the highest level meeting the SLOs, with the
+// lower levels that do not, whether every run meets them, and the level
+// above that fails; or, when no level does, the closest, in italics.
+func (t *seriesAnswerTable) load(a analyze.Answer) string {
+	v := t.v
+	if a.Level == nil {
+		return "none (closest: *" + v.name(a.Best.Load()) + "*)"
+	}
+	load := v.name(a.Level.Load())
+	if len(a.LowerNotMeeting) > 0 {
+		var names []string
+		for _, k := range a.LowerNotMeeting {
+			names = append(names, v.number(k.Load()))
+		}
+		load += " (not at " + strings.Join(names, ", ") + ")"
+		t.lower = true
+	}
+	if c := a.Capacity; c.EveryRun != nil && *c.EveryRun == *a.Level {
+		load += " (every run)"
+	}
+	if c := a.Capacity; c.Above != nil {
+		load += "; " + v.number(c.Above.Load()) + " fails"
+		t.bracketed = true
+	} else if a.Capacity.Levels > 0 {
+		load += "; highest tested"
+	}
+	return load
+}
+
+// perGPUCell is a row's output rate per GPU: the series' ranked figure,
+// when it was ranked at the answer's level, with its GPU count when the
+// ranked series differ in theirs.
+func (t *seriesAnswerTable) perGPUCell(a analyze.Answer, l analyze.Level) string {
+	r := t.ranks[a.Series]
+	if r.Level == nil || a.Level == nil || *r.Level != *a.Level {
+		return na
+	}
+	fig := fmtAcross(r.Output, len(l.Runs))
+	if len(t.gpuCounts) > 1 {
+		fig += fmt.Sprintf(" (%d %s)", r.GPUs, textfmt.Plural(r.GPUs, "GPU", "GPUs"))
+	}
+	return t.n.mark(l, strings.TrimSuffix(r.Output.Key, analyze.PerGPUSuffix), fig)
 }
 
 // bestLine names the best configuration under the SLOs, with the

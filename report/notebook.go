@@ -212,166 +212,197 @@ func renderNotebook(nb []byte, name string, ctx *cellContext, tgt target) ([]byt
 			return nil, err
 		}
 	}
-	r := &render{ctx: ctx, tgt: tgt, footIndex: map[string]int{}}
-	var out bytes.Buffer
-	probs := newProblems(name)
-	fail := probs.add
-	cells, blockCells := 0, 0
-	// tooMany counts a cell and says why it is one too many, or "".
-	tooMany := func(block bool) string {
-		cells++
-		if block {
-			blockCells++
-		}
-		switch {
-		case !lim.bounded():
-		case cells > lim.cells:
-			return fmt.Sprintf("cell %s: a notebook holds at most %s cells", textfmt.Thousands(cells), textfmt.Thousands(lim.cells))
-		case block && blockCells > lim.blockCells:
-			return fmt.Sprintf("block cell %s: a notebook holds at most %s block cells ({{table}}, {{plot}}, {{headline}}, ...)", textfmt.Thousands(blockCells), textfmt.Thousands(lim.blockCells))
-		}
-		return ""
+	w := &notebookWriter{
+		r:     &render{ctx: ctx, tgt: tgt, footIndex: map[string]int{}},
+		probs: newProblems(name),
+		lim:   lim,
+		tgt:   tgt,
 	}
-	// tooLarge says why the output is too large after a line, or "".
-	tooLarge := func() string {
-		switch {
-		case !lim.bounded():
-		case out.Len() > lim.markdownBytes:
-			return fmt.Sprintf("the report passes %s of Markdown on this line, the limit for a report rendered from a notebook", fmtBytes(lim.markdownBytes))
-		case tgt == targetHTML && out.Len()+r.figureBytes > lim.html:
-			return fmt.Sprintf("report.html passes %s on this line (its figures inlined), the limit for a report rendered from a notebook", fmtBytes(lim.html))
-		}
-		return ""
-	}
-	// guard checks the Markdown goldmark will render, written by the
+	// The guard checks the Markdown goldmark will render, written by the
 	// notebook for report.html.
-	var guard *markdownGuard
 	if lim.bounded() && tgt == targetHTML {
-		guard = newMarkdownGuard(lim)
+		w.guard = newMarkdownGuard(lim)
 	}
-	line := 0
-	// emit writes lines of Markdown for the current line, by a cell or not.
-	emit := func(s string, cell bool) {
-		out.WriteString(s)
-		if guard != nil {
-			guard.text(s, line, cell)
-		}
-	}
-	fence := ""
-	swallowBlank := false
 	for rest := nb; len(rest) > 0; {
 		var raw []byte
 		raw, rest = nextLine(rest)
-		line++
-		// The notebook is input too: no control character reaches a report.
-		text := controls.EscapeText(string(raw))
-		trimmed := strings.TrimSpace(text)
-		if swallowBlank {
-			swallowBlank = false
-			if trimmed == "" {
-				continue
-			}
-		}
-		if f := fenceMarker(trimmed); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(trimmed, fence) && strings.TrimLeft(trimmed, fence[:1]) == "":
-				fence = ""
-			}
-			emit(text+"\n", false)
-			if msg := tooLarge(); msg != "" {
-				return nil, probs.fatal(line, 0, msg)
-			}
-			continue
-		}
-		if fence != "" {
-			emit(text+"\n", false)
-			if msg := tooLarge(); msg != "" {
-				return nil, probs.fatal(line, 0, msg)
-			}
-			continue
-		}
-		if m := cellPattern.FindStringSubmatchIndex(trimmed); m != nil && m[0] == 0 && m[1] == len(trimmed) {
-			args := strings.Fields(trimmed[m[2]:m[3]])
-			if len(args) > 0 && isBlockCell(args[0]) {
-				col := column(text, strings.Index(text, "{{"))
-				if msg := tooMany(true); msg != "" {
-					return nil, probs.fatal(line, col, msg)
-				}
-				md, err := r.block(args)
-				if err != nil {
-					fail(line, col, err.Error())
-					continue
-				}
-				if md == "" {
-					// A cell with nothing to show (no import in the
-					// sweep) leaves no trace: its line and the blank
-					// line after it go.
-					swallowBlank = true
-					continue
-				}
-				if !strings.HasSuffix(md, "\n") {
-					md += "\n"
-				}
-				emit(md, true)
-				if msg := tooLarge(); msg != "" {
-					return nil, probs.fatal(line, col, msg)
-				}
-				continue
-			}
-		}
-		var b strings.Builder
-		last := 0
-		cols := columns{line: text}
-		for _, m := range cellPattern.FindAllStringSubmatchIndex(text, -1) {
-			before := text[last:m[0]]
-			if i := strings.Index(before, "{{"); i >= 0 {
-				fail(line, cols.at(last+i), unclosed(text[last+i:m[0]]))
-			}
-			b.WriteString(before)
-			col := cols.at(m[0])
-			if msg := tooMany(false); msg != "" {
-				return nil, probs.fatal(line, col, msg)
-			}
-			s, err := r.inline(strings.Fields(text[m[2]:m[3]]))
-			if err != nil {
-				fail(line, col, err.Error())
-				s = text[m[0]:m[1]]
-			}
-			b.WriteString(s)
-			last = m[1]
-			if lim.bounded() && out.Len()+b.Len() > lim.markdownBytes {
-				return nil, probs.fatal(line, col, fmt.Sprintf("the report passes %s of Markdown in this cell, the limit for a report rendered from a notebook", fmtBytes(lim.markdownBytes)))
-			}
-		}
-		if i := strings.Index(text[last:], "{{"); i >= 0 {
-			fail(line, cols.at(last+i), unclosed(text[last+i:]))
-		}
-		b.WriteString(text[last:])
-		emit(b.String()+"\n", false)
-		if msg := tooLarge(); msg != "" {
-			return nil, probs.fatal(line, 0, msg)
-		}
-	}
-	if err := probs.err(); err != nil {
-		return nil, err
-	}
-	if guard != nil {
-		if err := guard.err(name); err != nil {
+		if err := w.writeLine(raw); err != nil {
 			return nil, err
 		}
 	}
-	if len(r.footnotes) > 0 {
-		out.WriteString("\n")
-		for i, f := range r.footnotes {
-			fmt.Fprintf(&out, "[^v%d]: %s\n", i+1, f)
-		}
-		if msg := tooLarge(); msg != "" {
-			return nil, probs.fatal(line, 0, msg+" (its footnotes)")
+	return w.finish(name)
+}
+
+// notebookWriter renders a notebook line by line into Markdown, counting
+// its cells and the output against the limits, and collecting the
+// problems of its cells.
+type notebookWriter struct {
+	r     *render
+	out   bytes.Buffer
+	probs *problems
+	lim   *notebookLimits
+	tgt   target
+	guard *markdownGuard // nil unless bounded and for report.html
+
+	cells, blockCells int
+	line              int    // the current line, from 1
+	fence             string // the open code fence's marker, or ""
+	swallowBlank      bool   // the next line goes if blank
+}
+
+// writeLine renders the next line: a code fence or a line inside one as
+// it is, a line that is one block cell as that cell's Markdown, any other
+// line with its inline cells evaluated. No control character of the
+// notebook reaches a report.
+func (w *notebookWriter) writeLine(raw []byte) error {
+	w.line++
+	text := controls.EscapeText(string(raw))
+	trimmed := strings.TrimSpace(text)
+	if w.swallowBlank {
+		w.swallowBlank = false
+		if trimmed == "" {
+			return nil
 		}
 	}
-	return out.Bytes(), nil
+	if f := fenceMarker(trimmed); f != "" {
+		switch {
+		case w.fence == "":
+			w.fence = f
+		case strings.HasPrefix(trimmed, w.fence) && strings.TrimLeft(trimmed, w.fence[:1]) == "":
+			w.fence = ""
+		}
+		return w.emit(text+"\n", false, 0)
+	}
+	if w.fence != "" {
+		return w.emit(text+"\n", false, 0)
+	}
+	if m := cellPattern.FindStringSubmatchIndex(trimmed); m != nil && m[0] == 0 && m[1] == len(trimmed) {
+		if args := strings.Fields(trimmed[m[2]:m[3]]); len(args) > 0 && isBlockCell(args[0]) {
+			return w.blockCell(text, args)
+		}
+	}
+	return w.inlineLine(text)
+}
+
+// blockCell renders a line that is one block cell. A cell with nothing
+// to show (no import in the sweep) leaves no trace: its line and the
+// blank line after it go.
+func (w *notebookWriter) blockCell(text string, args []string) error {
+	col := column(text, strings.Index(text, "{{"))
+	if msg := w.tooMany(true); msg != "" {
+		return w.probs.fatal(w.line, col, msg)
+	}
+	md, err := w.r.block(args)
+	if err != nil {
+		w.probs.add(w.line, col, err.Error())
+		return nil
+	}
+	if md == "" {
+		w.swallowBlank = true
+		return nil
+	}
+	if !strings.HasSuffix(md, "\n") {
+		md += "\n"
+	}
+	return w.emit(md, true, col)
+}
+
+// inlineLine renders a line of prose with its inline cells evaluated; a
+// cell that fails stays as written, and its problem is noted.
+func (w *notebookWriter) inlineLine(text string) error {
+	var b strings.Builder
+	last := 0
+	cols := columns{line: text}
+	for _, m := range cellPattern.FindAllStringSubmatchIndex(text, -1) {
+		before := text[last:m[0]]
+		if i := strings.Index(before, "{{"); i >= 0 {
+			w.probs.add(w.line, cols.at(last+i), unclosed(text[last+i:m[0]]))
+		}
+		b.WriteString(before)
+		col := cols.at(m[0])
+		if msg := w.tooMany(false); msg != "" {
+			return w.probs.fatal(w.line, col, msg)
+		}
+		s, err := w.r.inline(strings.Fields(text[m[2]:m[3]]))
+		if err != nil {
+			w.probs.add(w.line, col, err.Error())
+			s = text[m[0]:m[1]]
+		}
+		b.WriteString(s)
+		last = m[1]
+		if w.lim.bounded() && w.out.Len()+b.Len() > w.lim.markdownBytes {
+			return w.probs.fatal(w.line, col, fmt.Sprintf("the report passes %s of Markdown in this cell, the limit for a report rendered from a notebook", fmtBytes(w.lim.markdownBytes)))
+		}
+	}
+	if i := strings.Index(text[last:], "{{"); i >= 0 {
+		w.probs.add(w.line, cols.at(last+i), unclosed(text[last+i:]))
+	}
+	b.WriteString(text[last:])
+	return w.emit(b.String()+"\n", false, 0)
+}
+
+// emit writes lines of Markdown for the current line, by a cell or not,
+// and fails, at column col, when the output has grown too large.
+func (w *notebookWriter) emit(s string, cell bool, col int) error {
+	w.out.WriteString(s)
+	if w.guard != nil {
+		w.guard.text(s, w.line, cell)
+	}
+	if msg := w.tooLarge(); msg != "" {
+		return w.probs.fatal(w.line, col, msg)
+	}
+	return nil
+}
+
+// tooMany counts a cell and says why it is one too many, or "".
+func (w *notebookWriter) tooMany(block bool) string {
+	w.cells++
+	if block {
+		w.blockCells++
+	}
+	switch {
+	case !w.lim.bounded():
+	case w.cells > w.lim.cells:
+		return fmt.Sprintf("cell %s: a notebook holds at most %s cells", textfmt.Thousands(w.cells), textfmt.Thousands(w.lim.cells))
+	case block && w.blockCells > w.lim.blockCells:
+		return fmt.Sprintf("block cell %s: a notebook holds at most %s block cells ({{table}}, {{plot}}, {{headline}}, ...)", textfmt.Thousands(w.blockCells), textfmt.Thousands(w.lim.blockCells))
+	}
+	return ""
+}
+
+// tooLarge says why the output is too large after a line, or "".
+func (w *notebookWriter) tooLarge() string {
+	switch {
+	case !w.lim.bounded():
+	case w.out.Len() > w.lim.markdownBytes:
+		return fmt.Sprintf("the report passes %s of Markdown on this line, the limit for a report rendered from a notebook", fmtBytes(w.lim.markdownBytes))
+	case w.tgt == targetHTML && w.out.Len()+w.r.figureBytes > w.lim.html:
+		return fmt.Sprintf("report.html passes %s on this line (its figures inlined), the limit for a report rendered from a notebook", fmtBytes(w.lim.html))
+	}
+	return ""
+}
+
+// finish reports the cells' problems and the guard's, or appends the
+// footnotes and returns the Markdown.
+func (w *notebookWriter) finish(name string) ([]byte, error) {
+	if err := w.probs.err(); err != nil {
+		return nil, err
+	}
+	if w.guard != nil {
+		if err := w.guard.err(name); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.r.footnotes) > 0 {
+		w.out.WriteString("\n")
+		for i, f := range w.r.footnotes {
+			fmt.Fprintf(&w.out, "[^v%d]: %s\n", i+1, f)
+		}
+		if msg := w.tooLarge(); msg != "" {
+			return nil, w.probs.fatal(w.line, 0, msg+" (its footnotes)")
+		}
+	}
+	return w.out.Bytes(), nil
 }
 
 // column is the 1-based column, in characters, of byte offset i of line.

@@ -394,96 +394,31 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	p.X.Label.Text = "output tokens/s (server counters)"
 	p.Y.Label.Text = fmt.Sprintf("p95 %s (%s)", name, unit)
 
-	var used chartUsed
-	var alt []string
 	name2 := "throughput-" + m.key
-	lo, hi := math.Inf(1), math.Inf(-1) // extent of the latency error bars
+	d := throughputDrawn{lo: math.Inf(1), hi: math.Inf(-1)}
 	drawn := 0
 	// The legend names the series, when there are several, and the SLO.
 	sloLegend := chart.NewLegend()
 	for _, ln := range chartLines(s, v, sv) {
-		var xys, exys, eyys plotter.XYs
-		var xerrs plotter.XErrors
-		var yerrs plotter.YErrors
-		var labels []string
-		for _, l := range ln.levels {
-			load := l.Load()
-			rate, okR := l.Stat(chartOutputRate)
-			lat, okL := l.Stat(m.key + ".p95")
-			if !okR || !okL || !rate.Median.Valid() || !lat.Median.Valid() {
-				used.missing = append(used.missing, v.name(load))
-				continue
-			}
-			used.add(load, rate)
-			used.add(load, lat)
-			pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
-			xys = append(xys, pt)
-			labels = append(labels, v.short(load))
-			where := v.name(load)
-			if sv.several() {
-				where += " of " + ln.name
-			}
-			alt = append(alt, fmt.Sprintf("%s: %s tokens/s, %s %s", where, chartNum(pt.X), chartNum(pt.Y), unit))
-			if rate.MAD.Valid() {
-				exys = append(exys, pt)
-				xerrs = append(xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
-			}
-			top, bottom := pt.Y, pt.Y
-			if lat.MAD.Valid() {
-				eyys = append(eyys, pt)
-				yerrs = append(yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
-				top += float64(lat.MAD)
-				bottom -= float64(lat.MAD)
-			}
-			lo, hi = math.Min(lo, bottom), math.Max(hi, top)
-		}
-		if len(xys) == 0 {
+		pts := d.points(ln, m, unit, v, sv)
+		if len(pts.xys) == 0 {
 			continue
 		}
 		drawn++
-		ls, gs := chart.SeriesStyle(ln.style)
 		var lg *plot.Legend
 		if sv.several() {
 			lg = &sloLegend
 		}
-		if err := chartAddLinePoints(p, lg, ln.name, xys, ls, gs); err != nil {
+		// Labels of several series would run into each other: the
+		// caption says the points are joined in load order.
+		if err := addThroughputLine(p, lg, ln, pts, !sv.several()); err != nil {
 			return nil, fmt.Errorf("plot %s: %w", name2, err)
 		}
-		if len(exys) > 0 {
-			eb, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{exys, xerrs})
-			if err != nil {
-				return nil, fmt.Errorf("plot %s: %w", name2, err)
-			}
-			eb.LineStyle.Color = ls.Color
-			p.Add(eb)
-		}
-		if len(eyys) > 0 {
-			if err := chartAddYErrors(p, eyys, yerrs, ls.Color); err != nil {
-				return nil, fmt.Errorf("plot %s: %w", name2, err)
-			}
-		}
-		if sv.several() {
-			// Labels of several series would run into each other: the
-			// caption says the points are joined in load order.
-			continue
-		}
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", name2, err)
-		}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font = chart.Font(p.X.Tick.Label.Font.Size)
-		}
-		// Below and to the right of the point: clear of a curve that rises.
-		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
-		p.Add(lb)
 	}
 	if drawn == 0 {
 		return nil, nil
 	}
+	lo, hi := d.lo, d.hi
 	chart.FromZero(&p.X)
 	// Levels far apart (one that queues) would flatten the others
 	// against a linear axis from zero.
@@ -509,6 +444,120 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %w", name2, err)
 	}
+	caption := throughputCaption(s, m, name, v, sv, d.used)
+	if logY {
+		caption += chartLogSentence([]string{"p95 " + name})
+	}
+	caption += sloSentence + sv.sentence()
+	return &Plot{
+		Name:    name2,
+		Title:   p.Title.Text,
+		Caption: caption,
+		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per %s: %s.", name, unit, v.perLevel(), strings.Join(d.alt, "; ")) + sloSentence,
+		SVG:     svg,
+	}, nil
+}
+
+// throughputDrawn is what the throughput chart's caption, alt text and
+// axis need of the points drawn: the figures used, each point's alt
+// text, and the extent of the latency error bars.
+type throughputDrawn struct {
+	used   chartUsed
+	alt    []string
+	lo, hi float64
+}
+
+// throughputPoints is one line of the throughput chart: its points with
+// their labels, and the points with a throughput or latency MAD with
+// their error bars.
+type throughputPoints struct {
+	xys, exys, eyys plotter.XYs
+	xerrs           plotter.XErrors
+	yerrs           plotter.YErrors
+	labels          []string
+}
+
+// points makes ln's points, each level with both a median output rate
+// and a median p95 of m (the others noted missing), and notes them.
+func (d *throughputDrawn) points(ln chartLine, m chartMetric, unit string, v levelView, sv seriesView) throughputPoints {
+	var out throughputPoints
+	for _, l := range ln.levels {
+		load := l.Load()
+		rate, okR := l.Stat(chartOutputRate)
+		lat, okL := l.Stat(m.key + ".p95")
+		if !okR || !okL || !rate.Median.Valid() || !lat.Median.Valid() {
+			d.used.missing = append(d.used.missing, v.name(load))
+			continue
+		}
+		d.used.add(load, rate)
+		d.used.add(load, lat)
+		pt := plotter.XY{X: float64(rate.Median), Y: float64(lat.Median)}
+		out.xys = append(out.xys, pt)
+		out.labels = append(out.labels, v.short(load))
+		where := v.name(load)
+		if sv.several() {
+			where += " of " + ln.name
+		}
+		d.alt = append(d.alt, fmt.Sprintf("%s: %s tokens/s, %s %s", where, chartNum(pt.X), chartNum(pt.Y), unit))
+		if rate.MAD.Valid() {
+			out.exys = append(out.exys, pt)
+			out.xerrs = append(out.xerrs, struct{ Low, High float64 }{float64(rate.MAD), float64(rate.MAD)})
+		}
+		top, bottom := pt.Y, pt.Y
+		if lat.MAD.Valid() {
+			out.eyys = append(out.eyys, pt)
+			out.yerrs = append(out.yerrs, struct{ Low, High float64 }{float64(lat.MAD), float64(lat.MAD)})
+			top += float64(lat.MAD)
+			bottom -= float64(lat.MAD)
+		}
+		d.lo, d.hi = math.Min(d.lo, bottom), math.Max(d.hi, top)
+	}
+	return out
+}
+
+// addThroughputLine draws one line of the throughput chart in its
+// series' style: the points joined, their error bars both ways, and,
+// when labelled, each point's level below and to the right of it.
+func addThroughputLine(p *plot.Plot, lg *plot.Legend, ln chartLine, pts throughputPoints, labelled bool) error {
+	ls, gs := chart.SeriesStyle(ln.style)
+	if err := chartAddLinePoints(p, lg, ln.name, pts.xys, ls, gs); err != nil {
+		return err
+	}
+	if len(pts.exys) > 0 {
+		eb, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{pts.exys, pts.xerrs})
+		if err != nil {
+			return err
+		}
+		eb.LineStyle.Color = ls.Color
+		p.Add(eb)
+	}
+	if len(pts.eyys) > 0 {
+		if err := chartAddYErrors(p, pts.eyys, pts.yerrs, ls.Color); err != nil {
+			return err
+		}
+	}
+	if !labelled {
+		return nil
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts.xys, Labels: pts.labels})
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = chart.Font(p.X.Tick.Label.Font.Size)
+	}
+	// Below and to the right of the point: clear of a curve that rises.
+	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-13)}
+	p.Add(lb)
+	return nil
+}
+
+// throughputCaption says what the throughput chart's axes, points and
+// error bars are, before its log-axis, SLO and series sentences.
+func throughputCaption(s *analyze.Summary, m chartMetric, name string, v levelView, sv seriesView, used chartUsed) string {
 	points := "one point per concurrency level (c=…), joined in concurrency order"
 	switch {
 	case v.mixed:
@@ -519,19 +568,8 @@ func throughputChart(s *analyze.Summary, m chartMetric) (*Plot, error) {
 	if sv.several() {
 		points = "one point per level of each series, joined in load order, the lowest load at the start of each line (the alt text lists them)"
 	}
-	caption := fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
+	return fmt.Sprintf("Median across runs of server output tokens/s (%s) against the median across runs of per-run p95 client %s (%s sample, %s); %s, with ± %s error bars in both directions; %s. Server counters and client timings are separate measurements, shown side by side and not joined.",
 		chartStatSample(s, chartOutputRate), name, chartStatSample(s, m.key+".p95"), chartPercentilePhrase(s), points, chartMADPhrase(s), used.runsPhrase()) + used.notes(s)
-	if logY {
-		caption += chartLogSentence([]string{"p95 " + name})
-	}
-	caption += sloSentence + sv.sentence()
-	return &Plot{
-		Name:    name2,
-		Title:   p.Title.Text,
-		Caption: caption,
-		Alt:     fmt.Sprintf("Scatter chart of p95 %s (%s) against output tokens/s, one labelled point per %s: %s.", name, unit, v.perLevel(), strings.Join(alt, "; ")) + sloSentence,
-		SVG:     svg,
-	}, nil
 }
 
 // runsSpreadChart draws each run's value of a few per-run statistics per
@@ -541,88 +579,21 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 	if sv.several() {
 		return runsSpreadSeriesChart(s, sv)
 	}
-	type panel struct{ key, name, unit string }
-	var panels []panel
-	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
-		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
-		panels = append(panels, panel{m.key + ".p95", "p95 " + name, unit})
-	}
-	_, rateUnit := chartStatLabel(s, chartOutputRate, "output tokens/s", "tokens/s")
-	panels = append(panels, panel{chartOutputRate, "output tokens/s (server counters)", rateUnit})
-
+	panels := runsSpreadPanels(s)
 	v := viewOf(s)
 	levels := chartLoads(s)
-	dotStyle := draw.GlyphStyle{Color: chart.Palette[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	medianStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
 	var used chartUsed
 	var plots []*plot.Plot
 	var names, logNames []string
 	for _, pn := range panels {
-		p := chartNewPlot()
-		chart.SmallText(p)
-		// The title names the statistic and the axis only its unit: a
-		// long rotated label would run past a tile's height into the
-		// title above it.
-		p.Title.Text = "per-run " + pn.name
-		p.Y.Label.Text = pn.unit
-		var dots plotter.XYs
-		var ticks []plot.Tick
-		drew := false
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i, l := range s.Levels {
-			label := v.number(l.Load())
-			if chartCompact(s) {
-				// The tick names the one level; no axis label below it.
-				label = v.name(l.Load())
-			}
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
-			st, ok := l.Stat(pn.key)
-			if !ok {
-				continue
-			}
-			k := len(st.PerRun)
-			for r, v := range st.PerRun {
-				if !v.Valid() {
-					continue
-				}
-				// Spread the runs sideways in repeat order so equal
-				// values stay visible.
-				dx := 0.0
-				if k > 1 {
-					dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
-				}
-				dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
-				lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
-				drew = true
-			}
-			if st.Median.Valid() {
-				used.add(l.Load(), st)
-				med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
-				if err != nil {
-					return nil, fmt.Errorf("plot runs-spread: %w", err)
-				}
-				med.LineStyle = medianStyle
-				p.Add(med)
-			}
-		}
-		if !drew {
-			continue
-		}
-		sc, err := plotter.NewScatter(dots)
+		p, logY, err := runsSpreadPanel(s, v, pn, len(levels), &used)
 		if err != nil {
 			return nil, fmt.Errorf("plot runs-spread: %w", err)
 		}
-		sc.GlyphStyle = dotStyle
-		p.Add(sc)
-		p.X.Label.Text = v.axisLabel()
-		if chartCompact(s) {
-			p.X.Label.Text = ""
+		if p == nil {
+			continue
 		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Min, p.X.Max = -0.5, float64(len(levels))-0.5
-		if chartLogAxis(lo, hi) {
-			chart.SetLogScale(&p.Y)
-			chartLogFloor(&p.Y)
+		if logY {
 			logNames = append(logNames, pn.name)
 		}
 		plots = append(plots, p)
@@ -632,6 +603,7 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		return nil, nil
 	}
 	title := "Run-to-run spread"
+	dotStyle, medianStyle := runsSpreadStyles()
 	legend := chart.NewLegend()
 	legend.Add("one run", &plotter.Scatter{GlyphStyle: dotStyle})
 	legend.Add("median", &plotter.Line{LineStyle: medianStyle})
@@ -656,6 +628,104 @@ func runsSpreadChart(s *analyze.Summary) (*Plot, error) {
 		Alt:     fmt.Sprintf("Dot plots, one panel each for %s, showing every run's value per %s (%s) with the median across runs marked.", chartJoinAnd(names), v.perLevel(), v.list(levels)),
 		SVG:     svg,
 	}, nil
+}
+
+// runsSpreadStyles are the run-to-run spread's styles: a dot per run, a
+// bar at the median.
+func runsSpreadStyles() (dot draw.GlyphStyle, median draw.LineStyle) {
+	return draw.GlyphStyle{Color: chart.Palette[0], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}},
+		draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+}
+
+// runsSpreadStat is one panel of the run-to-run spread: the statistic's
+// key, its display name and its unit.
+type runsSpreadStat struct{ key, name, unit string }
+
+// runsSpreadPanels are the run-to-run spread's panels: p95 TTFT, TPOT
+// and E2E, then the server's output tokens/s.
+func runsSpreadPanels(s *analyze.Summary) []runsSpreadStat {
+	var panels []runsSpreadStat
+	for _, m := range []chartMetric{chartTTFT, chartTPOT, chartE2E} {
+		name, unit := chartStatLabel(s, m.key+".p95", m.name, "ms")
+		panels = append(panels, runsSpreadStat{m.key + ".p95", "p95 " + name, unit})
+	}
+	_, rateUnit := chartStatLabel(s, chartOutputRate, "output tokens/s", "tokens/s")
+	return append(panels, runsSpreadStat{chartOutputRate, "output tokens/s (server counters)", rateUnit})
+}
+
+// runsSpreadPanel draws one statistic's panel: each run's value as a dot
+// per level, the median across runs as a bar. It returns a nil plot when
+// no run has a value, and whether the y axis is logarithmic.
+func runsSpreadPanel(s *analyze.Summary, v levelView, pn runsSpreadStat, nLevels int, used *chartUsed) (*plot.Plot, bool, error) {
+	dotStyle, medianStyle := runsSpreadStyles()
+	p := chartNewPlot()
+	chart.SmallText(p)
+	// The title names the statistic and the axis only its unit: a
+	// long rotated label would run past a tile's height into the
+	// title above it.
+	p.Title.Text = "per-run " + pn.name
+	p.Y.Label.Text = pn.unit
+	var dots plotter.XYs
+	var ticks []plot.Tick
+	drew := false
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, l := range s.Levels {
+		label := v.number(l.Load())
+		if chartCompact(s) {
+			// The tick names the one level; no axis label below it.
+			label = v.name(l.Load())
+		}
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
+		st, ok := l.Stat(pn.key)
+		if !ok {
+			continue
+		}
+		k := len(st.PerRun)
+		for r, v := range st.PerRun {
+			if !v.Valid() {
+				continue
+			}
+			// Spread the runs sideways in repeat order so equal
+			// values stay visible.
+			dx := 0.0
+			if k > 1 {
+				dx = (float64(r) - float64(k-1)/2) * 0.4 / float64(k-1)
+			}
+			dots = append(dots, plotter.XY{X: float64(i) + dx, Y: float64(v)})
+			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+			drew = true
+		}
+		if st.Median.Valid() {
+			used.add(l.Load(), st)
+			med, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.3, Y: float64(st.Median)}, {X: float64(i) + 0.3, Y: float64(st.Median)}})
+			if err != nil {
+				return nil, false, err
+			}
+			med.LineStyle = medianStyle
+			p.Add(med)
+		}
+	}
+	if !drew {
+		return nil, false, nil
+	}
+	sc, err := plotter.NewScatter(dots)
+	if err != nil {
+		return nil, false, err
+	}
+	sc.GlyphStyle = dotStyle
+	p.Add(sc)
+	p.X.Label.Text = v.axisLabel()
+	if chartCompact(s) {
+		p.X.Label.Text = ""
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.5, float64(nLevels)-0.5
+	logY := chartLogAxis(lo, hi)
+	if logY {
+		chart.SetLogScale(&p.Y)
+		chartLogFloor(&p.Y)
+	}
+	return p, logY, nil
 }
 
 // cdfChart draws the pooled CDF of one latency metric, one line per

@@ -72,6 +72,10 @@ func markdown(in Input, limit int) string {
 // figureToken marks where the HTML rendering inserts a chart.
 const figureToken = "BENCHNOTE-FIGURE-"
 
+// render renders compare.md in one layout: the verdict, the two sides,
+// the findings, the lists of changes at single levels, the comparability
+// and method notes, the per-level tables, the levels on one side only,
+// and what the layout left out.
 func render(in Input, lay layout) string {
 	r := in.Result
 	var b strings.Builder
@@ -88,6 +92,67 @@ func render(in Input, lay layout) string {
 	writeSLO(&b, r)
 	writeSLOBySeries(&b, r.SLOBySeries)
 
+	cut = append(cut, writeErrorRate(&b, r, lay)...)
+	cut = append(cut, writeLevelLists(&b, r, lay)...)
+
+	writeComparability(&b, r.Comparability)
+	writeMethod(&b, r)
+
+	if lay.figures {
+		fmt.Fprintf(&b, "## Latency against throughput\n\n%soverview\n\n", figureToken)
+	}
+	cut = append(cut, writeLevels(&b, r, lay)...)
+	if len(r.OnlyBase)+len(r.OnlyNew) > 0 {
+		b.WriteString("## Levels on one side only\n\nNot compared: the other sweep has no such level.\n\n")
+		writeOneSided(&b, "base only", r.OnlyBase, lay)
+		writeOneSided(&b, "new only", r.OnlyNew, lay)
+		b.WriteString("\n")
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(&b, "---\n\n**Shortened** to stay under %s characters (a pull-request comment). Left out: %s. compare.html and compare.json hold everything.\n",
+			textfmt.Thousands(MaxMarkdown), strings.Join(cut, "; "))
+	}
+	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
+	return b.String()
+}
+
+// writeErrorRate writes the levels whose error rate rose, most severe
+// first, and returns what the layout's list cap left out.
+func writeErrorRate(b *strings.Builder, r *compare.Result, lay layout) (cut []string) {
+	if len(r.ErrorRate) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
+	fmt.Fprintf(b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold at these levels. This describes where errors rose; it does not gate: the error rate's test across levels above does, with the threshold as its smallest rise.\n\n")
+	// Most severe first: the larger of the rises of the median and of
+	// the worst run; compare.json keeps them in level order.
+	shown := append([]compare.ErrorRateRise{}, r.ErrorRate...)
+	rise := func(e compare.ErrorRateRise) float64 {
+		return math.Max(e.NewMedian-e.BaseMedian, e.NewWorst-e.BaseWorst)
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return rise(shown[i]) > rise(shown[j]) })
+	if lay.listCap >= 0 && len(shown) > lay.listCap {
+		shown = shown[:lay.listCap]
+		cut = append(cut, fmt.Sprintf("%d of %d error-rate rises", len(r.ErrorRate)-lay.listCap, len(r.ErrorRate)))
+	}
+	var rows [][]string
+	for _, e := range shown {
+		rows = append(rows, []string{report.EscapeMarkdown(e.Label), pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
+	}
+	if len(rows) > 0 {
+		b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
+	}
+	if len(shown) < len(r.ErrorRate) {
+		fmt.Fprintf(b, "\n… and %d more (compare.json and compare.html list them all).\n", len(r.ErrorRate)-len(shown))
+	}
+	b.WriteString("\n")
+	return cut
+}
+
+// writeLevelLists writes the regressions, the undecided changes for the
+// worse and the improvements at single levels, most severe first, and
+// returns what the layout's list cap left out.
+func writeLevelLists(b *strings.Builder, r *compare.Result, lay layout) (cut []string) {
 	lists := []struct {
 		title, intro string
 		verdicts     []string
@@ -96,32 +161,6 @@ func render(in Input, lay layout) string {
 		{"Regressions at single levels", "Where a change shows: a level's own test (p < α, Holm over every level's tests) **and** worse by more than the threshold. These describe; the gate decides on the statistics tested across levels above (unless `--per-level`).", []string{compare.VerdictRegression}, false},
 		{"Undecided at single levels: too few runs", "Worse by more than the threshold at one level, but with these run counts no exact test of that level alone can reach α. Whether the ranges of the runs overlap is shown as a description only, not a test.", []string{compare.VerdictUndecided}, true},
 		{"Improvements at single levels", "A level's own test (p < α) and better by more than the threshold.", []string{compare.VerdictImprovement}, false},
-	}
-	if len(r.ErrorRate) > 0 {
-		fmt.Fprintf(&b, "## Error-rate rises (%d)\n\n", len(r.ErrorRate))
-		fmt.Fprintf(&b, "The new sweep's median per-run error rate, or its worst run, exceeds the base's by more than the threshold at these levels. This describes where errors rose; it does not gate: the error rate's test across levels above does, with the threshold as its smallest rise.\n\n")
-		// Most severe first: the larger of the rises of the median and of
-		// the worst run; compare.json keeps them in level order.
-		shown := append([]compare.ErrorRateRise{}, r.ErrorRate...)
-		rise := func(e compare.ErrorRateRise) float64 {
-			return math.Max(e.NewMedian-e.BaseMedian, e.NewWorst-e.BaseWorst)
-		}
-		sort.SliceStable(shown, func(i, j int) bool { return rise(shown[i]) > rise(shown[j]) })
-		if lay.listCap >= 0 && len(shown) > lay.listCap {
-			shown = shown[:lay.listCap]
-			cut = append(cut, fmt.Sprintf("%d of %d error-rate rises", len(r.ErrorRate)-lay.listCap, len(r.ErrorRate)))
-		}
-		var rows [][]string
-		for _, e := range shown {
-			rows = append(rows, []string{report.EscapeMarkdown(e.Label), pct(e.BaseMedian), pct(e.NewMedian), pct(e.BaseWorst), pct(e.NewWorst), strconv.FormatFloat(e.Threshold, 'g', -1, 64) + " pp"})
-		}
-		if len(rows) > 0 {
-			b.WriteString(report.Table([]string{"level", "base median", "new median", "base worst run", "new worst run", "threshold"}, rows))
-		}
-		if len(shown) < len(r.ErrorRate) {
-			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(r.ErrorRate)-len(shown))
-		}
-		b.WriteString("\n")
 	}
 	for _, l := range lists {
 		rows := r.BySeverity(l.verdicts...)
@@ -138,7 +177,7 @@ func render(in Input, lay layout) string {
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "## %s (%d, most severe first)\n\n%s\n\n", l.title, len(rows), l.intro)
+		fmt.Fprintf(b, "## %s (%d, most severe first)\n\n%s\n\n", l.title, len(rows), l.intro)
 		shown := rows
 		if lay.listCap >= 0 && len(rows) > lay.listCap {
 			shown = rows[:lay.listCap]
@@ -153,76 +192,63 @@ func render(in Input, lay layout) string {
 			b.WriteString(report.Table([]string{"level", "statistic", "base", "new", "change", pHeader(r.Tests), "verdict"}, tab))
 		}
 		if len(shown) < len(rows) {
-			fmt.Fprintf(&b, "\n… and %d more (compare.json and compare.html list them all).\n", len(rows)-len(shown))
+			fmt.Fprintf(b, "\n… and %d more (compare.json and compare.html list them all).\n", len(rows)-len(shown))
 		}
 		b.WriteString("\n")
 	}
+	return cut
+}
 
-	writeComparability(&b, r.Comparability)
-	writeMethod(&b, r)
-
-	if lay.figures {
-		fmt.Fprintf(&b, "## Latency against throughput\n\n%soverview\n\n", figureToken)
+// writeLevels writes a table per level, of every row or only the changed
+// ones, for as many levels as the layout allows, and returns what it left
+// out.
+func writeLevels(b *strings.Builder, r *compare.Result, lay layout) (cut []string) {
+	if len(r.Levels) == 0 {
+		return nil
 	}
-	if len(r.Levels) > 0 {
-		b.WriteString("## Levels\n\n")
-		switch lay.detail {
-		case detailFull:
-			b.WriteString("Each cell: median ± MAD across runs (runs with a value). Change is relative for latencies and rates, in percentage points for goodput and the error rate.\n\n")
-		case detailChanged:
-			b.WriteString("Each cell: median ± MAD across runs (runs with a value). Only rows that are not \"no change\" are shown here.\n\n")
+	b.WriteString("## Levels\n\n")
+	switch lay.detail {
+	case detailFull:
+		b.WriteString("Each cell: median ± MAD across runs (runs with a value). Change is relative for latencies and rates, in percentage points for goodput and the error rate.\n\n")
+	case detailChanged:
+		b.WriteString("Each cell: median ± MAD across runs (runs with a value). Only rows that are not \"no change\" are shown here.\n\n")
+	}
+	if lay.detail == detailNone {
+		return []string{fmt.Sprintf("the per-level tables of all %d levels", len(r.Levels))}
+	}
+	omittedRows, omittedLevels := 0, 0
+	for i, l := range r.Levels {
+		if lay.levels >= 0 && i >= lay.levels {
+			omittedLevels = len(r.Levels) - i
+			break
 		}
-		if lay.detail == detailNone {
-			cut = append(cut, fmt.Sprintf("the per-level tables of all %d levels", len(r.Levels)))
+		fmt.Fprintf(b, "### %s (base %d runs, new %d runs)\n\n", report.EscapeMarkdown(l.Label), l.BaseRuns, l.NewRuns)
+		if lay.figures {
+			fmt.Fprintf(b, "%slevel-%d\n\n", figureToken, i)
 		}
-		omittedRows, omittedLevels := 0, 0
-		for i, l := range r.Levels {
-			if lay.detail == detailNone {
-				break
-			}
-			if lay.levels >= 0 && i >= lay.levels {
-				omittedLevels = len(r.Levels) - i
-				break
-			}
-			fmt.Fprintf(&b, "### %s (base %d runs, new %d runs)\n\n", report.EscapeMarkdown(l.Label), l.BaseRuns, l.NewRuns)
-			if lay.figures {
-				fmt.Fprintf(&b, "%slevel-%d\n\n", figureToken, i)
-			}
-			var tab [][]string
-			for _, row := range l.Rows {
-				if lay.detail == detailChanged && (row.Verdict == compare.VerdictNoChange || row.Verdict == compare.VerdictNotAvailable) {
-					omittedRows++
-					continue
-				}
-				tab = append(tab, []string{row.Metric.Name, across(row.Base, row.Metric.Unit), across(row.New, row.Metric.Unit),
-					compare.ChangeText(row), row.Direction, pCell(row, r.Tests), verdictCell(row)})
-			}
-			if len(tab) == 0 {
-				b.WriteString("Nothing but \"no change\" or \"not available\" at this level.\n\n")
+		var tab [][]string
+		for _, row := range l.Rows {
+			if lay.detail == detailChanged && (row.Verdict == compare.VerdictNoChange || row.Verdict == compare.VerdictNotAvailable) {
+				omittedRows++
 				continue
 			}
-			b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", pHeader(r.Tests), "verdict"}, tab))
-			b.WriteString("\n")
+			tab = append(tab, []string{row.Metric.Name, across(row.Base, row.Metric.Unit), across(row.New, row.Metric.Unit),
+				compare.ChangeText(row), row.Direction, pCell(row, r.Tests), verdictCell(row)})
 		}
-		if omittedRows > 0 {
-			cut = append(cut, fmt.Sprintf("%d per-level rows with no change or no value", omittedRows))
+		if len(tab) == 0 {
+			b.WriteString("Nothing but \"no change\" or \"not available\" at this level.\n\n")
+			continue
 		}
-		if omittedLevels > 0 {
-			cut = append(cut, fmt.Sprintf("the tables of the last %d of %d levels", omittedLevels, len(r.Levels)))
-		}
-	}
-	if len(r.OnlyBase)+len(r.OnlyNew) > 0 {
-		b.WriteString("## Levels on one side only\n\nNot compared: the other sweep has no such level.\n\n")
-		writeOneSided(&b, "base only", r.OnlyBase, lay)
-		writeOneSided(&b, "new only", r.OnlyNew, lay)
+		b.WriteString(report.Table([]string{"statistic", "base", "new", "change", "direction", pHeader(r.Tests), "verdict"}, tab))
 		b.WriteString("\n")
 	}
-	if len(cut) > 0 {
-		fmt.Fprintf(&b, "---\n\n**Shortened** to stay under %s characters (a pull-request comment). Left out: %s. compare.html and compare.json hold everything.\n",
-			textfmt.Thousands(MaxMarkdown), strings.Join(cut, "; "))
+	if omittedRows > 0 {
+		cut = append(cut, fmt.Sprintf("%d per-level rows with no change or no value", omittedRows))
 	}
-	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
-	return b.String()
+	if omittedLevels > 0 {
+		cut = append(cut, fmt.Sprintf("the tables of the last %d of %d levels", omittedLevels, len(r.Levels)))
+	}
+	return cut
 }
 
 func writeOneSided(b *strings.Builder, what string, ls []compare.OneSided, lay layout) {

@@ -62,99 +62,132 @@ const figureToken = "BENCHNOTE-TREND-"
 // line; the table below it holds them all.
 const maxEntryLines = 10
 
+// markdown renders history.md: the archive, the changes, the trends
+// (chart tokens for the HTML rendering when figures), the changes in
+// detail, the environment segments, the entries and how changes are
+// detected.
 func markdown(h *history.History, name string, figures bool) string {
 	cf := configsOf(h)
 	en := entryNamesOf(h)
 	var b strings.Builder
+	writeArchive(&b, h, name, cf)
+	b.WriteString("## Changes\n\n")
+	summary(&b, h, cf, en)
+	if figures {
+		writeTrends(&b, h, cf, en)
+	}
+	if len(h.Changes) > 0 {
+		writeChangesInDetail(&b, h, cf, en)
+	}
+	writeSegments(&b, h)
+	writeEntries(&b, h)
+	writeDetection(&b, h, cf)
+	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
+	return b.String()
+}
+
+// writeArchive says what the archive holds: its entries, their span, the
+// environment segments and, when labelled, the series.
+func writeArchive(b *strings.Builder, h *history.History, name string, cf configs) {
 	excluded := 0
 	for _, e := range h.Entries {
 		if e.Excluded {
 			excluded++
 		}
 	}
-	fmt.Fprintf(&b, "# benchnote history\n\nArchive %s: %d entries (%d excluded)", report.Code(name), len(h.Entries), excluded)
+	fmt.Fprintf(b, "# benchnote history\n\nArchive %s: %d entries (%d excluded)", report.Code(name), len(h.Entries), excluded)
 	if n := len(h.Entries); n > 0 {
-		fmt.Fprintf(&b, " from %s to %s", h.Entries[0].Time, h.Entries[n-1].Time)
+		fmt.Fprintf(b, " from %s to %s", h.Entries[0].Time, h.Entries[n-1].Time)
 	}
-	fmt.Fprintf(&b, ", in %s.\n\n", textfmt.Count(len(h.Segments), "environment segment", "environment segments"))
+	fmt.Fprintf(b, ", in %s.\n\n", textfmt.Count(len(h.Segments), "environment segment", "environment segments"))
 	if cf.labelled {
 		var names []string
 		for _, c := range cf.list {
 			names = append(names, report.Code(cf.name(c)))
 		}
-		fmt.Fprintf(&b, "%d series (configurations), each followed and tested on its own — the runs of two series are never pooled: %s", len(cf.list), strings.Join(names, ", "))
+		fmt.Fprintf(b, "%d series (configurations), each followed and tested on its own — the runs of two series are never pooled: %s", len(cf.list), strings.Join(names, ", "))
 		if !cf.common.IsZero() && len(cf.differing) > 0 {
-			fmt.Fprintf(&b, "; labels common to all: %s", report.Code(cf.common.String()))
+			fmt.Fprintf(b, "; labels common to all: %s", report.Code(cf.common.String()))
 		}
 		b.WriteString(".\n\n")
 	}
+}
 
-	b.WriteString("## Changes\n\n")
-	summary(&b, h, cf, en)
-
-	if figures {
-		b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.")
-		if en.labelled {
-			b.WriteString(" The time axis names entries by their labels (dates where an entry has none); labels that would overlap are left out, the latest kept.")
-		}
-		if cf.labelled {
-			fmt.Fprintf(&b, " One line per series, each in its own colour, dash and marker; at most %d series to a chart: with more, they are drawn %d at a time, in the order above, on consecutive charts.", chart.MaxTrendLines, chart.MaxTrendLines)
-		}
-		b.WriteString("\n\n")
-		level := ""
-		for i, c := range chartsOf(h, cf) {
-			if c.label != level {
-				level = c.label
-				fmt.Fprintf(&b, "### %s\n\n", report.EscapeMarkdown(level))
-			}
-			fmt.Fprintf(&b, "%s%d\n\n", figureToken, i)
-		}
+// writeTrends writes the trend charts' section: what a chart shows, and a
+// chart token for each, under a heading per level.
+func writeTrends(b *strings.Builder, h *history.History, cf configs, en entryNames) {
+	b.WriteString("## Trends\n\nEach chart: one statistic at one level; the line joins each entry's median across its runs, the band is ± MAD (excluded entries are not drawn), vertical lines mark environment changes, boundaries across which entries are not comparable, and change points.")
+	if en.labelled {
+		b.WriteString(" The time axis names entries by their labels (dates where an entry has none); labels that would overlap are left out, the latest kept.")
 	}
-
-	if len(h.Changes) > 0 {
-		fmt.Fprintf(&b, "## Changes in detail (%d)\n\n", len(h.Changes))
-		b.WriteString("One row per statistic of a series that moved at an entry, tested once across the series' levels; the last column says where it shows (baseline median → new median at each level).\n\n")
-		var rows [][]string
-		for _, c := range h.Changes {
-			p := "—"
-			switch {
-			case c.NeedRuns > 0:
-				p = fmt.Sprintf("need ≥ %d runs an entry", c.NeedRuns)
-			case c.Test != nil:
-				p = textfmt.PValue(float64(c.Test.PAdjusted))
-			}
-			confirmed := en.name(c.ConfirmedBy)
-			if c.Through != "" && c.Through != c.ConfirmedBy {
-				confirmed += " (seen through " + en.name(c.Through) + ")"
-			}
-			kind := c.Kind
-			if c.Kind != history.KindPending {
-				kind += " (" + c.Direction + ")"
-			}
-			change := changeText(c.Metric, c.Change)
-			if r := changeRange(c); r != "" {
-				change += " (" + r + ")"
-			}
-			var where []string
-			for _, l := range c.PerLevel {
-				where = append(where, fmt.Sprintf("%s: %s → %s %s (%s)", l.Label, report.FormatNum(l.BaselineMedian), report.FormatNum(l.NewMedian), c.Metric.Unit, changeText(c.Metric, l.Change)))
-			}
-			row := []string{c.Entry, report.EscapeMarkdown(textfmt.Clip(c.EntryLabel, 40)), c.Metric.Name, kind, change, p,
-				fmt.Sprintf("%s, %d vs %d runs", textfmt.Count(len(c.Baseline), "entry", "entries"), c.BaseRuns, c.NewRuns), report.EscapeMarkdown(confirmed),
-				report.EscapeMarkdown(strings.Join(where, "; "))}
-			if cf.labelled {
-				row = slices.Insert(row, 2, report.EscapeMarkdown(cf.name(c.Series)))
-			}
-			rows = append(rows, row)
-		}
-		header := []string{"entry", "label", "statistic", "kind", "change", "p", "baseline", "confirmed by", "by level"}
-		if cf.labelled {
-			header = slices.Insert(header, 2, "series")
-		}
-		b.WriteString(report.Table(header, rows))
-		b.WriteString("\n")
+	if cf.labelled {
+		fmt.Fprintf(b, " One line per series, each in its own colour, dash and marker; at most %d series to a chart: with more, they are drawn %d at a time, in the order above, on consecutive charts.", chart.MaxTrendLines, chart.MaxTrendLines)
 	}
+	b.WriteString("\n\n")
+	level := ""
+	for i, c := range chartsOf(h, cf) {
+		if c.label != level {
+			level = c.label
+			fmt.Fprintf(b, "### %s\n\n", report.EscapeMarkdown(level))
+		}
+		fmt.Fprintf(b, "%s%d\n\n", figureToken, i)
+	}
+}
 
+// writeChangesInDetail writes a table of the changes, a row each.
+func writeChangesInDetail(b *strings.Builder, h *history.History, cf configs, en entryNames) {
+	fmt.Fprintf(b, "## Changes in detail (%d)\n\n", len(h.Changes))
+	b.WriteString("One row per statistic of a series that moved at an entry, tested once across the series' levels; the last column says where it shows (baseline median → new median at each level).\n\n")
+	var rows [][]string
+	for _, c := range h.Changes {
+		rows = append(rows, changeRow(c, cf, en))
+	}
+	header := []string{"entry", "label", "statistic", "kind", "change", "p", "baseline", "confirmed by", "by level"}
+	if cf.labelled {
+		header = slices.Insert(header, 2, "series")
+	}
+	b.WriteString(report.Table(header, rows))
+	b.WriteString("\n")
+}
+
+// changeRow is one change's row: its entry, statistic, kind, size, p,
+// baseline, confirmation and the medians at each level.
+func changeRow(c history.Change, cf configs, en entryNames) []string {
+	p := "—"
+	switch {
+	case c.NeedRuns > 0:
+		p = fmt.Sprintf("need ≥ %d runs an entry", c.NeedRuns)
+	case c.Test != nil:
+		p = textfmt.PValue(float64(c.Test.PAdjusted))
+	}
+	confirmed := en.name(c.ConfirmedBy)
+	if c.Through != "" && c.Through != c.ConfirmedBy {
+		confirmed += " (seen through " + en.name(c.Through) + ")"
+	}
+	kind := c.Kind
+	if c.Kind != history.KindPending {
+		kind += " (" + c.Direction + ")"
+	}
+	change := changeText(c.Metric, c.Change)
+	if r := changeRange(c); r != "" {
+		change += " (" + r + ")"
+	}
+	var where []string
+	for _, l := range c.PerLevel {
+		where = append(where, fmt.Sprintf("%s: %s → %s %s (%s)", l.Label, report.FormatNum(l.BaselineMedian), report.FormatNum(l.NewMedian), c.Metric.Unit, changeText(c.Metric, l.Change)))
+	}
+	row := []string{c.Entry, report.EscapeMarkdown(textfmt.Clip(c.EntryLabel, 40)), c.Metric.Name, kind, change, p,
+		fmt.Sprintf("%s, %d vs %d runs", textfmt.Count(len(c.Baseline), "entry", "entries"), c.BaseRuns, c.NewRuns), report.EscapeMarkdown(confirmed),
+		report.EscapeMarkdown(strings.Join(where, "; "))}
+	if cf.labelled {
+		row = slices.Insert(row, 2, report.EscapeMarkdown(cf.name(c.Series)))
+	}
+	return row
+}
+
+// writeSegments writes a table of the environment segments and what
+// changed at the start of each.
+func writeSegments(b *strings.Builder, h *history.History) {
 	b.WriteString("## Environment segments\n\nChange points are looked for only inside a segment: consecutive included entries with one environment fingerprint. Across a boundary marked *not comparable* the numbers are not comparable at all.\n\n")
 	var rows [][]string
 	for _, s := range h.Segments {
@@ -170,9 +203,12 @@ func markdown(h *history.History, name string, figures bool) string {
 	}
 	b.WriteString(report.Table([]string{"segment", "entries", "first", "last", "fingerprint", "starts with", "what changed"}, rows))
 	b.WriteString("\n")
+}
 
+// writeEntries writes a table of the entries and whether each is included.
+func writeEntries(b *strings.Builder, h *history.History) {
 	b.WriteString("## Entries\n\n")
-	rows = nil
+	var rows [][]string
 	for _, e := range h.Entries {
 		status := "included"
 		switch {
@@ -185,7 +221,11 @@ func markdown(h *history.History, name string, figures bool) string {
 	}
 	b.WriteString(report.Table([]string{"time", "entry", "label", "segment", "runs", "status"}, rows))
 	b.WriteString("\n")
+}
 
+// writeDetection says how changes are detected: the test, the gate's
+// family, the number of tests and their correction, the thresholds.
+func writeDetection(b *strings.Builder, h *history.History, cf configs) {
 	t := h.Tests
 	o := h.Options.Compare
 	b.WriteString("## How changes are detected\n\n")
@@ -193,20 +233,18 @@ func markdown(h *history.History, name string, figures bool) string {
 	if cf.labelled {
 		each = "series and headline statistic"
 	}
-	fmt.Fprintf(&b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries at every level at once, levels as strata, with compare's test (van Elteren's stratified rank test, exact; with one run a level and side, a sign test across levels; runs are the unit). The table of changes gives each level's medians, as the description of where a change shows.\n", each, h.Options.Window)
-	fmt.Fprintf(&b, "- The gate's family decides change points: %s (per series; `--gate` changes it). A candidate of one of them is a change point when p < α and the change (the median of the per-level changes) and each of the two entries' own changes lie beyond the threshold in one direction: a one-entry spike is not a change. Other statistics that pass the same rule are reported as *secondary*, never as change points.\n", metricNames(t.Statistics))
-	fmt.Fprintf(&b, "- %s of primary statistics, %d of secondary ones, at α = %s. ", textfmt.Count(t.Count, "test", "tests"), t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
+	fmt.Fprintf(b, "- For each %s, every included entry with an earlier and a later entry of its segment is a candidate: the runs of it and of the next entry are tested against the runs of up to %d preceding entries at every level at once, levels as strata, with compare's test (van Elteren's stratified rank test, exact; with one run a level and side, a sign test across levels; runs are the unit). The table of changes gives each level's medians, as the description of where a change shows.\n", each, h.Options.Window)
+	fmt.Fprintf(b, "- The gate's family decides change points: %s (per series; `--gate` changes it). A candidate of one of them is a change point when p < α and the change (the median of the per-level changes) and each of the two entries' own changes lie beyond the threshold in one direction: a one-entry spike is not a change. Other statistics that pass the same rule are reported as *secondary*, never as change points.\n", metricNames(t.Statistics))
+	fmt.Fprintf(b, "- %s of primary statistics, %d of secondary ones, at α = %s. ", textfmt.Count(t.Count, "test", "tests"), t.Secondary, strconv.FormatFloat(t.Alpha, 'g', -1, 64))
 	if t.Correction == compare.CorrectionHolm {
-		fmt.Fprintf(&b, "Holm correction over the primary ones: the smallest p must beat %s.\n", textfmt.PValue(t.EffectiveAlpha))
+		fmt.Fprintf(b, "Holm correction over the primary ones: the smallest p must beat %s.\n", textfmt.PValue(t.EffectiveAlpha))
 	} else {
-		fmt.Fprintf(&b, "Without correction about %s of the primary ones would fall below α by chance alone (the sum of each exact test's real size); the threshold and the two-entry confirmation remove most of them (`--correct holm` corrects over them).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
+		fmt.Fprintf(b, "Without correction about %s of the primary ones would fall below α by chance alone (the sum of each exact test's real size); the threshold and the two-entry confirmation remove most of them (`--correct holm` corrects over them).\n", strconv.FormatFloat(t.ExpectedFalseFlags, 'f', 1, 64))
 	}
-	fmt.Fprintf(&b, "- Thresholds: %s %% relative; goodput %s pp; error rate %s pp. %s\n",
+	fmt.Fprintf(b, "- Thresholds: %s %% relative; goodput %s pp; error rate %s pp. %s\n",
 		strconv.FormatFloat(100*o.Threshold, 'g', -1, 64), strconv.FormatFloat(o.GoodputThreshold, 'g', -1, 64), strconv.FormatFloat(o.ErrorRateThreshold, 'g', -1, 64),
 		needText(h))
 	b.WriteString("- Consecutive candidates of a statistic flagged in the same direction are one change, introduced by the entry of the candidate that shows it most clearly (the largest |z|). The latest entry of a segment awaits confirmation when a primary statistic lies beyond its threshold there against the entries since that statistic's last change (up to the window), unless the entry before it lay beyond in the same direction (the test of those two entries has judged it).\n")
-	fmt.Fprintf(&b, "\n<sub>benchnote %s · %s</sub>\n", report.Version, Schema)
-	return b.String()
 }
 
 // summary writes the changes grouped by entry, a line each: entries with
@@ -582,68 +620,115 @@ func chartsOf(h *history.History, cf configs) []trendChart {
 // maxLegendName is the longest series name a legend shows, in runes.
 const maxLegendName = 48
 
+// trendFigure is the i-th trend chart of history.html as a figure: its
+// series' lines, the entries' ticks, the segment boundaries and change
+// points as markers, its alt text and caption.
 func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i int) (string, error) {
 	tr := chart.Trend{Title: c.metric.Name + " at " + c.label, YLabel: fmt.Sprintf("%s (%s)", c.metric.Name, c.metric.Unit)}
-	lastIncluded := map[int]float64{}
-	firstTime := map[int]float64{}
-	entriesDrawn := map[string]bool{}
-	entryTime := map[string]float64{}
-	var drawn []string
-	hasLine := map[ingest.Series]bool{}
+	d := trendDrawn{lastIncluded: map[int]float64{}, firstTime: map[int]float64{}, entriesDrawn: map[string]bool{}, entryTime: map[string]float64{}, hasLine: map[ingest.Series]bool{}}
 	for _, si := range c.series {
 		s := h.Trends[si]
-		var pts []chart.TrendPoint
-		for _, p := range s.Points {
-			if !p.Median.Valid() {
-				continue
-			}
-			mad := 0.0
-			if p.MAD.Valid() {
-				mad = float64(p.MAD)
-			}
-			m := float64(p.Median)
-			pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
-			if !entriesDrawn[p.Entry] {
-				entriesDrawn[p.Entry] = true
-				entryTime[p.Entry] = p.Time
-			}
-			if !p.Excluded {
-				if t, ok := firstTime[p.Segment]; !ok || p.Time < t {
-					firstTime[p.Segment] = p.Time
-				}
-				lastIncluded[p.Segment] = max(lastIncluded[p.Segment], p.Time)
-			}
-		}
+		pts := d.points(s)
 		name := cf.name(s.Level.Series)
 		switch {
 		case !cf.labelled:
 			tr.Points = pts
 		case len(pts) > 0:
 			tr.Lines = append(tr.Lines, chart.TrendLine{Name: textfmt.Clip(name, maxLegendName), Points: pts})
-			drawn = append(drawn, name)
-			hasLine[s.Level.Series] = true
+			d.drawn = append(d.drawn, name)
+			d.hasLine[s.Level.Series] = true
 		}
 	}
 	if en.labelled {
-		// The entries drawn, by label, in the order of the history.
-		for _, e := range h.Entries {
-			if !entriesDrawn[e.ID] {
-				continue
-			}
-			label := textfmt.Clip(e.Label, maxTickLabel)
-			if label == "" {
-				label = strings.SplitN(e.Time, "T", 2)[0]
-			}
-			tr.Ticks = append(tr.Ticks, chart.TrendTick{X: entryTime[e.ID], Label: label})
-		}
+		tr.Ticks = d.entryTicks(h)
 		tr.XLabel = "entry (label, or date where none; placed by time, UTC)"
 	}
+	tr.Markers = d.segmentMarkers(h)
+	changeMarkers, changes := d.changePoints(h, cf, en, c)
+	tr.Markers = append(tr.Markers, changeMarkers...)
+	what := fmt.Sprintf("%s at %s", c.metric.Name, c.label)
+	svg, err := tr.SVG()
+	if errors.Is(err, chart.ErrNoData) {
+		return "<p>No entry has a value for this statistic.</p>", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("history.html: %s: %w", what, err)
+	}
+	alt, caption := d.text(cf, en, c, what, len(tr.Points))
+	if len(changes) > 0 {
+		alt += "; change points: " + strings.Join(changes, "; ")
+	}
+	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
+}
+
+// trendDrawn is what a trend chart's markers, ticks and text need of the
+// points drawn: per segment, the time of its first and last included
+// entries; the entries drawn and their times; the series drawn, by name
+// and by labels.
+type trendDrawn struct {
+	lastIncluded map[int]float64
+	firstTime    map[int]float64
+	entriesDrawn map[string]bool
+	entryTime    map[string]float64
+	drawn        []string
+	hasLine      map[ingest.Series]bool
+}
+
+// points are a series' points with a median, each with its ± MAD band,
+// noted as drawn.
+func (d *trendDrawn) points(s history.Trend) []chart.TrendPoint {
+	var pts []chart.TrendPoint
+	for _, p := range s.Points {
+		if !p.Median.Valid() {
+			continue
+		}
+		mad := 0.0
+		if p.MAD.Valid() {
+			mad = float64(p.MAD)
+		}
+		m := float64(p.Median)
+		pts = append(pts, chart.TrendPoint{X: p.Time, Median: m, Lo: m - mad, Hi: m + mad, Segment: p.Segment, Excluded: p.Excluded})
+		if !d.entriesDrawn[p.Entry] {
+			d.entriesDrawn[p.Entry] = true
+			d.entryTime[p.Entry] = p.Time
+		}
+		if !p.Excluded {
+			if t, ok := d.firstTime[p.Segment]; !ok || p.Time < t {
+				d.firstTime[p.Segment] = p.Time
+			}
+			d.lastIncluded[p.Segment] = max(d.lastIncluded[p.Segment], p.Time)
+		}
+	}
+	return pts
+}
+
+// entryTicks name the entries drawn by label (or date where none), in
+// the order of the history.
+func (d *trendDrawn) entryTicks(h *history.History) []chart.TrendTick {
+	var ticks []chart.TrendTick
+	for _, e := range h.Entries {
+		if !d.entriesDrawn[e.ID] {
+			continue
+		}
+		label := textfmt.Clip(e.Label, maxTickLabel)
+		if label == "" {
+			label = strings.SplitN(e.Time, "T", 2)[0]
+		}
+		ticks = append(ticks, chart.TrendTick{X: d.entryTime[e.ID], Label: label})
+	}
+	return ticks
+}
+
+// segmentMarkers mark each segment boundary drawn halfway between the
+// last included entry before it and the first after it.
+func (d *trendDrawn) segmentMarkers(h *history.History) []chart.Marker {
+	var markers []chart.Marker
 	for _, seg := range h.Segments {
 		if seg.Index == 0 {
 			continue
 		}
-		first, ok1 := firstTime[seg.Index]
-		prev, ok2 := lastIncluded[seg.Index-1]
+		first, ok1 := d.firstTime[seg.Index]
+		prev, ok2 := d.lastIncluded[seg.Index-1]
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -651,11 +736,14 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 		if seg.Boundary == history.BoundaryIncomparable {
 			kind = chart.MarkerIncomparable
 		}
-		tr.Markers = append(tr.Markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
+		markers = append(markers, chart.Marker{X: (first + prev) / 2, Kind: kind})
 	}
-	// A change point of the chart's statistic in one of its series is
-	// marked at its entry, with the change at this level in the text.
-	var changes []string
+	return markers
+}
+
+// changePoints marks a change point of the chart's statistic in one of
+// its series at its entry, and says the change at this level in text.
+func (d *trendDrawn) changePoints(h *history.History, cf configs, en entryNames, c trendChart) (markers []chart.Marker, changes []string) {
 	for _, ch := range h.Changes {
 		if ch.Kind != history.KindChange || ch.Metric.Key != c.metric.Key || !slices.Contains(c.configs(h), ch.Series) {
 			continue
@@ -666,8 +754,8 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 			if load != c.load {
 				continue
 			}
-			if t, ok := entryTime[ch.Entry]; ok {
-				tr.Markers = append(tr.Markers, chart.Marker{X: t, Kind: chart.MarkerChange})
+			if t, ok := d.entryTime[ch.Entry]; ok {
+				markers = append(markers, chart.Marker{X: t, Kind: chart.MarkerChange})
 			}
 			text := fmt.Sprintf("%s %s at entry %s", ch.Direction, changeText(ch.Metric, l.Change), en.name(ch.Entry))
 			if cf.labelled {
@@ -676,45 +764,41 @@ func trendFigure(h *history.History, cf configs, en entryNames, c trendChart, i 
 			changes = append(changes, text)
 		}
 	}
-	what := fmt.Sprintf("%s at %s", c.metric.Name, c.label)
-	svg, err := tr.SVG()
-	if errors.Is(err, chart.ErrNoData) {
-		return "<p>No entry has a value for this statistic.</p>", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("history.html: %s: %w", what, err)
-	}
+	return markers, changes
+}
+
+// text is a trend chart's alt text (before its change points) and
+// caption; points is the number of points of an unlabelled chart.
+func (d *trendDrawn) text(cf configs, en entryNames, c trendChart, what string, points int) (alt, caption string) {
 	order := "in time order (UTC)"
 	if en.labelled {
 		order = "in time order (UTC), named by their labels"
 	}
-	alt := fmt.Sprintf("Trend of %s over %d entries", what, len(tr.Points))
-	caption := what + ": each entry's median across runs with its ± MAD band, " + order + "."
-	if cf.labelled {
-		alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(entriesDrawn), strings.Join(drawn, "; "))
-		caption = what + ": one line per series, each entry's median across runs with its ± MAD band, " + order + "."
-		if !cf.common.IsZero() && len(cf.differing) > 0 {
-			caption += " Labels common to all series: " + cf.common.String() + "."
-		}
-		if c.first > 0 {
-			caption += fmt.Sprintf(" Series %d–%d of %d; the others are on the charts beside this one.", c.first, c.last, len(cf.list))
-		}
-		// A series measured at this level without a value of the
-		// statistic is named, so that no line is missing unsaid.
-		var empty []string
-		for _, m := range c.measured {
-			if !hasLine[m] {
-				empty = append(empty, cf.name(m))
-			}
-		}
-		if len(empty) > 0 {
-			caption += " No value for " + strings.Join(empty, "; ") + "."
+	alt = fmt.Sprintf("Trend of %s over %d entries", what, points)
+	caption = what + ": each entry's median across runs with its ± MAD band, " + order + "."
+	if !cf.labelled {
+		return alt, caption
+	}
+	alt = fmt.Sprintf("Trend of %s over %d entries, one line per series: %s", what, len(d.entriesDrawn), strings.Join(d.drawn, "; "))
+	caption = what + ": one line per series, each entry's median across runs with its ± MAD band, " + order + "."
+	if !cf.common.IsZero() && len(cf.differing) > 0 {
+		caption += " Labels common to all series: " + cf.common.String() + "."
+	}
+	if c.first > 0 {
+		caption += fmt.Sprintf(" Series %d–%d of %d; the others are on the charts beside this one.", c.first, c.last, len(cf.list))
+	}
+	// A series measured at this level without a value of the statistic
+	// is named, so that no line is missing unsaid.
+	var empty []string
+	for _, m := range c.measured {
+		if !d.hasLine[m] {
+			empty = append(empty, cf.name(m))
 		}
 	}
-	if len(changes) > 0 {
-		alt += "; change points: " + strings.Join(changes, "; ")
+	if len(empty) > 0 {
+		caption += " No value for " + strings.Join(empty, "; ") + "."
 	}
-	return report.Figure(fmt.Sprintf("trend-%d", i), alt+".", caption, svg), nil
+	return alt, caption
 }
 
 // maxTickLabel is the longest entry label a time axis shows, in runes.

@@ -160,34 +160,15 @@ func ParetoStaircase(pts []ParetoPoint) plotter.XYs {
 
 // SVG renders the chart.
 func (pc Pareto) SVG() ([]byte, error) {
-	if len(pc.Points) == 0 {
-		return nil, ErrNoData
-	}
-	for i, pt := range pc.Points {
-		if !finite(pt.X) || !finite(pt.Y) || !finite(pt.XErr) || !finite(pt.YErr) || pt.X < 0 || pt.Y < 0 || pt.XErr < 0 || pt.YErr < 0 {
-			return nil, fmt.Errorf("chart: pareto point %d: (%v ± %v, %v ± %v): want finite values and spreads ≥ 0", i, pt.X, pt.XErr, pt.Y, pt.YErr)
-		}
-		if pt.Group < -1 || pt.Group >= len(pc.Groups) {
-			return nil, fmt.Errorf("chart: pareto point %d: group %d of %d", i, pt.Group, len(pc.Groups))
-		}
+	if err := pc.check(); err != nil {
+		return nil, err
 	}
 	p := NewPlot(pc.Title, pc.XLabel, pc.YLabel)
 	legend := NewLegend()
 	// The frontier first, under the points.
-	fails, frontier := false, false
-	for _, pt := range pc.Points {
-		fails = fails || pt.Fails
-		frontier = frontier || pt.Frontier
-	}
-	var frontierLine *plotter.Line
-	if stairs := ParetoStaircase(pc.Points); len(stairs) > 0 {
-		l, err := plotter.NewLine(stairs)
-		if err != nil {
-			return nil, fmt.Errorf("chart: pareto frontier: %w", err)
-		}
-		l.LineStyle = paretoFrontierStyle
-		p.Add(l)
-		frontierLine = l
+	frontierLine, err := addParetoFrontier(p, pc.Points)
+	if err != nil {
+		return nil, err
 	}
 	// Error bars, then markers, the other group first (under the rest),
 	// then the groups in order.
@@ -208,59 +189,11 @@ func (pc Pareto) SVG() ([]byte, error) {
 		if len(pts) == 0 {
 			continue
 		}
-		col := paretoColour(g)
-		var xe, ye plotter.XYs
-		var xerr plotter.XErrors
-		var yerr plotter.YErrors
-		for _, pt := range pts {
-			if pt.XErr > 0 {
-				xe = append(xe, plotter.XY{X: pt.X, Y: pt.Y})
-				// Clipped at zero: neither rate can be negative.
-				xerr = append(xerr, struct{ Low, High float64 }{math.Min(pt.XErr, pt.X), pt.XErr})
-			}
-			if pt.YErr > 0 {
-				ye = append(ye, plotter.XY{X: pt.X, Y: pt.Y})
-				yerr = append(yerr, struct{ Low, High float64 }{math.Min(pt.YErr, pt.Y), pt.YErr})
-			}
+		if err := addParetoErrorBars(p, pts, paretoColour(g)); err != nil {
+			return nil, err
 		}
-		if len(xe) > 0 {
-			eb, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{xe, xerr})
-			if err != nil {
-				return nil, fmt.Errorf("chart: pareto: %w", err)
-			}
-			eb.LineStyle.Color = col
-			p.Add(eb)
-		}
-		if len(ye) > 0 {
-			eb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{ye, yerr})
-			if err != nil {
-				return nil, fmt.Errorf("chart: pareto: %w", err)
-			}
-			eb.LineStyle.Color = col
-			p.Add(eb)
-		}
-		for _, hollow := range []bool{false, true} {
-			var xys plotter.XYs
-			for _, pt := range pts {
-				if pt.Fails == hollow {
-					xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
-				}
-			}
-			if len(xys) == 0 {
-				continue
-			}
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, fmt.Errorf("chart: pareto: %w", err)
-			}
-			sc.GlyphStyle = paretoMarker(g, hollow)
-			p.Add(sc)
+		if err := addParetoMarkers(p, pts, g); err != nil {
+			return nil, err
 		}
 		for _, pt := range pts {
 			if pt.Label != "" {
@@ -268,6 +201,128 @@ func (pc Pareto) SVG() ([]byte, error) {
 				texts = append(texts, pt.Label)
 			}
 		}
+	}
+	pc.addLegend(&legend, frontierLine)
+	if err := addParetoLabels(p, labels, texts); err != nil {
+		return nil, err
+	}
+	FromZero(&p.X)
+	FromZero(&p.Y)
+	// Room right of and above the outermost points for their labels and
+	// error bars; an axis with nothing but zero gets a unit range.
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if !(a.Max > a.Min) {
+			a.Max = a.Min + 1
+		}
+		_, a.Max = padded(a.Min, a.Max, 0.08)
+	}
+	return Single(p, &legend).SVG()
+}
+
+// check says which point is not finite, has a negative value or spread,
+// or names a group the chart does not have.
+func (pc Pareto) check() error {
+	if len(pc.Points) == 0 {
+		return ErrNoData
+	}
+	for i, pt := range pc.Points {
+		if !finite(pt.X) || !finite(pt.Y) || !finite(pt.XErr) || !finite(pt.YErr) || pt.X < 0 || pt.Y < 0 || pt.XErr < 0 || pt.YErr < 0 {
+			return fmt.Errorf("chart: pareto point %d: (%v ± %v, %v ± %v): want finite values and spreads ≥ 0", i, pt.X, pt.XErr, pt.Y, pt.YErr)
+		}
+		if pt.Group < -1 || pt.Group >= len(pc.Groups) {
+			return fmt.Errorf("chart: pareto point %d: group %d of %d", i, pt.Group, len(pc.Groups))
+		}
+	}
+	return nil
+}
+
+// addParetoFrontier draws the frontier's staircase and returns its line,
+// or nil when there is none.
+func addParetoFrontier(p *plot.Plot, points []ParetoPoint) (*plotter.Line, error) {
+	stairs := ParetoStaircase(points)
+	if len(stairs) == 0 {
+		return nil, nil
+	}
+	l, err := plotter.NewLine(stairs)
+	if err != nil {
+		return nil, fmt.Errorf("chart: pareto frontier: %w", err)
+	}
+	l.LineStyle = paretoFrontierStyle
+	p.Add(l)
+	return l, nil
+}
+
+// addParetoErrorBars draws one group's horizontal and vertical error
+// bars in its colour, each clipped at zero: neither rate can be negative.
+func addParetoErrorBars(p *plot.Plot, pts []ParetoPoint, col color.Color) error {
+	var xe, ye plotter.XYs
+	var xerr plotter.XErrors
+	var yerr plotter.YErrors
+	for _, pt := range pts {
+		if pt.XErr > 0 {
+			xe = append(xe, plotter.XY{X: pt.X, Y: pt.Y})
+			xerr = append(xerr, struct{ Low, High float64 }{math.Min(pt.XErr, pt.X), pt.XErr})
+		}
+		if pt.YErr > 0 {
+			ye = append(ye, plotter.XY{X: pt.X, Y: pt.Y})
+			yerr = append(yerr, struct{ Low, High float64 }{math.Min(pt.YErr, pt.Y), pt.YErr})
+		}
+	}
+	if len(xe) > 0 {
+		eb, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{xe, xerr})
+		if err != nil {
+			return fmt.Errorf("chart: pareto: %w", err)
+		}
+		eb.LineStyle.Color = col
+		p.Add(eb)
+	}
+	if len(ye) > 0 {
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{ye, yerr})
+		if err != nil {
+			return fmt.Errorf("chart: pareto: %w", err)
+		}
+		eb.LineStyle.Color = col
+		p.Add(eb)
+	}
+	return nil
+}
+
+// addParetoMarkers draws one group's markers: filled for the points that
+// pass, then hollow for those that fail.
+func addParetoMarkers(p *plot.Plot, pts []ParetoPoint, g int) error {
+	for _, hollow := range []bool{false, true} {
+		var xys plotter.XYs
+		for _, pt := range pts {
+			if pt.Fails == hollow {
+				xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return fmt.Errorf("chart: pareto: %w", err)
+		}
+		sc.GlyphStyle = paretoMarker(g, hollow)
+		p.Add(sc)
+	}
+	return nil
+}
+
+// addLegend names the groups, the other group, the failing points and
+// the frontier, each only when the chart has them.
+func (pc Pareto) addLegend(legend *plot.Legend, frontierLine *plotter.Line) {
+	fails, frontier := false, false
+	for _, pt := range pc.Points {
+		fails = fails || pt.Fails
+		frontier = frontier || pt.Frontier
 	}
 	for g, name := range pc.Groups {
 		legend.Add(name, &plotter.Scatter{GlyphStyle: paretoMarker(g, false)})
@@ -284,29 +339,23 @@ func (pc Pareto) SVG() ([]byte, error) {
 	if frontier && frontierLine != nil && pc.FrontierName != "" {
 		legend.Add(pc.FrontierName, frontierLine)
 	}
-	if len(labels) > 0 {
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labels, Labels: texts})
-		if err != nil {
-			return nil, fmt.Errorf("chart: pareto: %w", err)
-		}
-		// Above right of the point: clear of its marker and of a
-		// frontier that falls to the right.
-		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(4)}
-		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font = Font(vg.Points(pointLabelSz))
-			lb.TextStyle[k].Color = color.Gray{Y: 0x33}
-		}
-		p.Add(lb)
+}
+
+// addParetoLabels writes the points' labels above right of each point:
+// clear of its marker and of a frontier that falls to the right.
+func addParetoLabels(p *plot.Plot, labels plotter.XYs, texts []string) error {
+	if len(labels) == 0 {
+		return nil
 	}
-	FromZero(&p.X)
-	FromZero(&p.Y)
-	// Room right of and above the outermost points for their labels and
-	// error bars; an axis with nothing but zero gets a unit range.
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		if !(a.Max > a.Min) {
-			a.Max = a.Min + 1
-		}
-		_, a.Max = padded(a.Min, a.Max, 0.08)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labels, Labels: texts})
+	if err != nil {
+		return fmt.Errorf("chart: pareto: %w", err)
 	}
-	return Single(p, &legend).SVG()
+	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(4)}
+	for k := range lb.TextStyle {
+		lb.TextStyle[k].Font = Font(vg.Points(pointLabelSz))
+		lb.TextStyle[k].Color = color.Gray{Y: 0x33}
+	}
+	p.Add(lb)
+	return nil
 }

@@ -98,50 +98,9 @@ var MaxTrendLines = len(Palette)
 // SVG renders the chart. The time axis is labelled in UTC dates (with the
 // time of day when the points span less than two days).
 func (t Trend) SVG() ([]byte, error) {
-	lines := t.Lines
-	named := len(lines) > 0
-	switch {
-	case named && len(t.Points) > 0:
-		return nil, errors.New("chart: a trend of both Points and Lines")
-	case len(lines) > MaxTrendLines:
-		return nil, fmt.Errorf("chart: a trend of %d lines: at most %d keep a colour of their own", len(lines), MaxTrendLines)
-	case !named:
-		lines = []TrendLine{{Points: t.Points}}
-	}
-	n := 0
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for li, l := range lines {
-		what := "trend point"
-		if named {
-			what = fmt.Sprintf("trend %q: point", l.Name)
-		}
-		for i, p := range l.Points {
-			if !finite(p.X) || !finite(p.Median) || !finite(p.Lo) || !finite(p.Hi) {
-				return nil, fmt.Errorf("chart: %s %d: (%v, %v, [%v, %v]) is not finite", what, i, p.X, p.Median, p.Lo, p.Hi)
-			}
-			if i > 0 && p.X < l.Points[i-1].X {
-				return nil, fmt.Errorf("chart: %s %d: time %v before the previous point's %v", what, i, p.X, l.Points[i-1].X)
-			}
-		}
-		if k := len(l.Points); k > 0 {
-			n += k
-			lo, hi = min(lo, l.Points[0].X), max(hi, l.Points[k-1].X)
-		} else if named {
-			return nil, fmt.Errorf("chart: trend line %d (%q) has no point", li, l.Name)
-		}
-	}
-	if n == 0 {
-		return nil, ErrNoData
-	}
-	for i, m := range t.Markers {
-		if !finite(m.X) || m.Kind < 0 || int(m.Kind) >= len(markerStyles) {
-			return nil, fmt.Errorf("chart: marker %d: x %v kind %d", i, m.X, m.Kind)
-		}
-	}
-	for i, tk := range t.Ticks {
-		if !finite(tk.X) {
-			return nil, fmt.Errorf("chart: tick %d (%q): x %v is not finite", i, tk.Label, tk.X)
-		}
+	lines, named, lo, hi, err := t.checked()
+	if err != nil {
+		return nil, err
 	}
 	xLabel := t.XLabel
 	if xLabel == "" {
@@ -149,12 +108,96 @@ func (t Trend) SVG() ([]byte, error) {
 	}
 	p := NewPlot(t.Title, xLabel, t.YLabel)
 	legend := NewLegend()
-	type drawn struct {
-		bands []plot.Plotter
-		lines [][]plot.Plotter
+	excluded, err := addTrendLines(p, &legend, lines, named)
+	if err != nil {
+		return nil, err
 	}
+	if err := addExcluded(p, &legend, excluded, named); err != nil {
+		return nil, err
+	}
+	addTrendMarkers(p, &legend, t.Markers)
+	t.setTimeAxis(p, &legend, lo, hi)
+	FromZero(&p.Y)
+	f := Single(p, &legend)
+	f.Height = ShortHeight // one per level (compare) or per statistic (history)
+	return f.SVG()
+}
+
+// checked validates the trend and returns its lines (the unnamed Points
+// as one line when Lines is empty), whether they are named, and the
+// span of their times.
+func (t Trend) checked() (lines []TrendLine, named bool, lo, hi float64, err error) {
+	lines = t.Lines
+	named = len(lines) > 0
+	switch {
+	case named && len(t.Points) > 0:
+		return nil, false, 0, 0, errors.New("chart: a trend of both Points and Lines")
+	case len(lines) > MaxTrendLines:
+		return nil, false, 0, 0, fmt.Errorf("chart: a trend of %d lines: at most %d keep a colour of their own", len(lines), MaxTrendLines)
+	case !named:
+		lines = []TrendLine{{Points: t.Points}}
+	}
+	n := 0
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for li, l := range lines {
+		if err := checkTrendLine(l, named); err != nil {
+			return nil, false, 0, 0, err
+		}
+		if k := len(l.Points); k > 0 {
+			n += k
+			lo, hi = min(lo, l.Points[0].X), max(hi, l.Points[k-1].X)
+		} else if named {
+			return nil, false, 0, 0, fmt.Errorf("chart: trend line %d (%q) has no point", li, l.Name)
+		}
+	}
+	if n == 0 {
+		return nil, false, 0, 0, ErrNoData
+	}
+	for i, m := range t.Markers {
+		if !finite(m.X) || m.Kind < 0 || int(m.Kind) >= len(markerStyles) {
+			return nil, false, 0, 0, fmt.Errorf("chart: marker %d: x %v kind %d", i, m.X, m.Kind)
+		}
+	}
+	for i, tk := range t.Ticks {
+		if !finite(tk.X) {
+			return nil, false, 0, 0, fmt.Errorf("chart: tick %d (%q): x %v is not finite", i, tk.Label, tk.X)
+		}
+	}
+	return lines, named, lo, hi, nil
+}
+
+// checkTrendLine says which point of l is not finite or comes before
+// the previous one in time.
+func checkTrendLine(l TrendLine, named bool) error {
+	what := "trend point"
+	if named {
+		what = fmt.Sprintf("trend %q: point", l.Name)
+	}
+	for i, p := range l.Points {
+		if !finite(p.X) || !finite(p.Median) || !finite(p.Lo) || !finite(p.Hi) {
+			return fmt.Errorf("chart: %s %d: (%v, %v, [%v, %v]) is not finite", what, i, p.X, p.Median, p.Lo, p.Hi)
+		}
+		if i > 0 && p.X < l.Points[i-1].X {
+			return fmt.Errorf("chart: %s %d: time %v before the previous point's %v", what, i, p.X, l.Points[i-1].X)
+		}
+	}
+	return nil
+}
+
+// trendDrawn is one line's bands and median lines (each a line and its
+// marks), one of each per segment.
+type trendDrawn struct {
+	bands []plot.Plotter
+	lines [][]plot.Plotter
+}
+
+// addTrendLines draws the lines' bands and medians and names them in the
+// legend; it returns the excluded points, drawn apart. One line has each
+// band under its own stretch of the line; named lines have every band
+// under every line, so that no band veils a line.
+func addTrendLines(p *plot.Plot, legend *plot.Legend, lines []TrendLine, named bool) (plotter.XYs, error) {
 	var excluded plotter.XYs
-	var all []drawn
+	var all []trendDrawn
 	for li, l := range lines {
 		ls, gs := SeriesStyle(li)
 		bandAlpha := uint8(0x33)
@@ -165,48 +208,17 @@ func (t Trend) SVG() ([]byte, error) {
 			ls.Dashes = nil
 			gs.Radius = vg.Points(2.2)
 		}
-		// Split into segments of included points.
-		var segments [][]TrendPoint
-		for i, pt := range l.Points {
-			if pt.Excluded {
-				excluded = append(excluded, plotter.XY{X: pt.X, Y: pt.Median})
-				continue
-			}
-			if len(segments) == 0 || i == 0 || segments[len(segments)-1][0].Segment != pt.Segment {
-				segments = append(segments, nil)
-			}
-			segments[len(segments)-1] = append(segments[len(segments)-1], pt)
-		}
-		var d drawn
-		for _, seg := range segments {
-			var ring plotter.XYs
-			for _, pt := range seg {
-				ring = append(ring, plotter.XY{X: pt.X, Y: pt.Hi})
-			}
-			for k := len(seg) - 1; k >= 0; k-- {
-				ring = append(ring, plotter.XY{X: seg[k].X, Y: seg[k].Lo})
-			}
-			band, err := plotter.NewPolygon(ring)
+		var d trendDrawn
+		for _, seg := range trendSegments(l.Points, &excluded) {
+			band, line, marks, err := trendSegment(seg, ls, gs, bandAlpha)
 			if err != nil {
-				return nil, fmt.Errorf("chart: band: %w", err)
+				return nil, err
 			}
-			band.Color = Faint(ls.Color, bandAlpha)
-			band.LineStyle.Width = 0
-			var med plotter.XYs
-			for _, pt := range seg {
-				med = append(med, plotter.XY{X: pt.X, Y: pt.Median})
-			}
-			line, marks, err := plotter.NewLinePoints(med)
-			if err != nil {
-				return nil, fmt.Errorf("chart: median: %w", err)
-			}
-			line.LineStyle, marks.GlyphStyle = ls, gs
 			d.bands = append(d.bands, band)
 			d.lines = append(d.lines, []plot.Plotter{line, marks})
 			if named {
 				continue
 			}
-			// One line: each band under its own stretch of the line.
 			p.Add(band)
 			if len(d.bands) == 1 {
 				legend.Add("median ± MAD across runs", band)
@@ -224,7 +236,6 @@ func (t Trend) SVG() ([]byte, error) {
 		all = append(all, d)
 	}
 	if named {
-		// Every band under every line, so that no band veils a line.
 		for _, d := range all {
 			p.Add(d.bands...)
 		}
@@ -236,31 +247,93 @@ func (t Trend) SVG() ([]byte, error) {
 		key := &plotter.Polygon{Color: Faint(color.Gray{Y: 0x60}, 0x44)}
 		legend.Add("± MAD across runs (band)", key)
 	}
-	if len(excluded) > 0 {
-		if named {
-			sort.SliceStable(excluded, func(i, j int) bool { return excluded[i].X < excluded[j].X })
+	return excluded, nil
+}
+
+// trendSegments splits a line's points into segments of included points
+// (a new one where the Segment changes) and appends the excluded points
+// to excluded.
+func trendSegments(points []TrendPoint, excluded *plotter.XYs) [][]TrendPoint {
+	var segments [][]TrendPoint
+	for i, pt := range points {
+		if pt.Excluded {
+			*excluded = append(*excluded, plotter.XY{X: pt.X, Y: pt.Median})
+			continue
 		}
-		sc, err := plotter.NewScatter(excluded)
-		if err != nil {
-			return nil, fmt.Errorf("chart: excluded: %w", err)
+		if len(segments) == 0 || i == 0 || segments[len(segments)-1][0].Segment != pt.Segment {
+			segments = append(segments, nil)
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 0x90}, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
-		p.Add(sc)
-		legend.Add("excluded entry", sc)
+		segments[len(segments)-1] = append(segments[len(segments)-1], pt)
 	}
+	return segments
+}
+
+// trendSegment makes one segment's MAD band and its median line and marks.
+func trendSegment(seg []TrendPoint, ls draw.LineStyle, gs draw.GlyphStyle, bandAlpha uint8) (*plotter.Polygon, *plotter.Line, *plotter.Scatter, error) {
+	var ring plotter.XYs
+	for _, pt := range seg {
+		ring = append(ring, plotter.XY{X: pt.X, Y: pt.Hi})
+	}
+	for k := len(seg) - 1; k >= 0; k-- {
+		ring = append(ring, plotter.XY{X: seg[k].X, Y: seg[k].Lo})
+	}
+	band, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("chart: band: %w", err)
+	}
+	band.Color = Faint(ls.Color, bandAlpha)
+	band.LineStyle.Width = 0
+	var med plotter.XYs
+	for _, pt := range seg {
+		med = append(med, plotter.XY{X: pt.X, Y: pt.Median})
+	}
+	line, marks, err := plotter.NewLinePoints(med)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("chart: median: %w", err)
+	}
+	line.LineStyle, marks.GlyphStyle = ls, gs
+	return band, line, marks, nil
+}
+
+// addExcluded draws the excluded entries as grey rings (in time order
+// when several lines contributed them).
+func addExcluded(p *plot.Plot, legend *plot.Legend, excluded plotter.XYs, named bool) error {
+	if len(excluded) == 0 {
+		return nil
+	}
+	if named {
+		sort.SliceStable(excluded, func(i, j int) bool { return excluded[i].X < excluded[j].X })
+	}
+	sc, err := plotter.NewScatter(excluded)
+	if err != nil {
+		return fmt.Errorf("chart: excluded: %w", err)
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 0x90}, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
+	p.Add(sc)
+	legend.Add("excluded entry", sc)
+	return nil
+}
+
+// addTrendMarkers draws the markers as vertical lines and names each
+// kind drawn once in the legend, in markerStyles order.
+func addTrendMarkers(p *plot.Plot, legend *plot.Legend, markers []Marker) {
 	seen := map[MarkerKind]bool{}
-	for _, m := range t.Markers {
+	for _, m := range markers {
 		v := &VLine{X: m.X, Style: markerStyles[m.Kind].style, Stretch: true}
 		p.Add(v)
-		if !seen[m.Kind] {
-			seen[m.Kind] = true
-		}
+		seen[m.Kind] = true
 	}
 	for k := range markerStyles {
 		if seen[MarkerKind(k)] {
 			legend.Add(markerStyles[k].name, &VLine{Style: markerStyles[k].style})
 		}
 	}
+}
+
+// setTimeAxis spans the time axis over the points (lo to hi) and the
+// markers, at least an hour wide, and ticks it at round dates or at the
+// trend's own Ticks.
+func (t Trend) setTimeAxis(p *plot.Plot, legend *plot.Legend, lo, hi float64) {
 	for _, m := range t.Markers {
 		lo, hi = min(lo, m.X), max(hi, m.X)
 	}
@@ -276,10 +349,6 @@ func (t Trend) SVG() ([]byte, error) {
 		w := Width - vg.Points(4) - legend.Rectangle(draw.Canvas{}).Size().X*5/4 - vg.Points(14) - vg.Points(70)
 		p.X.Tick.Marker = newLabelTicks(t.Ticks, w, p.X.Tick.Label)
 	}
-	FromZero(&p.Y)
-	f := Single(p, &legend)
-	f.Height = ShortHeight // one per level (compare) or per statistic (history)
-	return f.SVG()
 }
 
 // labelTicks ticks a time axis at given times with given labels: each
