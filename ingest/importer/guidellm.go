@@ -707,24 +707,16 @@ func guidellmLevel(st map[string]string, check func(key string, v float64, rate 
 	return ingest.LoadLevel{}, nil
 }
 
+// guidellmRun converts benchmark k of a GuideLLM file into a run: its
+// level, its window, a row per request and the provenance.
 func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, preferUsage bool, opts Options) (Run, error) {
 	prov := &ingest.Provenance{Tool: "GuideLLM", Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
-	var err error
-	run.Config.Load, err = guidellmLevel(b.strategy, func(key string, v float64, rate bool) error {
-		if levelRange("", 0, "", v, rate) == nil {
-			return nil
-		}
-		max := int64(ingest.MaxConcurrency)
-		if rate {
-			max = ingest.MaxRate
-		}
-		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
-			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], textfmt.Thousands(max))}
-	})
+	load, err := guidellmRunLevel(b, k, s)
 	if err != nil {
 		return Run{}, err
 	}
+	run.Config.Load = load
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
@@ -736,11 +728,46 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		w := ingest.Window{Start: unixSeconds(b.start), End: unixSeconds(b.end), Source: "run.yaml"}
 		run.Config.Window = &w
 	}
+	t, n, err := guidellmRows(b, k, s, old, windowKnown, opts)
+	if err != nil {
+		return Run{}, err
+	}
+	run.Requests, run.Excluded = t.q, t.excluded
+	guidellmProvenance(prov, b, n, windowKnown, old, preferUsage)
+	return run, nil
+}
+
+// guidellmRunLevel is benchmark k's load level from its strategy, zero
+// when the strategy does not tell; a level out of range is an error.
+func guidellmRunLevel(b *guidellmBenchmark, k int, s *source) (ingest.LoadLevel, error) {
+	return guidellmLevel(b.strategy, func(key string, v float64, rate bool) error {
+		if levelRange("", 0, "", v, rate) == nil {
+			return nil
+		}
+		max := int64(ingest.MaxConcurrency)
+		if rate {
+			max = ingest.MaxRate
+		}
+		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
+			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], textfmt.Thousands(max))}
+	})
+}
+
+// guidellmCounts counts what guidellmRows decided, for the provenance:
+// requests before and after the window, successful requests without a
+// first token, and token counts taken from the iterations.
+type guidellmCounts struct {
+	before, after, zero, fromIterations int
+}
+
+// guidellmRows makes a row of each of benchmark k's requests, marking
+// those outside a known window as warm-up or cool-down.
+func guidellmRows(b *guidellmBenchmark, k int, s *source, old, windowKnown bool, opts Options) (*table, guidellmCounts, error) {
+	var n guidellmCounts
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, phase: true}, len(b.records), opts.MaxRequests, s.path)
 	t.where = func(i int, _ string) string {
 		return fmt.Sprintf("$.benchmarks[%d].requests.%s[%d]", k, b.records[i].list, b.records[i].index)
 	}
-	var before, after, zero, fromIterations int
 	ids := map[string]bool{}
 	for i, rec := range b.records {
 		row := newRow()
@@ -748,55 +775,75 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		row.sent, row.prompt, row.status, row.maxTokens = rec.start, rec.prompt, rec.status, rec.maxTokens
 		row.completion = rec.output
 		if rec.outputFromIteration {
-			fromIterations++
+			n.fromIterations++
 		}
 		if rec.iterations >= 0 && !old {
 			row.textChunks = rec.iterations
 		}
 		if rec.status == "" {
-			switch {
-			case rec.output == 0 || math.IsNaN(rec.first):
-				zero++
-				row.completion = 0
-			case math.IsNaN(rec.start):
-				return Run{}, &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d]", k), Msg: fmt.Sprintf("request %s has no start time", row.id)}
-			default:
-				row.first, row.last = rec.first, rec.last
-				if math.IsNaN(row.last) {
-					row.last = rec.end
-				}
-				row.ttft = ms(rec.first - rec.start)
-				row.e2e = ms(row.last - rec.start)
+			if err := n.setTimes(&row, rec, s, k); err != nil {
+				return nil, n, err
 			}
 		} else if rec.output < 0 {
 			row.completion = -1
 		}
 		if windowKnown && !math.IsNaN(rec.start) {
-			end := rec.end
-			if math.IsNaN(end) {
-				end = rec.last
-			}
-			switch {
-			case !math.IsNaN(end) && end < b.start:
-				row.phase = ingest.PhaseWarmup
-				before++
-			case rec.start > b.end:
-				row.phase = ingest.PhaseCooldown
-				after++
-			}
+			n.setPhase(&row, rec, b)
 		}
 		if err := t.add(&row); err != nil {
-			return Run{}, err
+			return nil, n, err
 		}
 	}
-	run.Requests, run.Excluded = t.q, t.excluded
+	return t, n, nil
+}
+
+// setTimes sets a successful request's first and last token, TTFT and
+// E2E; one without a first token or output is a zero-token request.
+func (n *guidellmCounts) setTimes(r *row, rec guidellmRecord, s *source, k int) error {
+	switch {
+	case rec.output == 0 || math.IsNaN(rec.first):
+		n.zero++
+		r.completion = 0
+	case math.IsNaN(rec.start):
+		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d]", k), Msg: fmt.Sprintf("request %s has no start time", r.id)}
+	default:
+		r.first, r.last = rec.first, rec.last
+		if math.IsNaN(r.last) {
+			r.last = rec.end
+		}
+		r.ttft = ms(rec.first - rec.start)
+		r.e2e = ms(r.last - rec.start)
+	}
+	return nil
+}
+
+// setPhase marks a request that ended before the benchmark's window as
+// warm-up and one that started after it as cool-down (GuideLLM's rule).
+func (n *guidellmCounts) setPhase(r *row, rec guidellmRecord, b *guidellmBenchmark) {
+	end := rec.end
+	if math.IsNaN(end) {
+		end = rec.last
+	}
+	switch {
+	case !math.IsNaN(end) && end < b.start:
+		r.phase = ingest.PhaseWarmup
+		n.before++
+	case rec.start > b.end:
+		r.phase = ingest.PhaseCooldown
+		n.after++
+	}
+}
+
+// guidellmProvenance says what the run recomputed, took as reported and
+// could not know, and how GuideLLM's definitions differ from benchnote's.
+func guidellmProvenance(prov *ingest.Provenance, b *guidellmBenchmark, n guidellmCounts, windowKnown, old, preferUsage bool) {
 	prov.Recomputed = []string{
 		"TTFT = first token iteration − request start; E2E = last token iteration − request start",
 		"status from the successful, errored and incomplete lists",
-		fmt.Sprintf("phase from GuideLLM's own rule (a request counts when it overlaps the benchmark's [start_time, end_time]): %d before the window (warm-up), %d after it (cool-down)", before, after),
+		fmt.Sprintf("phase from GuideLLM's own rule (a request counts when it overlaps the benchmark's [start_time, end_time]): %d before the window (warm-up), %d after it (cool-down)", n.before, n.after),
 	}
-	if zero > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d successful requests without a first token are zero-token requests", zero))
+	if n.zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d successful requests without a first token are zero-token requests", n.zero))
 	}
 	prov.AsReported = []string{"prompt and output token counts", "request start and token iteration times (wall clock)", "text_chunks: GuideLLM's token iterations"}
 	if windowKnown {
@@ -806,17 +853,17 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 	}
 	prov.Unavailable = append(prov.Unavailable, ingest.UnavailablePerGapITL)
 	switch {
-	case fromIterations > 0:
+	case n.fromIterations > 0:
 		prov.TokenCounts = "requested"
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without a token count: GuideLLM's token iterations taken as the count", fromIterations))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without a token count: GuideLLM's token iterations taken as the count", n.fromIterations))
 	case preferUsage || old:
 		prov.TokenCounts = "usage"
 	default:
 		prov.TokenCounts = "tokenizer"
 	}
-	if n := totalsCount(b.totals); n > len(b.records) {
+	if total := totalsCount(b.totals); total > len(b.records) {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableAllRequests)
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the file keeps %d of the benchmark's %d requests (GuideLLM's request sampling)", len(b.records), n))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the file keeps %d of the benchmark's %d requests (GuideLLM's request sampling)", len(b.records), total))
 	}
 	tpot := "(last token − first token) / n per request: divided by n, not n − 1"
 	if !old {
@@ -829,7 +876,6 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		{Metric: "measured requests", Source: "requests overlapping [start_time, end_time] of the benchmark (warm-up and cool-down by duration or count)", Benchnote: "the same requests: the others are marked warm-up or cool-down and excluded; benchnote's own warm-up rule then applies to the rest"},
 	}
 	prov.Reported = b.figures()
-	return run, nil
 }
 
 // totalsCount adds up GuideLLM's request_totals (successful, errored,
