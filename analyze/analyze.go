@@ -18,9 +18,48 @@ const MinRuns = 3
 
 // Analyze computes the Summary of an ingested sweep.
 func Analyze(sw *ingest.Sweep) *Summary {
-	cfg := sw.Config
 	led := newLedger()
-	s := &Summary{
+	s := newSummary(sw)
+	for _, f := range sw.IgnoredFiles {
+		led.add(ScopeFile, "ignored file: "+f.Reason, 1, f.Path)
+	}
+	for _, d := range sw.Diagnostics {
+		if d.Reason == "unrecognised environment log" {
+			led.add(ScopeFile, "environment log not recognised", 1, d.File)
+		}
+	}
+	unleveled, unleveledLed, levels := analyzeRuns(sw, led)
+	s.Runs = unleveled
+	led.merge(unleveledLed)
+	for _, lw := range levels {
+		s.Runs = append(s.Runs, lw.summaries...)
+		s.Levels = append(s.Levels, lw.level)
+		led.merge(lw.led)
+	}
+	s.Reported = reportedRuns(sw)
+	for _, r := range sw.Reported {
+		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
+	}
+	s.Accounting = accounting(s.Runs)
+	s.Exclusions = led.list()
+	s.Environment = environment(sw)
+	s.Findings = lint(sw, s)
+	finishSummary(sw, s)
+	// Whatever a run's numbers did not already null (pooled figures of
+	// samples out of range): the summary must decode (DecodeSummary).
+	keepSummaryInRange(s, led)
+	s.Exclusions = led.list()
+	// From the final (in-range) figures: each is one of them divided by a
+	// GPU count, or a copy.
+	s.Pareto = paretoOf(s, runEnvs(sw))
+	return s
+}
+
+// newSummary returns the sweep's summary with its method and notes, before
+// any run is analysed.
+func newSummary(sw *ingest.Sweep) *Summary {
+	cfg := sw.Config
+	return &Summary{
 		Schema: SchemaVersion,
 		Title:  cfg.Title,
 		Method: Method{
@@ -40,43 +79,30 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			"Output and prompt token rates are separate quantities and are never added into one tokens/s figure.",
 		},
 	}
-	for _, f := range sw.IgnoredFiles {
-		led.add(ScopeFile, "ignored file: "+f.Reason, 1, f.Path)
-	}
-	for _, d := range sw.Diagnostics {
-		if d.Reason == "unrecognised environment log" {
-			led.add(ScopeFile, "environment log not recognised", 1, d.File)
-		}
-	}
+}
 
-	// Runs arrive from ingest in level order, each once it is read. A run
-	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
-	// released; a level is summarised as soon as its last run is done, and
-	// its pooled samples are dropped with it (while the next level's runs
-	// are read, so at most two levels' samples are held). Runs without a
-	// level are summarised on their own and listed first, their exclusions
-	// before the levels'.
+// analyzeRuns analyses the sweep's runs as they are read and summarises
+// each level once its runs are done. It returns the runs without a level
+// with their ledger, and the levels, each with its ledger, in series and
+// load order; duplicate runs are entered in led.
+//
+// Runs arrive from ingest in level order, each once it is read. A run is
+// analysed as soon as it arrives (up to GOMAXPROCS at once) and then
+// released; a level is summarised as soon as its last run is done, and its
+// pooled samples are dropped with it (while the next level's runs are
+// read, so at most two levels' samples are held). Runs without a level are
+// summarised on their own and listed first, their exclusions before the
+// levels'.
+func analyzeRuns(sw *ingest.Sweep, led *ledger) ([]RunSummary, *ledger, []*levelWork) {
+	cfg := sw.Config
 	var (
 		unleveled    []RunSummary
 		unleveledLed = newLedger()
-		levels       []*levelWork
-		byLevel      = map[levelID]*levelWork{}
 		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
 		finishing    sync.WaitGroup           // the levels being summarised
 		finishSlot   = make(chan struct{}, 1) // one at a time: at most two levels' samples held
 	)
-	for _, r := range sw.Runs {
-		if load := runLoad(r); load.Valid() && r.DuplicateOf == "" {
-			id := levelID{r.Series, load}
-			lw := byLevel[id]
-			if lw == nil {
-				lw = &levelWork{series: r.Series, load: load, led: newLedger()}
-				byLevel[id] = lw
-				levels = append(levels, lw)
-			}
-			lw.expected++
-		}
-	}
+	levels, byLevel := planLevels(sw.Runs)
 	for r := range sw.Stream() {
 		if r.DuplicateOf != "" {
 			// The same run as an earlier repeat (ingest compared the
@@ -123,30 +149,28 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 		return levels[i].load.Compare(levels[j].load) < 0
 	})
-	s.Runs = unleveled
-	led.merge(unleveledLed)
-	for _, lw := range levels {
-		s.Runs = append(s.Runs, lw.summaries...)
-		s.Levels = append(s.Levels, lw.level)
-		led.merge(lw.led)
+	return unleveled, unleveledLed, levels
+}
+
+// planLevels returns the levels of the runs that have one (duplicates
+// left out), in order of their first run, each expecting its number of
+// runs, and the same levels by levelID.
+func planLevels(runs []*ingest.Run) ([]*levelWork, map[levelID]*levelWork) {
+	var levels []*levelWork
+	byLevel := map[levelID]*levelWork{}
+	for _, r := range runs {
+		if load := runLoad(r); load.Valid() && r.DuplicateOf == "" {
+			id := levelID{r.Series, load}
+			lw := byLevel[id]
+			if lw == nil {
+				lw = &levelWork{series: r.Series, load: load, led: newLedger()}
+				byLevel[id] = lw
+				levels = append(levels, lw)
+			}
+			lw.expected++
+		}
 	}
-	s.Reported = reportedRuns(sw)
-	for _, r := range sw.Reported {
-		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
-	}
-	s.Accounting = accounting(s.Runs)
-	s.Exclusions = led.list()
-	s.Environment = environment(sw)
-	s.Findings = lint(sw, s)
-	finishSummary(sw, s)
-	// Whatever a run's numbers did not already null (pooled figures of
-	// samples out of range): the summary must decode (DecodeSummary).
-	keepSummaryInRange(s, led)
-	s.Exclusions = led.list()
-	// From the final (in-range) figures: each is one of them divided by a
-	// GPU count, or a copy.
-	s.Pareto = paretoOf(s, runEnvs(sw))
-	return s
+	return levels, byLevel
 }
 
 // levelID names a level: a load level of one series. Runs are repeats of
