@@ -442,6 +442,9 @@ func runLoad(r *ingest.Run) ingest.LoadLevel {
 	return ingest.LoadLevel{}
 }
 
+// buildLevel summarises a level from its runs and their pooled samples:
+// counts, goodput and server observations added up, each statistic across
+// the usable runs, the pooled distributions and the workload.
 func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
 	lv := Level{LevelKey: levelKey(series, c)}
 	var ok []RunSummary
@@ -453,15 +456,33 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.Counts = addCounts(lv.Counts, r.Counts)
 	}
 	lv.Warmup = levelWarmup(runs)
+	lv.Goodput = levelGoodput(ok)
+	lv.ServerObservations = serverObservations(ok)
+	lv.Stats = acrossRuns(ok, cfg.MAD == "scaled")
+	lv.pool(ok, pooled, cfg.Percentile)
+	lv.setWorkload(ok, pooled, cfg.Percentile)
+	return lv
+}
+
+// levelGoodput adds up the runs' goodput counts and failures by reason.
+func levelGoodput(ok []RunSummary) GoodputCounts {
+	var g GoodputCounts
 	fails := map[string]int{}
 	for _, r := range ok {
-		lv.Goodput.Passed += r.Goodput.Passed
-		lv.Goodput.Measured += r.Goodput.Measured
+		g.Passed += r.Goodput.Passed
+		g.Measured += r.Goodput.Measured
 		for _, f := range r.Goodput.FailedBy {
 			fails[f.Reason] += f.Count
 		}
 	}
-	lv.Goodput.FailedBy = sortedReasonCounts(fails)
+	g.FailedBy = sortedReasonCounts(fails)
+	return g
+}
+
+// serverObservations adds up, per histogram role, the observations of the
+// runs' server histograms that are shown; a role none shows is left out.
+func serverObservations(ok []RunSummary) []RoleCount {
+	var out []RoleCount
 	for _, role := range ingest.HistogramRoles {
 		rc := RoleCount{Role: string(role)}
 		shown := false
@@ -474,9 +495,16 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 			}
 		}
 		if shown {
-			lv.ServerObservations = append(lv.ServerObservations, rc)
+			out = append(out, rc)
 		}
 	}
+	return out
+}
+
+// acrossRuns returns each level statistic (and the GPU ones when a run
+// has GPU telemetry) across the runs: the median and MAD (scaled or not)
+// of the runs' valid values.
+func acrossRuns(ok []RunSummary, scaled bool) []AcrossRuns {
 	specs := levelStatSpecs()
 	for _, r := range ok {
 		if r.GPU != nil {
@@ -484,6 +512,7 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 			break
 		}
 	}
+	var out []AcrossRuns
 	for _, sp := range specs {
 		ar := AcrossRuns{Key: sp.key, Metric: sp.metric, Statistic: sp.stat, Unit: sp.unit, Sample: sp.sample, Median: NaN, MAD: NaN}
 		var vals []float64
@@ -497,14 +526,18 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		ar.Runs = len(vals)
 		if len(vals) > 0 {
 			ar.Median = Num(Median(vals))
-			ar.MAD = Num(MAD(vals, cfg.MAD == "scaled"))
+			ar.MAD = Num(MAD(vals, scaled))
 		}
 		ar.FewRuns = ar.Runs < MinRuns
-		lv.Stats = append(lv.Stats, ar)
+		out = append(out, ar)
 	}
-	m := cfg.Percentile
-	// A pooled sample is labelled "all runs", so it is only formed when
-	// every usable run of the level contributes to it.
+	return out
+}
+
+// pool sets the level's pooled latency distributions (percentile method
+// m). A pooled sample is labelled "all runs", so it is only formed when
+// every usable run of the level contributes to it.
+func (lv *Level) pool(ok []RunSummary, pooled pooledSamples, m string) {
 	streamed, gapsKnown := 0, 0
 	for _, r := range ok {
 		if r.Streamed {
@@ -541,7 +574,12 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.PooledITL = unavailable("ITL", "ms", SamplePooledGap, m,
 			fmt.Sprintf("not pooled: the per-gap distribution is known in %d of %d runs", gapsKnown, len(ok)))
 	}
-	// Token lengths are pooled as value counts.
+}
+
+// setWorkload sets the level's workload: token lengths pooled as value
+// counts, the early-stop share over every run's basis, the median
+// achieved concurrency.
+func (lv *Level) setWorkload(ok []RunSummary, pooled pooledSamples, m string) {
 	lv.Workload.PromptTokens = pooled.prompt.distribution("prompt length", "tokens", SamplePooled, m)
 	lv.Workload.OutputTokens = pooled.output.distribution("output length", "tokens", SamplePooled, m)
 	lv.Workload.PromptHistogram = pooled.prompt.bins(30)
@@ -566,7 +604,6 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.Workload.AchievedConcurrency = Num(Median(conc))
 	}
 	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "not pooled across runs: see the level statistics workload.inter_arrival.*")
-	return lv
 }
 
 func addCounts(a, b Counts) Counts {
