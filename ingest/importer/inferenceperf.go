@@ -160,7 +160,7 @@ func (rd *ipRecordReader) member(name string) error {
 		rd.rec.stage = int(v)
 		return err
 	case "info":
-		return rd.optObject(rd.info)
+		return rd.j.optObject(rd.info)
 	case "error":
 		if j.peek() == 'n' {
 			return j.skip()
@@ -169,14 +169,6 @@ func (rd *ipRecordReader) member(name string) error {
 		return j.object(rd.errorMember)
 	}
 	return j.skip()
-}
-
-// optObject reads an object with member, or skips a null.
-func (rd *ipRecordReader) optObject(member func(string) error) error {
-	if rd.j.peek() == 'n' {
-		return rd.j.skip()
-	}
-	return rd.j.object(member)
 }
 
 // info reads a member of info: the input tokens and the response metrics.
@@ -189,7 +181,7 @@ func (rd *ipRecordReader) info(name string) error {
 		}
 		return err
 	case "response_metrics":
-		return rd.optObject(rd.responseMetric)
+		return rd.j.optObject(rd.responseMetric)
 	}
 	return rd.j.skip()
 }
@@ -211,7 +203,7 @@ func (rd *ipRecordReader) responseMetric(name string) error {
 			return err
 		})
 	case "server_usage":
-		return rd.optObject(rd.usage)
+		return rd.j.optObject(rd.usage)
 	}
 	return j.skip()
 }
