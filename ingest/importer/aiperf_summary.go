@@ -335,78 +335,94 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 		return nil, j.skip()
 	}
 	nan := math.NaN()
-	g := &gpuSummary{endpoint: endpoint, index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
-	err := j.object(func(name string) error {
-		switch name {
-		case "gpu_index":
-			v, err := j.optCount()
-			g.index = v
+	rd := &gpuSummaryReader{j: j, g: &gpuSummary{endpoint: endpoint, index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}}
+	err := j.object(rd.member)
+	return rd.g, err
+}
+
+// gpuSummaryReader reads a GPU of telemetry_data into g.
+type gpuSummaryReader struct {
+	j *jsonIn
+	g *gpuSummary
+}
+
+// member reads a member of the GPU: its identity and its metrics.
+func (rd *gpuSummaryReader) member(name string) error {
+	j, g := rd.j, rd.g
+	switch name {
+	case "gpu_index":
+		v, err := j.optCount()
+		g.index = v
+		return err
+	case "gpu_name":
+		v, err := j.scalarText()
+		g.name = v
+		return err
+	case "gpu_uuid":
+		v, err := j.scalarText()
+		g.uuid = v
+		return err
+	case "hostname":
+		v, err := j.scalarText()
+		g.host = v
+		return err
+	case "metrics":
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(rd.metric)
+	}
+	return j.skip()
+}
+
+// metric reads one metric of the GPU, {unit, avg, min, max}, and sets the
+// GPU's figure of it in benchnote's unit; a metric benchnote does not
+// use is skipped.
+func (rd *gpuSummaryReader) metric(metric string) error {
+	j, g := rd.j, rd.g
+	table := telemetryUnits(metric)
+	if table == nil {
+		return j.skip()
+	}
+	st := map[string]float64{}
+	unit := ""
+	err := j.object(func(field string) error {
+		switch field {
+		case "unit":
+			u, err := j.scalarText()
+			unit = u
 			return err
-		case "gpu_name":
-			v, err := j.scalarText()
-			g.name = v
+		case "avg", "min", "max":
+			v, err := j.optNumber()
+			st[field] = v
 			return err
-		case "gpu_uuid":
-			v, err := j.scalarText()
-			g.uuid = v
-			return err
-		case "hostname":
-			v, err := j.scalarText()
-			g.host = v
-			return err
-		case "metrics":
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			return j.object(func(metric string) error {
-				table := telemetryUnits(metric)
-				if table == nil {
-					return j.skip()
-				}
-				st := map[string]float64{}
-				unit := ""
-				err := j.object(func(field string) error {
-					switch field {
-					case "unit":
-						u, err := j.scalarText()
-						unit = u
-						return err
-					case "avg", "min", "max":
-						v, err := j.optNumber()
-						st[field] = v
-						return err
-					}
-					return j.skip()
-				})
-				if err != nil {
-					return err
-				}
-				scale, err := unitScale(j, unit, table)
-				if err != nil {
-					return err
-				}
-				get := func(k string) float64 {
-					if v, ok := st[k]; ok {
-						return v * scale
-					}
-					return nan
-				}
-				switch telemetryMetric(metric) {
-				case "power_usage":
-					g.powerW = get("avg")
-				case "energy_consumption":
-					g.energyJ = get("max") - get("min")
-				case "utilization":
-					g.utilPercent = get("avg")
-				case "memory_used":
-					g.memUsedMiBMax = get("max")
-				}
-				return nil
-			})
 		}
 		return j.skip()
 	})
-	return g, err
+	if err != nil {
+		return err
+	}
+	scale, err := unitScale(j, unit, table)
+	if err != nil {
+		return err
+	}
+	get := func(k string) float64 {
+		if v, ok := st[k]; ok {
+			return v * scale
+		}
+		return math.NaN()
+	}
+	switch telemetryMetric(metric) {
+	case "power_usage":
+		g.powerW = get("avg")
+	case "energy_consumption":
+		g.energyJ = get("max") - get("min")
+	case "utilization":
+		g.utilPercent = get("avg")
+	case "memory_used":
+		g.memUsedMiBMax = get("max")
+	}
+	return nil
 }
 
 // shortUUID cuts a GPU UUID for a label: "GPU-8962cc8a…".
