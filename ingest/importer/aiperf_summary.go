@@ -514,85 +514,110 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 // {unit, gpu0: {avg, min, max, …}, gpu1: …}}, the GPUs named by their
 // index only (GenAI-Perf records no UUID), in the order first met.
 func readGenAIPerfTelemetry(j *jsonIn) (*telemetrySummary, error) {
-	ts := &telemetrySummary{endpoints: []string{"--server-metrics-urls"}}
-	byName := map[string]*gpuSummary{}
+	rd := &genaiPerfTelemetryReader{j: j, ts: &telemetrySummary{endpoints: []string{"--server-metrics-urls"}}, byName: map[string]*gpuSummary{}}
 	if j.peek() != '{' {
-		return ts, j.skip()
+		return rd.ts, j.skip()
 	}
-	nan := math.NaN()
-	err := j.object(func(metric string) error {
-		table := telemetryUnits(metric)
-		if table == nil || j.peek() != '{' {
+	err := j.object(rd.metric)
+	return rd.ts, err
+}
+
+// genaiPerfTelemetryReader reads telemetry_stats into ts; byName holds
+// the GPUs met so far by their name (gpu0, gpu1, …).
+type genaiPerfTelemetryReader struct {
+	j      *jsonIn
+	ts     *telemetrySummary
+	byName map[string]*gpuSummary
+}
+
+// genaiPerfStat is one GPU's statistics of one metric.
+type genaiPerfStat struct {
+	gpu           *gpuSummary
+	avg, min, max float64
+}
+
+// metric reads one metric, {unit, gpu0: {…}, …}, and sets each GPU's
+// figure of it in benchnote's unit; a metric benchnote does not use is
+// skipped.
+func (rd *genaiPerfTelemetryReader) metric(metric string) error {
+	j := rd.j
+	table := telemetryUnits(metric)
+	if table == nil || j.peek() != '{' {
+		return j.skip()
+	}
+	unit := ""
+	var stats []genaiPerfStat
+	err := j.object(func(name string) error {
+		if name == "unit" {
+			u, err := j.scalarText()
+			unit = u
+			return err
+		}
+		if j.peek() != '{' {
 			return j.skip()
 		}
-		unit := ""
-		type stat struct {
-			gpu           *gpuSummary
-			avg, min, max float64
-		}
-		var stats []stat
-		err := j.object(func(name string) error {
-			if name == "unit" {
-				u, err := j.scalarText()
-				unit = u
-				return err
-			}
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			g := byName[name]
-			if g == nil {
-				if len(ts.gpus) >= maxGPUs {
-					return j.errorf("more than %d GPUs; refusing to import", maxGPUs)
-				}
-				g = &gpuSummary{name: "", index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
-				if n, err := strconv.ParseInt(strings.TrimPrefix(name, "gpu"), 10, 64); err == nil && n >= 0 {
-					g.index = n
-				}
-				g.host = name
-				byName[name] = g
-				ts.gpus = append(ts.gpus, g)
-			}
-			st := stat{gpu: g, avg: nan, min: nan, max: nan}
-			err := j.object(func(field string) error {
-				switch field {
-				case "avg", "min", "max":
-					v, err := j.optNumber()
-					switch field {
-					case "avg":
-						st.avg = v
-					case "min":
-						st.min = v
-					default:
-						st.max = v
-					}
-					return err
-				}
-				return j.skip()
-			})
+		st, err := rd.gpuStat(name)
+		if st.gpu != nil {
 			stats = append(stats, st)
-			return err
-		})
-		if err != nil {
-			return err
 		}
-		scale, err := unitScale(j, unit, table)
-		if err != nil {
-			return err
-		}
-		for _, st := range stats {
-			switch telemetryMetric(metric) {
-			case "power_usage":
-				st.gpu.powerW = st.avg * scale
-			case "energy_consumption":
-				st.gpu.energyJ = (st.max - st.min) * scale
-			case "utilization":
-				st.gpu.utilPercent = st.avg * scale
-			case "memory_used":
-				st.gpu.memUsedMiBMax = st.max * scale
-			}
-		}
-		return nil
+		return err
 	})
-	return ts, err
+	if err != nil {
+		return err
+	}
+	scale, err := unitScale(j, unit, table)
+	if err != nil {
+		return err
+	}
+	for _, st := range stats {
+		switch telemetryMetric(metric) {
+		case "power_usage":
+			st.gpu.powerW = st.avg * scale
+		case "energy_consumption":
+			st.gpu.energyJ = (st.max - st.min) * scale
+		case "utilization":
+			st.gpu.utilPercent = st.avg * scale
+		case "memory_used":
+			st.gpu.memUsedMiBMax = st.max * scale
+		}
+	}
+	return nil
+}
+
+// gpuStat reads GPU name's {avg, min, max, …}, adding the GPU when first
+// met; the stat's gpu is nil when there are too many GPUs.
+func (rd *genaiPerfTelemetryReader) gpuStat(name string) (genaiPerfStat, error) {
+	j := rd.j
+	nan := math.NaN()
+	g := rd.byName[name]
+	if g == nil {
+		if len(rd.ts.gpus) >= maxGPUs {
+			return genaiPerfStat{}, j.errorf("more than %d GPUs; refusing to import", maxGPUs)
+		}
+		g = &gpuSummary{name: "", index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
+		if n, err := strconv.ParseInt(strings.TrimPrefix(name, "gpu"), 10, 64); err == nil && n >= 0 {
+			g.index = n
+		}
+		g.host = name
+		rd.byName[name] = g
+		rd.ts.gpus = append(rd.ts.gpus, g)
+	}
+	st := genaiPerfStat{gpu: g, avg: nan, min: nan, max: nan}
+	err := j.object(func(field string) error {
+		switch field {
+		case "avg", "min", "max":
+			v, err := j.optNumber()
+			switch field {
+			case "avg":
+				st.avg = v
+			case "min":
+				st.min = v
+			default:
+				st.max = v
+			}
+			return err
+		}
+		return j.skip()
+	})
+	return st, err
 }
