@@ -274,100 +274,127 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 
 // readGuideLLMBenchmark reads one element of benchmarks.
 func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBenchmark, error) {
-	b := &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
-		start: math.NaN(), end: math.NaN()}
-	strategy := func(parent string) error {
-		return j.object(func(name string) error {
-			if name == "requests" && j.peek() == '{' {
-				return j.object(func(name string) error {
-					if name != "data" {
-						return j.skip()
-					}
-					b.dataFrom = "$.benchmarks[].config.requests.data"
-					var err error
-					b.data, err = readGuideLLMData(j)
-					return err
-				})
-			}
-			if name != "strategy" {
-				return j.skip()
-			}
-			b.strategyPath = parent + ".strategy"
-			return j.object(func(name string) error {
-				if j.peek() == '{' || j.peek() == '[' {
-					return j.skip()
-				}
-				v, err := j.scalarText()
-				b.strategy[name] = v
-				return err
-			})
-		})
-	}
-	err := j.object(func(name string) error {
-		switch name {
-		case "args", "config":
-			return strategy(name)
-		case "request_loader":
-			return j.object(func(name string) error {
-				if name != "data" {
-					return j.skip()
-				}
-				b.dataFrom = "$.benchmarks[].request_loader.data"
-				var err error
-				b.data, err = readGuideLLMData(j)
-				return err
-			})
-		case "worker":
-			return j.object(func(name string) error {
-				switch name {
-				case "backend_type", "backend_target", "backend_model":
-					return readEnvScalar(j, guidellmEnvKey(name), &b.env)
-				}
-				return j.skip()
-			})
-		case "start_time", "end_time":
-			v, err := j.number()
-			if name == "start_time" {
-				b.start = v
-			} else {
-				b.end = v
-			}
-			if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				err = unixRange(j.file, j.record, j.path(), v)
-			}
-			return err
-		case "request_totals":
-			return readTotals(j, b.totals)
-		case "metrics":
-			return j.object(func(metric string) error {
-				if metric == "request_totals" {
-					return readTotals(j, b.totals)
-				}
-				return readGuideLLMMetric(j, metric, b)
-			})
-		case "requests":
-			return j.object(func(status string) error {
-				if status != "successful" && status != "errored" && status != "incomplete" {
-					return j.skip()
-				}
-				if j.peek() == 'n' {
-					return j.skip()
-				}
-				return j.array(func(i int) error {
-					if *total >= maxRequests {
-						return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
-					}
-					*total++
-					rec, err := readGuideLLMRecord(j, status)
-					rec.list, rec.index = status, i
-					b.records = append(b.records, rec)
-					return err
-				})
-			})
+	rd := &guidellmBenchmarkReader{j: j, total: total, maxRequests: maxRequests,
+		b: &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
+			start: math.NaN(), end: math.NaN()}}
+	err := j.object(rd.member)
+	return rd.b, err
+}
+
+// guidellmBenchmarkReader reads a benchmark into b, a method per object;
+// total counts the requests of the file so far, at most maxRequests.
+type guidellmBenchmarkReader struct {
+	j           *jsonIn
+	b           *guidellmBenchmark
+	total       *int
+	maxRequests int
+}
+
+// member reads a member of the benchmark.
+func (rd *guidellmBenchmarkReader) member(name string) error {
+	j, b := rd.j, rd.b
+	switch name {
+	case "args", "config":
+		return j.object(func(member string) error { return rd.config(name, member) })
+	case "request_loader":
+		return j.object(func(member string) error { return rd.data(member, "$.benchmarks[].request_loader.data") })
+	case "worker":
+		return j.object(rd.worker)
+	case "start_time", "end_time":
+		v, err := j.number()
+		if name == "start_time" {
+			b.start = v
+		} else {
+			b.end = v
 		}
+		if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			err = unixRange(j.file, j.record, j.path(), v)
+		}
+		return err
+	case "request_totals":
+		return readTotals(j, b.totals)
+	case "metrics":
+		return j.object(rd.metric)
+	case "requests":
+		return j.object(rd.requests)
+	}
+	return j.skip()
+}
+
+// config reads a member of args or config (parent): the request data and
+// the strategy.
+func (rd *guidellmBenchmarkReader) config(parent, name string) error {
+	j := rd.j
+	if name == "requests" && j.peek() == '{' {
+		return j.object(func(member string) error { return rd.data(member, "$.benchmarks[].config.requests.data") })
+	}
+	if name != "strategy" {
 		return j.skip()
+	}
+	rd.b.strategyPath = parent + ".strategy"
+	return j.object(rd.strategy)
+}
+
+// data reads the member data (the request data, found at from) and skips
+// any other.
+func (rd *guidellmBenchmarkReader) data(name, from string) error {
+	if name != "data" {
+		return rd.j.skip()
+	}
+	rd.b.dataFrom = from
+	var err error
+	rd.b.data, err = readGuideLLMData(rd.j)
+	return err
+}
+
+// strategy reads a scalar member of the strategy.
+func (rd *guidellmBenchmarkReader) strategy(name string) error {
+	j := rd.j
+	if j.peek() == '{' || j.peek() == '[' {
+		return j.skip()
+	}
+	v, err := j.scalarText()
+	rd.b.strategy[name] = v
+	return err
+}
+
+// worker reads a member of worker: the backend's type, target and model.
+func (rd *guidellmBenchmarkReader) worker(name string) error {
+	switch name {
+	case "backend_type", "backend_target", "backend_model":
+		return readEnvScalar(rd.j, guidellmEnvKey(name), &rd.b.env)
+	}
+	return rd.j.skip()
+}
+
+// metric reads a member of metrics: the request totals or a metric.
+func (rd *guidellmBenchmarkReader) metric(metric string) error {
+	if metric == "request_totals" {
+		return readTotals(rd.j, rd.b.totals)
+	}
+	return readGuideLLMMetric(rd.j, metric, rd.b)
+}
+
+// requests reads a member of requests: the list of one status
+// (successful, errored or incomplete) of request records.
+func (rd *guidellmBenchmarkReader) requests(status string) error {
+	j := rd.j
+	if status != "successful" && status != "errored" && status != "incomplete" {
+		return j.skip()
+	}
+	if j.peek() == 'n' {
+		return j.skip()
+	}
+	return j.array(func(i int) error {
+		if *rd.total >= rd.maxRequests {
+			return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", rd.maxRequests)
+		}
+		*rd.total++
+		rec, err := readGuideLLMRecord(j, status)
+		rec.list, rec.index = status, i
+		rd.b.records = append(rd.b.records, rec)
+		return err
 	})
-	return b, err
 }
 
 func readTotals(j *jsonIn, into map[string]float64) error {
