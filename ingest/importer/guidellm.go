@@ -158,118 +158,148 @@ func guidellmTraits(env []ingest.KV, data, from string) traits {
 
 func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
-	var (
-		schemaVersion = -1 // metadata.version; -1 when there is no metadata
-		toolVersion   string
-		hasArgs       bool
-		hasConfig     bool
-		benchmarks    []*guidellmBenchmark
-		preferUsage   = true
-		total         int
-		env           []ingest.KV
-		data          string // args.data (config.data from 0.7)
-		dataFrom      string
-	)
-	members := map[string]jsontext.Kind{}
-	err := j.object(func(name string) error {
-		members[name] = j.peek()
-		switch name {
-		case "metadata":
-			return j.object(func(name string) error {
-				switch name {
-				case "version":
-					v, err := j.count()
-					schemaVersion = int(v)
-					if err == nil && v > 2 {
-						return &SourceError{File: s.path, Path: "$.metadata.version",
-							Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", v)}
-					}
-					return err
-				case "guidellm_version":
-					v, err := j.scalarText()
-					toolVersion = v
-					return err
-				}
-				return j.skip()
-			})
-		case "args", "config":
-			hasArgs = hasArgs || name == "args"
-			hasConfig = hasConfig || name == "config"
-			outer := name
-			return j.object(func(name string) error {
-				switch name {
-				case "prefer_response_metrics":
-					b, err := j.boolean()
-					preferUsage = b
-					return err
-				case "target", "model", "backend", "backend_type", "request_format":
-					return readEnvScalar(j, guidellmEnvKey(name), &env)
-				case "data":
-					dataFrom = "$." + outer + ".data"
-					var err error
-					data, err = readGuideLLMData(j)
-					return err
-				}
-				return j.skip()
-			})
-		case "benchmarks":
-			return j.array(func(int) error {
-				b, err := readGuideLLMBenchmark(j, &total, opts.MaxRequests)
-				benchmarks = append(benchmarks, b)
-				return err
-			})
-		}
-		return j.skip()
-	})
+	rd := &guidellmFileReader{j: j, s: s, opts: opts, schemaVersion: -1, preferUsage: true, members: map[string]jsontext.Kind{}}
+	err := j.object(rd.member)
 	if err == nil {
 		err = j.end()
 	}
 	if err == nil {
-		err = checkMembers(s, 0, members)
+		err = checkMembers(s, 0, rd.members)
 	}
 	if err != nil {
 		return nil, err
 	}
-	generation := ""
-	switch {
-	case schemaVersion == 2:
-		generation = "benchmarks.json metadata version 2 (GuideLLM ≥ 0.7)"
-	case schemaVersion == 1:
-		generation = "benchmarks.json metadata version 1 (GuideLLM 0.5–0.6)"
-	case schemaVersion >= 0:
-		return nil, &SourceError{File: s.path, Path: "$.metadata.version",
-			Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", schemaVersion)}
-	case hasArgs || hasConfig:
-		generation = "GuideLLM 0.4 layout: no metadata"
-	default:
-		generation = "GuideLLM ≤ 0.3 layout: no metadata, no args"
+	generation, err := rd.generation()
+	if err != nil {
+		return nil, err
 	}
-	if len(benchmarks) == 0 {
+	if len(rd.benchmarks) == 0 {
 		return nil, &SourceError{File: s.path, Path: "$.benchmarks", Msg: "expected at least one benchmark"}
 	}
-	version := toolVersion + ", " + generation
-	if toolVersion == "" {
+	version := rd.toolVersion + ", " + generation
+	if rd.toolVersion == "" {
 		version = "not recorded in the file, " + generation
 	}
-	old := schemaVersion < 0 && !hasArgs && !hasConfig
+	old := rd.schemaVersion < 0 && !rd.hasArgs && !rd.hasConfig
 	var runs []Run
-	for k, b := range benchmarks {
-		run, err := guidellmRun(b, k, s, version, old, preferUsage, opts)
+	for k, b := range rd.benchmarks {
+		run, err := guidellmRun(b, k, s, version, old, rd.preferUsage, opts)
 		if err != nil {
 			return nil, err
 		}
-		run.Env = append(append([]ingest.KV(nil), env...), b.env...)
-		d, from := data, dataFrom
+		run.Env = append(append([]ingest.KV(nil), rd.env...), b.env...)
+		d, from := rd.data, rd.dataFrom
 		if d == "" {
 			d, from = b.data, b.dataFrom
 		}
 		run.traits = guidellmTraits(run.Env, d, from)
-		if len(benchmarks) > 1 {
+		if len(rd.benchmarks) > 1 {
 			run.Where = fmt.Sprintf("$.benchmarks[%d]", k)
 		}
 		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// guidellmFileReader reads a benchmarks.json, a method per object.
+type guidellmFileReader struct {
+	j             *jsonIn
+	s             *source
+	opts          Options
+	schemaVersion int // metadata.version; -1 when there is no metadata
+	toolVersion   string
+	hasArgs       bool
+	hasConfig     bool
+	benchmarks    []*guidellmBenchmark
+	preferUsage   bool
+	total         int
+	env           []ingest.KV
+	data          string // args.data (config.data from 0.7)
+	dataFrom      string
+	members       map[string]jsontext.Kind
+}
+
+// member reads a top-level member of the file.
+func (rd *guidellmFileReader) member(name string) error {
+	j := rd.j
+	rd.members[name] = j.peek()
+	switch name {
+	case "metadata":
+		return j.object(rd.metadata)
+	case "args", "config":
+		rd.hasArgs = rd.hasArgs || name == "args"
+		rd.hasConfig = rd.hasConfig || name == "config"
+		return j.object(func(member string) error { return rd.args(name, member) })
+	case "benchmarks":
+		return j.array(func(int) error {
+			b, err := readGuideLLMBenchmark(j, &rd.total, rd.opts.MaxRequests)
+			rd.benchmarks = append(rd.benchmarks, b)
+			return err
+		})
+	}
+	return j.skip()
+}
+
+// metadata reads a member of metadata: the schema and tool versions.
+func (rd *guidellmFileReader) metadata(name string) error {
+	j := rd.j
+	switch name {
+	case "version":
+		v, err := j.count()
+		rd.schemaVersion = int(v)
+		if err == nil && v > 2 {
+			return rd.unsupportedVersion(v)
+		}
+		return err
+	case "guidellm_version":
+		v, err := j.scalarText()
+		rd.toolVersion = v
+		return err
+	}
+	return j.skip()
+}
+
+// args reads a member of args or config (outer): the usage preference,
+// the environment and the request data.
+func (rd *guidellmFileReader) args(outer, name string) error {
+	j := rd.j
+	switch name {
+	case "prefer_response_metrics":
+		b, err := j.boolean()
+		rd.preferUsage = b
+		return err
+	case "target", "model", "backend", "backend_type", "request_format":
+		return readEnvScalar(j, guidellmEnvKey(name), &rd.env)
+	case "data":
+		rd.dataFrom = "$." + outer + ".data"
+		var err error
+		rd.data, err = readGuideLLMData(j)
+		return err
+	}
+	return j.skip()
+}
+
+// unsupportedVersion is the error for a metadata version v benchnote
+// does not read.
+func (rd *guidellmFileReader) unsupportedVersion(v int64) error {
+	return &SourceError{File: rd.s.path, Path: "$.metadata.version",
+		Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", v)}
+}
+
+// generation names the file's layout from its metadata version and
+// members; a metadata version benchnote does not read is an error.
+func (rd *guidellmFileReader) generation() (string, error) {
+	switch {
+	case rd.schemaVersion == 2:
+		return "benchmarks.json metadata version 2 (GuideLLM ≥ 0.7)", nil
+	case rd.schemaVersion == 1:
+		return "benchmarks.json metadata version 1 (GuideLLM 0.5–0.6)", nil
+	case rd.schemaVersion >= 0:
+		return "", rd.unsupportedVersion(int64(rd.schemaVersion))
+	case rd.hasArgs || rd.hasConfig:
+		return "GuideLLM 0.4 layout: no metadata", nil
+	}
+	return "GuideLLM ≤ 0.3 layout: no metadata, no args", nil
 }
 
 // readGuideLLMBenchmark reads one element of benchmarks.
