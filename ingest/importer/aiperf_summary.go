@@ -281,49 +281,65 @@ func telemetryMetric(name string) string {
 // avg, min, max, …}}. A GPU is keyed by its UUID: two endpoints reporting
 // one GPU give it once, from the first.
 func readTelemetrySummary(j *jsonIn) (*telemetrySummary, error) {
-	ts := &telemetrySummary{}
-	byUUID := map[string]*gpuSummary{}
+	rd := &telemetrySummaryReader{j: j, ts: &telemetrySummary{}, byKey: map[string]*gpuSummary{}}
 	if j.peek() == 'n' {
-		return ts, j.skip()
+		return rd.ts, j.skip()
 	}
 	err := j.object(func(name string) error {
 		if name != "endpoints" || j.peek() != '{' {
 			return j.skip()
 		}
-		return j.object(func(endpoint string) error {
-			ts.endpoints = append(ts.endpoints, endpoint)
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				if name != "gpus" || j.peek() != '{' {
-					return j.skip()
-				}
-				return j.object(func(string) error {
-					g, err := readGPUSummary(j, endpoint)
-					if err != nil || g == nil {
-						return err
-					}
-					key := g.uuid
-					if key == "" {
-						key = fmt.Sprintf("%s\x00%d", g.host, g.index)
-					}
-					if first, ok := byUUID[key]; ok {
-						first.also = append(first.also, endpoint)
-						ts.duplicates++
-						return nil
-					}
-					if len(ts.gpus) >= maxGPUs {
-						return j.errorf("more than %d GPUs; refusing to import", maxGPUs)
-					}
-					byUUID[key] = g
-					ts.gpus = append(ts.gpus, g)
-					return nil
-				})
-			})
-		})
+		return j.object(rd.endpoint)
 	})
-	return ts, err
+	return rd.ts, err
+}
+
+// telemetrySummaryReader reads telemetry_data into ts; byKey holds the
+// GPUs kept so far by their UUID (else host and index).
+type telemetrySummaryReader struct {
+	j     *jsonIn
+	ts    *telemetrySummary
+	byKey map[string]*gpuSummary
+}
+
+// endpoint reads the GPUs of one DCGM endpoint.
+func (rd *telemetrySummaryReader) endpoint(endpoint string) error {
+	j := rd.j
+	rd.ts.endpoints = append(rd.ts.endpoints, endpoint)
+	if j.peek() != '{' {
+		return j.skip()
+	}
+	return j.object(func(name string) error {
+		if name != "gpus" || j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(func(string) error { return rd.gpu(endpoint) })
+	})
+}
+
+// gpu reads one GPU of endpoint and keeps it, unless an earlier endpoint
+// reported it (then it is counted once, with endpoint noted).
+func (rd *telemetrySummaryReader) gpu(endpoint string) error {
+	ts := rd.ts
+	g, err := readGPUSummary(rd.j, endpoint)
+	if err != nil || g == nil {
+		return err
+	}
+	key := g.uuid
+	if key == "" {
+		key = fmt.Sprintf("%s\x00%d", g.host, g.index)
+	}
+	if first, ok := rd.byKey[key]; ok {
+		first.also = append(first.also, endpoint)
+		ts.duplicates++
+		return nil
+	}
+	if len(ts.gpus) >= maxGPUs {
+		return rd.j.errorf("more than %d GPUs; refusing to import", maxGPUs)
+	}
+	rd.byKey[key] = g
+	ts.gpus = append(ts.gpus, g)
+	return nil
 }
 
 // maxGPUs bounds the GPUs one telemetry file or summary may list.
