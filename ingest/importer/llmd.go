@@ -184,17 +184,7 @@ func readLLMD(j *jsonIn) (*llmdReport, error) {
 		case "scenario":
 			return rep.readScenario(j)
 		case "results":
-			return j.object(func(name string) error {
-				if name != "request_performance" {
-					return j.skip()
-				}
-				return j.object(func(name string) error {
-					if name != "aggregate" {
-						return j.skip()
-					}
-					return rep.readAggregate(j, false)
-				})
-			})
+			return rep.readResults(j)
 		case "metrics":
 			return rep.readAggregate(j, true)
 		}
@@ -560,6 +550,21 @@ func (ld *llmdLoad) setLevel() error {
 		}
 	}
 	return nil
+}
+
+// readResults reads v0.2's results: its request_performance.aggregate.
+func (rep *llmdReport) readResults(j *jsonIn) error {
+	return j.object(func(name string) error {
+		if name != "request_performance" {
+			return j.skip()
+		}
+		return j.object(func(name string) error {
+			if name != "aggregate" {
+				return j.skip()
+			}
+			return rep.readAggregate(j, false)
+		})
+	})
 }
 
 // readAggregate reads v0.2's results.request_performance.aggregate or
