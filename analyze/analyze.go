@@ -18,9 +18,48 @@ const MinRuns = 3
 
 // Analyze computes the Summary of an ingested sweep.
 func Analyze(sw *ingest.Sweep) *Summary {
-	cfg := sw.Config
 	led := newLedger()
-	s := &Summary{
+	s := newSummary(sw)
+	for _, f := range sw.IgnoredFiles {
+		led.add(ScopeFile, "ignored file: "+f.Reason, 1, f.Path)
+	}
+	for _, d := range sw.Diagnostics {
+		if d.Reason == "unrecognised environment log" {
+			led.add(ScopeFile, "environment log not recognised", 1, d.File)
+		}
+	}
+	unleveled, unleveledLed, levels := analyzeRuns(sw, led)
+	s.Runs = unleveled
+	led.merge(unleveledLed)
+	for _, lw := range levels {
+		s.Runs = append(s.Runs, lw.summaries...)
+		s.Levels = append(s.Levels, lw.level)
+		led.merge(lw.led)
+	}
+	s.Reported = reportedRuns(sw)
+	for _, r := range sw.Reported {
+		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
+	}
+	s.Accounting = accounting(s.Runs)
+	s.Exclusions = led.list()
+	s.Environment = environment(sw)
+	s.Findings = lint(sw, s)
+	finishSummary(sw, s)
+	// Whatever a run's numbers did not already null (pooled figures of
+	// samples out of range): the summary must decode (DecodeSummary).
+	keepSummaryInRange(s, led)
+	s.Exclusions = led.list()
+	// From the final (in-range) figures: each is one of them divided by a
+	// GPU count, or a copy.
+	s.Pareto = paretoOf(s, runEnvs(sw))
+	return s
+}
+
+// newSummary returns the sweep's summary with its method and notes, before
+// any run is analysed.
+func newSummary(sw *ingest.Sweep) *Summary {
+	cfg := sw.Config
+	return &Summary{
 		Schema: SchemaVersion,
 		Title:  cfg.Title,
 		Method: Method{
@@ -40,43 +79,30 @@ func Analyze(sw *ingest.Sweep) *Summary {
 			"Output and prompt token rates are separate quantities and are never added into one tokens/s figure.",
 		},
 	}
-	for _, f := range sw.IgnoredFiles {
-		led.add(ScopeFile, "ignored file: "+f.Reason, 1, f.Path)
-	}
-	for _, d := range sw.Diagnostics {
-		if d.Reason == "unrecognised environment log" {
-			led.add(ScopeFile, "environment log not recognised", 1, d.File)
-		}
-	}
+}
 
-	// Runs arrive from ingest in level order, each once it is read. A run
-	// is analysed as soon as it arrives (up to GOMAXPROCS at once) and then
-	// released; a level is summarised as soon as its last run is done, and
-	// its pooled samples are dropped with it (while the next level's runs
-	// are read, so at most two levels' samples are held). Runs without a
-	// level are summarised on their own and listed first, their exclusions
-	// before the levels'.
+// analyzeRuns analyses the sweep's runs as they are read and summarises
+// each level once its runs are done. It returns the runs without a level
+// with their ledger, and the levels, each with its ledger, in series and
+// load order; duplicate runs are entered in led.
+//
+// Runs arrive from ingest in level order, each once it is read. A run is
+// analysed as soon as it arrives (up to GOMAXPROCS at once) and then
+// released; a level is summarised as soon as its last run is done, and its
+// pooled samples are dropped with it (while the next level's runs are
+// read, so at most two levels' samples are held). Runs without a level are
+// summarised on their own and listed first, their exclusions before the
+// levels'.
+func analyzeRuns(sw *ingest.Sweep, led *ledger) ([]RunSummary, *ledger, []*levelWork) {
+	cfg := sw.Config
 	var (
 		unleveled    []RunSummary
 		unleveledLed = newLedger()
-		levels       []*levelWork
-		byLevel      = map[levelID]*levelWork{}
 		slots        = make(chan struct{}, runtime.GOMAXPROCS(0))
 		finishing    sync.WaitGroup           // the levels being summarised
 		finishSlot   = make(chan struct{}, 1) // one at a time: at most two levels' samples held
 	)
-	for _, r := range sw.Runs {
-		if load := runLoad(r); load.Valid() && r.DuplicateOf == "" {
-			id := levelID{r.Series, load}
-			lw := byLevel[id]
-			if lw == nil {
-				lw = &levelWork{series: r.Series, load: load, led: newLedger()}
-				byLevel[id] = lw
-				levels = append(levels, lw)
-			}
-			lw.expected++
-		}
-	}
+	levels, byLevel := planLevels(sw.Runs)
 	for r := range sw.Stream() {
 		if r.DuplicateOf != "" {
 			// The same run as an earlier repeat (ingest compared the
@@ -123,30 +149,28 @@ func Analyze(sw *ingest.Sweep) *Summary {
 		}
 		return levels[i].load.Compare(levels[j].load) < 0
 	})
-	s.Runs = unleveled
-	led.merge(unleveledLed)
-	for _, lw := range levels {
-		s.Runs = append(s.Runs, lw.summaries...)
-		s.Levels = append(s.Levels, lw.level)
-		led.merge(lw.led)
+	return unleveled, unleveledLed, levels
+}
+
+// planLevels returns the levels of the runs that have one (duplicates
+// left out), in order of their first run, each expecting its number of
+// runs, and the same levels by levelID.
+func planLevels(runs []*ingest.Run) ([]*levelWork, map[levelID]*levelWork) {
+	var levels []*levelWork
+	byLevel := map[levelID]*levelWork{}
+	for _, r := range runs {
+		if load := runLoad(r); load.Valid() && r.DuplicateOf == "" {
+			id := levelID{r.Series, load}
+			lw := byLevel[id]
+			if lw == nil {
+				lw = &levelWork{series: r.Series, load: load, led: newLedger()}
+				byLevel[id] = lw
+				levels = append(levels, lw)
+			}
+			lw.expected++
+		}
 	}
-	s.Reported = reportedRuns(sw)
-	for _, r := range sw.Reported {
-		led.add(ScopeRun, "tool's aggregates only: shown as reported, not recomputed, in no level", 1, r.Dir)
-	}
-	s.Accounting = accounting(s.Runs)
-	s.Exclusions = led.list()
-	s.Environment = environment(sw)
-	s.Findings = lint(sw, s)
-	finishSummary(sw, s)
-	// Whatever a run's numbers did not already null (pooled figures of
-	// samples out of range): the summary must decode (DecodeSummary).
-	keepSummaryInRange(s, led)
-	s.Exclusions = led.list()
-	// From the final (in-range) figures: each is one of them divided by a
-	// GPU count, or a copy.
-	s.Pareto = paretoOf(s, runEnvs(sw))
-	return s
+	return levels, byLevel
 }
 
 // levelID names a level: a load level of one series. Runs are repeats of
@@ -418,6 +442,9 @@ func runLoad(r *ingest.Run) ingest.LoadLevel {
 	return ingest.LoadLevel{}
 }
 
+// buildLevel summarises a level from its runs and their pooled samples:
+// counts, goodput and server observations added up, each statistic across
+// the usable runs, the pooled distributions and the workload.
 func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, pooled pooledSamples, cfg ingest.Config) Level {
 	lv := Level{LevelKey: levelKey(series, c)}
 	var ok []RunSummary
@@ -429,15 +456,33 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.Counts = addCounts(lv.Counts, r.Counts)
 	}
 	lv.Warmup = levelWarmup(runs)
+	lv.Goodput = levelGoodput(ok)
+	lv.ServerObservations = serverObservations(ok)
+	lv.Stats = acrossRuns(ok, cfg.MAD == "scaled")
+	lv.pool(ok, pooled, cfg.Percentile)
+	lv.setWorkload(ok, pooled, cfg.Percentile)
+	return lv
+}
+
+// levelGoodput adds up the runs' goodput counts and failures by reason.
+func levelGoodput(ok []RunSummary) GoodputCounts {
+	var g GoodputCounts
 	fails := map[string]int{}
 	for _, r := range ok {
-		lv.Goodput.Passed += r.Goodput.Passed
-		lv.Goodput.Measured += r.Goodput.Measured
+		g.Passed += r.Goodput.Passed
+		g.Measured += r.Goodput.Measured
 		for _, f := range r.Goodput.FailedBy {
 			fails[f.Reason] += f.Count
 		}
 	}
-	lv.Goodput.FailedBy = sortedReasonCounts(fails)
+	g.FailedBy = sortedReasonCounts(fails)
+	return g
+}
+
+// serverObservations adds up, per histogram role, the observations of the
+// runs' server histograms that are shown; a role none shows is left out.
+func serverObservations(ok []RunSummary) []RoleCount {
+	var out []RoleCount
 	for _, role := range ingest.HistogramRoles {
 		rc := RoleCount{Role: string(role)}
 		shown := false
@@ -450,9 +495,16 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 			}
 		}
 		if shown {
-			lv.ServerObservations = append(lv.ServerObservations, rc)
+			out = append(out, rc)
 		}
 	}
+	return out
+}
+
+// acrossRuns returns each level statistic (and the GPU ones when a run
+// has GPU telemetry) across the runs: the median and MAD (scaled or not)
+// of the runs' valid values.
+func acrossRuns(ok []RunSummary, scaled bool) []AcrossRuns {
 	specs := levelStatSpecs()
 	for _, r := range ok {
 		if r.GPU != nil {
@@ -460,6 +512,7 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 			break
 		}
 	}
+	var out []AcrossRuns
 	for _, sp := range specs {
 		ar := AcrossRuns{Key: sp.key, Metric: sp.metric, Statistic: sp.stat, Unit: sp.unit, Sample: sp.sample, Median: NaN, MAD: NaN}
 		var vals []float64
@@ -473,14 +526,18 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		ar.Runs = len(vals)
 		if len(vals) > 0 {
 			ar.Median = Num(Median(vals))
-			ar.MAD = Num(MAD(vals, cfg.MAD == "scaled"))
+			ar.MAD = Num(MAD(vals, scaled))
 		}
 		ar.FewRuns = ar.Runs < MinRuns
-		lv.Stats = append(lv.Stats, ar)
+		out = append(out, ar)
 	}
-	m := cfg.Percentile
-	// A pooled sample is labelled "all runs", so it is only formed when
-	// every usable run of the level contributes to it.
+	return out
+}
+
+// pool sets the level's pooled latency distributions (percentile method
+// m). A pooled sample is labelled "all runs", so it is only formed when
+// every usable run of the level contributes to it.
+func (lv *Level) pool(ok []RunSummary, pooled pooledSamples, m string) {
 	streamed, gapsKnown := 0, 0
 	for _, r := range ok {
 		if r.Streamed {
@@ -517,7 +574,12 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.PooledITL = unavailable("ITL", "ms", SamplePooledGap, m,
 			fmt.Sprintf("not pooled: the per-gap distribution is known in %d of %d runs", gapsKnown, len(ok)))
 	}
-	// Token lengths are pooled as value counts.
+}
+
+// setWorkload sets the level's workload: token lengths pooled as value
+// counts, the early-stop share over every run's basis, the median
+// achieved concurrency.
+func (lv *Level) setWorkload(ok []RunSummary, pooled pooledSamples, m string) {
 	lv.Workload.PromptTokens = pooled.prompt.distribution("prompt length", "tokens", SamplePooled, m)
 	lv.Workload.OutputTokens = pooled.output.distribution("output length", "tokens", SamplePooled, m)
 	lv.Workload.PromptHistogram = pooled.prompt.bins(30)
@@ -542,7 +604,6 @@ func buildLevel(series ingest.Series, c ingest.LoadLevel, runs []RunSummary, poo
 		lv.Workload.AchievedConcurrency = Num(Median(conc))
 	}
 	lv.Workload.InterArrivalMs = unavailable("inter-arrival time", "ms", SamplePerRun, m, "not pooled across runs: see the level statistics workload.inter_arrival.*")
-	return lv
 }
 
 func addCounts(a, b Counts) Counts {

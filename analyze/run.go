@@ -102,42 +102,14 @@ func completionTime(r *ingest.Requests, i int) float64 {
 // analyzeRun computes one run's summary and returns its samples for pooling.
 func analyzeRun(in runInput) (RunSummary, samples) {
 	run, cfg, led := in.run, in.cfg, in.led
+	if run.Failed || run.Requests == nil {
+		return failedRun(run, led), samples{}
+	}
 	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(run.Series, runLoad(run)), Repeat: run.Repeat}
 	var smp samples
-	if run.Failed || run.Requests == nil {
-		rs.Failed = true
-		rs.FailReason = "run could not be read"
-		for _, d := range run.Diagnostics {
-			if d.Severity == ingest.Error {
-				rs.FailReason = d.String()
-				break
-			}
-		}
-		led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
-		rs.Import = importSummary(run.Provenance, nil)
-		if run.Requests != nil {
-			rs.Counts.RowsRead = run.Requests.RowsRead
-			rs.Counts.FailedRunRows = run.Requests.RowsRead
-			led.add(ScopeRequest, "row of a failed run", run.Requests.RowsRead, run.Dir)
-		}
-		return rs, smp
-	}
-	rf := run.Requests
-	req := rf.Requests
+	req := run.Requests.Requests
 	method := cfg.Percentile
-
-	rs.Counts.RowsRead = rf.RowsRead
-	rs.Counts.BadRows = rf.ExcludedRows()
-	rs.Counts.Accepted = req.N
-	for _, d := range rf.Excluded {
-		led.add(ScopeRequest, "bad row: "+d.Reason, 1, d.String())
-	}
-	for _, u := range rf.Unlisted {
-		led.add(ScopeRequest, "bad row: "+u.Reason, u.Rows, u.Diagnostic(rf.Path).String())
-	}
-	for _, col := range req.ExtraColumns {
-		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)
-	}
+	countRows(&rs, run.Requests, led)
 
 	order, orderBasis := sendOrder(req)
 	defer intScratch.give(order)
@@ -146,32 +118,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	for _, c := range classes {
 		classTotal[c]++
 	}
-
-	// Warm-up: the requests the source tool marked as warm-up or cool-down
-	// first, then the configured rule over the rest, in send order.
-	order, markedWarm, markedCool := dropMarked(req, order)
-	led.add(ScopeRequest, "warm-up (marked by the source tool): not measured", markedWarm, run.Dir)
-	led.add(ScopeRequest, "cool-down (marked by the source tool): not measured", markedCool, run.Dir)
-	window := run.Window
-	noOrder := run.Provenance.Has(ingest.UnavailableSendOrder)
-	if noOrder {
-		orderBasis = OrderUnknown
-	}
-	if !wallClock(run, req) {
-		window = ingest.Window{Source: "unknown"}
-	}
-	rs.Warmup = warmup(req, order, orderBasis, classes, cfg.Warmup, window)
-	if noOrder && rs.Warmup.Outcome == WarmupUnavailable {
-		rs.Warmup.Note = "rows are not in send order (the source records completion order): warm-up detection unavailable, every request is measured"
-	}
-	rs.Warmup.MarkedWarmup, rs.Warmup.MarkedCooldown = markedWarm, markedCool
-	if rs.Warmup.Discarded > 0 {
-		led.add(ScopeRequest, warmupExclusion(cfg.Warmup), rs.Warmup.Discarded, run.Dir)
-	}
-	measured := order[rs.Warmup.Discarded:]
-	rs.Counts.WarmUp = rs.Warmup.Discarded + markedWarm
-	rs.Counts.CoolDown = markedCool
-	rs.Counts.Measured = len(measured)
+	measured := measuredRequests(&rs, run, order, orderBasis, classes, cfg.Warmup, led)
 
 	// Every per-request figure of the measured requests, in one pass.
 	m := scanMeasured(run, req, measured, classes, classTotal, cfg.SLO, int64(run.MaxTokens))
@@ -189,34 +136,7 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	rs.Streamed = !(m.flat > 0 && float64(m.flat) >= cfg.StreamingCheckFraction*float64(m.withOutput))
 	smp.e2e, smp.ttft, smp.tpot = m.e2e, m.ttft, m.tpot
 	led.add(ScopeStatistic, "E2E = TTFT with n ≥ 2: no user-TPS sample (decode time is zero)", m.zeroDecode, run.Dir)
-
-	rs.E2E = distributionWith("E2E latency", "ms", SamplePerRequest, method, smp.e2e, m.e2eSpan)
-	if rs.Streamed {
-		rs.TTFT = distributionWith("TTFT", "ms", SamplePerRequest, method, smp.ttft, m.ttftSpan)
-		rs.TPOT = distributionWith("TPOT", "ms", SamplePerRequest, method, smp.tpot, m.tpotSpan)
-		rs.UserTPS = distributionWith("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS, m.userTPSSpan)
-		floatScratch.give(m.userTPS)
-		rs.GapWeightedITL = NaN
-		if m.gapCount > 0 {
-			rs.GapWeightedITL = Num(m.gapSum / float64(m.gapCount))
-		}
-		rs.GapCount = m.gapCount
-		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
-		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
-			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, run.Dir)
-		}
-	} else {
-		why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", m.flat, m.withOutput)
-		rs.TTFT = unavailable("TTFT", "ms", SamplePerRequest, method, why)
-		rs.TPOT = unavailable("TPOT", "ms", SamplePerRequest, method, why)
-		rs.UserTPS = unavailable("user TPS", "tokens/s", SamplePerRequest, method, why)
-		rs.GapWeightedITL = NaN
-		led.add(ScopeStatistic, "TTFT, TPOT and ITL not measured: response not streamed (TTFT = E2E)", 1, run.Dir)
-		floatScratch.give(m.ttft)
-		floatScratch.give(m.tpot)
-		smp.ttft, smp.tpot = nil, nil
-		rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
-	}
+	setLatencies(&rs, &smp, &m, req, measured, classes, method, led, run.Dir)
 
 	// What the window holds, over every accepted row, in one pass.
 	a := scanAccepted(run, req, classes)
@@ -231,6 +151,111 @@ func analyzeRun(in runInput) (RunSummary, samples) {
 	floatScratch.give(m.sent)
 	rs.Import = importSummary(run.Provenance, &rs)
 	return rs, smp
+}
+
+// failedRun is the summary of a run that failed or could not be read:
+// why, and its rows counted as a failed run's.
+func failedRun(run *ingest.Run, led *ledger) RunSummary {
+	rs := RunSummary{Dir: run.Dir, LevelKey: levelKey(run.Series, runLoad(run)), Repeat: run.Repeat}
+	rs.Failed = true
+	rs.FailReason = "run could not be read"
+	for _, d := range run.Diagnostics {
+		if d.Severity == ingest.Error {
+			rs.FailReason = d.String()
+			break
+		}
+	}
+	led.add(ScopeRun, "run failed: "+failCategory(run), 1, rs.FailReason)
+	rs.Import = importSummary(run.Provenance, nil)
+	if run.Requests != nil {
+		rs.Counts.RowsRead = run.Requests.RowsRead
+		rs.Counts.FailedRunRows = run.Requests.RowsRead
+		led.add(ScopeRequest, "row of a failed run", run.Requests.RowsRead, run.Dir)
+	}
+	return rs
+}
+
+// countRows counts the rows read, excluded and accepted, and enters the
+// excluded rows and unused columns in the ledger.
+func countRows(rs *RunSummary, rf *ingest.RequestFile, led *ledger) {
+	rs.Counts.RowsRead = rf.RowsRead
+	rs.Counts.BadRows = rf.ExcludedRows()
+	rs.Counts.Accepted = rf.Requests.N
+	for _, d := range rf.Excluded {
+		led.add(ScopeRequest, "bad row: "+d.Reason, 1, d.String())
+	}
+	for _, u := range rf.Unlisted {
+		led.add(ScopeRequest, "bad row: "+u.Reason, u.Rows, u.Diagnostic(rf.Path).String())
+	}
+	for _, col := range rf.Requests.ExtraColumns {
+		led.add(ScopeFile, "column not used (kept by name only): "+col, 1, rf.Path)
+	}
+}
+
+// measuredRequests returns the requests measured, in send order: the
+// requests the source tool marked as warm-up or cool-down are dropped
+// first, then the configured warm-up rule applies to the rest. It sets the
+// run's warm-up result and counts.
+func measuredRequests(rs *RunSummary, run *ingest.Run, order []int, orderBasis string, classes []uint8, wc ingest.WarmupConfig, led *ledger) []int {
+	req := run.Requests.Requests
+	order, markedWarm, markedCool := dropMarked(req, order)
+	led.add(ScopeRequest, "warm-up (marked by the source tool): not measured", markedWarm, run.Dir)
+	led.add(ScopeRequest, "cool-down (marked by the source tool): not measured", markedCool, run.Dir)
+	window := run.Window
+	noOrder := run.Provenance.Has(ingest.UnavailableSendOrder)
+	if noOrder {
+		orderBasis = OrderUnknown
+	}
+	if !wallClock(run, req) {
+		window = ingest.Window{Source: "unknown"}
+	}
+	rs.Warmup = warmup(req, order, orderBasis, classes, wc, window)
+	if noOrder && rs.Warmup.Outcome == WarmupUnavailable {
+		rs.Warmup.Note = "rows are not in send order (the source records completion order): warm-up detection unavailable, every request is measured"
+	}
+	rs.Warmup.MarkedWarmup, rs.Warmup.MarkedCooldown = markedWarm, markedCool
+	if rs.Warmup.Discarded > 0 {
+		led.add(ScopeRequest, warmupExclusion(wc), rs.Warmup.Discarded, run.Dir)
+	}
+	measured := order[rs.Warmup.Discarded:]
+	rs.Counts.WarmUp = rs.Warmup.Discarded + markedWarm
+	rs.Counts.CoolDown = markedCool
+	rs.Counts.Measured = len(measured)
+	return measured
+}
+
+// setLatencies sets the run's latency distributions from the scan of its
+// measured requests: E2E always; TTFT, TPOT, user TPS and ITL when the
+// responses were streamed, else each says why not (and their samples go
+// back to the scratch).
+func setLatencies(rs *RunSummary, smp *samples, m *measuredScan, req *ingest.Requests, measured []int, classes []uint8, method string, led *ledger, dir string) {
+	rs.E2E = distributionWith("E2E latency", "ms", SamplePerRequest, method, smp.e2e, m.e2eSpan)
+	if rs.Streamed {
+		rs.TTFT = distributionWith("TTFT", "ms", SamplePerRequest, method, smp.ttft, m.ttftSpan)
+		rs.TPOT = distributionWith("TPOT", "ms", SamplePerRequest, method, smp.tpot, m.tpotSpan)
+		rs.UserTPS = distributionWith("user TPS", "tokens/s", SamplePerRequest, method, m.userTPS, m.userTPSSpan)
+		floatScratch.give(m.userTPS)
+		rs.GapWeightedITL = NaN
+		if m.gapCount > 0 {
+			rs.GapWeightedITL = Num(m.gapSum / float64(m.gapCount))
+		}
+		rs.GapCount = m.gapCount
+		rs.ITL, rs.GapDistributionKnown, smp.itl = chunkGaps(req, measured, classes, method)
+		if !rs.GapDistributionKnown && req.ChunkOffsets != nil {
+			led.add(ScopeStatistic, "per-gap ITL distribution unknown: chunks carry several tokens (chunk-arrival gaps reported instead)", 1, dir)
+		}
+		return
+	}
+	why := fmt.Sprintf("not measured: TTFT equals E2E for %d of %d requests, so the response was not streamed", m.flat, m.withOutput)
+	rs.TTFT = unavailable("TTFT", "ms", SamplePerRequest, method, why)
+	rs.TPOT = unavailable("TPOT", "ms", SamplePerRequest, method, why)
+	rs.UserTPS = unavailable("user TPS", "tokens/s", SamplePerRequest, method, why)
+	rs.GapWeightedITL = NaN
+	led.add(ScopeStatistic, "TTFT, TPOT and ITL not measured: response not streamed (TTFT = E2E)", 1, dir)
+	floatScratch.give(m.ttft)
+	floatScratch.give(m.tpot)
+	smp.ttft, smp.tpot = nil, nil
+	rs.ITL = unavailable("ITL", "ms", SamplePerGap, method, "not measured: response not streamed")
 }
 
 // measuredScan is what one pass over a run's measured requests, in send

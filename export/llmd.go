@@ -181,140 +181,178 @@ func LLMDStages(s *analyze.Summary, source string) (stages []Stage, leftOut []st
 			leftOut = append(leftOut, levelLabel(lv.LevelKey))
 			continue
 		}
-		stage := len(out)
-		load := lv.Load()
-		levelName := load.DirName()
-		if !lv.Series.IsZero() {
-			levelName = lv.Series.String() + "/" + levelName
-		}
-		median := func(key string) (float64, bool) {
-			st, ok := lv.Stat(key)
-			if !ok || !st.Median.Valid() {
-				return 0, false
-			}
-			return float64(st.Median), true
-		}
-		stats := func(prefix, units string, meanKey string) *llmdStatistics {
-			mean, ok := median(meanKey)
-			if !ok {
-				return nil
-			}
-			st := &llmdStatistics{Units: units, Mean: mean}
-			for _, q := range []struct {
-				name string
-				to   **float64
-			}{{"p50", &st.P50}, {"p95", &st.P95}, {"p99", &st.P99}} {
-				if v, ok := median(prefix + "." + q.name); ok {
-					*q.to = &v
-				}
-			}
-			return st
-		}
-		rate := func(key, units string) *llmdStatistics {
-			v, ok := median(key)
-			if !ok {
-				return nil
-			}
-			return &llmdStatistics{Units: units, Mean: v}
-		}
-		var runs []analyze.RunSummary
+		l := &llmdLevel{Level: lv}
 		for _, dir := range lv.Runs {
 			if r, ok := runsByDir[dir]; ok {
-				runs = append(runs, r)
+				l.summaries = append(l.summaries, r)
 			}
 		}
-		perRun := func(get func(analyze.RunSummary) float64) (float64, bool) {
-			var vs []float64
-			for _, r := range runs {
-				if v := get(r); !math.IsNaN(v) && !math.IsInf(v, 0) {
-					vs = append(vs, v)
-				}
-			}
-			return medianOf(vs)
-		}
-		length := func(get func(analyze.RunSummary) analyze.Distribution) *llmdStatistics {
-			mean, ok := perRun(func(r analyze.RunSummary) float64 { return float64(get(r).Mean) })
-			if !ok {
-				return nil
-			}
-			st := &llmdStatistics{Units: "count", Mean: mean}
-			for _, q := range []struct {
-				name string
-				to   **float64
-			}{{"p50", &st.P50}, {"p95", &st.P95}, {"p99", &st.P99}} {
-				if v, ok := perRun(func(r analyze.RunSummary) float64 { return float64(get(r).Value(q.name)) }); ok {
-					*q.to = &v
-				}
-			}
-			return st
-		}
-		total, _ := perRun(func(r analyze.RunSummary) float64 { return float64(r.Counts.Measured) })
-		failures, _ := perRun(func(r analyze.RunSummary) float64 { return float64(r.Counts.Errors) })
-
-		rep := &LLMDReport{Version: LLMDVersion}
-		rep.Run = llmdRun{
-			UID: uidPlaceholder, EID: eid,
-			Description: fmt.Sprintf("benchnote export of %s, level %s (stage %d): every figure is the median across the level's %d runs of each run's statistic, as in benchnote's summary.json; percentiles are each run's, not pooled over the level's requests",
-				source, levelName, stage, len(runs)),
-			Keywords: []string{ExportKeyword, MediansKeyword},
-		}
-		std := llmdLoadStandardized{Tool: "benchnote", ToolVersion: "n/a", Source: "unknown", Stage: stage,
-			InputSeqLen: llmdSeqLen{Distribution: "other", Value: 0}}
-		if in := length(func(r analyze.RunSummary) analyze.Distribution { return r.Workload.PromptTokens }); in != nil {
-			std.InputSeqLen.Value = in.Mean
-		}
-		if o := length(func(r analyze.RunSummary) analyze.Distribution { return r.Workload.OutputTokens }); o != nil {
-			std.OutputSeqLen = &llmdSeqLen{Distribution: "other", Value: o.Mean}
-		}
-		switch {
-		case load.Mode == ingest.ModeConcurrency:
-			n := load.Concurrency
-			std.Concurrency = &n
-		case load.Mode == ingest.ModeRate && !math.IsInf(load.Rate, 1):
-			r := load.Rate
-			std.RateQPS = &r
-		}
-		rep.Scenario.Load = llmdLoad{
-			Metadata: llmdLoadMetadata{SchemaVersion: "0.0.1",
-				Description: "benchnote's analysis of the level's runs; input and output lengths are the median across runs of each run's mean (observed lengths, not the workload's settings)"},
-			Standardized: std,
-			Native: llmdLoadNative{Config: llmdNativeConfig{Benchnote: llmdBenchnote{
-				Level: load.Key(), Arrival: load.Arrival, Series: seriesLabels(lv.Series), Runs: lv.Runs,
-				Statistic: "median across runs of each run's statistic",
-				Source:    source,
-			}}},
-		}
-		agg := llmdAggregate{Requests: llmdRequests{Total: int(total), Failures: int(failures),
-			InputLength:  length(func(r analyze.RunSummary) analyze.Distribution { return r.Workload.PromptTokens }),
-			OutputLength: length(func(r analyze.RunSummary) analyze.Distribution { return r.Workload.OutputTokens })}}
-		lat := &llmdLatency{
-			TimeToFirstToken:   stats("ttft", "ms", "ttft.mean"),
-			TimePerOutputToken: stats("tpot", "ms/token", "tpot.mean"),
-			InterTokenLatency:  stats("itl", "ms/token", "itl.gap_weighted_mean"),
-			RequestLatency:     stats("e2e", "ms", "e2e.mean"),
-		}
-		if *lat != (llmdLatency{}) {
-			agg.Latency = lat
-		}
-		thr := &llmdThroughput{
-			OutputTokenRate: rate("throughput.client_output_tokens_per_s", "tokens/s"),
-			RequestRate:     rate("throughput.requests_per_s", "queries/s"),
-		}
-		if *thr != (llmdThroughput{}) {
-			agg.Throughput = thr
-		}
-		rep.Results.RequestPerformance.Aggregate = agg
-		out = append(out, Stage{
-			Name:   fmt.Sprintf("benchmark_report_v0.2_stage_%d_%s.yaml", stage, strings.ReplaceAll(levelName, "/", "_")),
-			Level:  lv.LevelKey,
-			Report: rep,
-		})
+		out = append(out, l.stage(len(out), source, eid))
 	}
 	if len(out) == 0 {
 		return nil, leftOut, fmt.Errorf("no level with a usable run to export (a sweep of the tools' aggregates only has no level statistics)")
 	}
 	return out, leftOut, nil
 }
+
+// llmdLevel is a level of the summary (Runs names its runs) with the
+// summaries of those runs, read for one stage.
+type llmdLevel struct {
+	analyze.Level
+	summaries []analyze.RunSummary
+}
+
+// stage builds the level's report, stage number stage of those exported.
+func (l *llmdLevel) stage(stage int, source, eid string) Stage {
+	load := l.Load()
+	levelName := load.DirName()
+	if !l.Series.IsZero() {
+		levelName = l.Series.String() + "/" + levelName
+	}
+	rep := &LLMDReport{Version: LLMDVersion}
+	rep.Run = llmdRun{
+		UID: uidPlaceholder, EID: eid,
+		Description: fmt.Sprintf("benchnote export of %s, level %s (stage %d): every figure is the median across the level's %d runs of each run's statistic, as in benchnote's summary.json; percentiles are each run's, not pooled over the level's requests",
+			source, levelName, stage, len(l.summaries)),
+		Keywords: []string{ExportKeyword, MediansKeyword},
+	}
+	rep.Scenario.Load = llmdLoad{
+		Metadata: llmdLoadMetadata{SchemaVersion: "0.0.1",
+			Description: "benchnote's analysis of the level's runs; input and output lengths are the median across runs of each run's mean (observed lengths, not the workload's settings)"},
+		Standardized: l.standardized(stage),
+		Native: llmdLoadNative{Config: llmdNativeConfig{Benchnote: llmdBenchnote{
+			Level: load.Key(), Arrival: load.Arrival, Series: seriesLabels(l.Series), Runs: l.Runs,
+			Statistic: "median across runs of each run's statistic",
+			Source:    source,
+		}}},
+	}
+	rep.Results.RequestPerformance.Aggregate = l.aggregate()
+	return Stage{
+		Name:   fmt.Sprintf("benchmark_report_v0.2_stage_%d_%s.yaml", stage, strings.ReplaceAll(levelName, "/", "_")),
+		Level:  l.LevelKey,
+		Report: rep,
+	}
+}
+
+// standardized is the schema's standardized load of the level.
+func (l *llmdLevel) standardized(stage int) llmdLoadStandardized {
+	load := l.Load()
+	std := llmdLoadStandardized{Tool: "benchnote", ToolVersion: "n/a", Source: "unknown", Stage: stage,
+		InputSeqLen: llmdSeqLen{Distribution: "other", Value: 0}}
+	if in := l.length(promptTokens); in != nil {
+		std.InputSeqLen.Value = in.Mean
+	}
+	if o := l.length(outputTokens); o != nil {
+		std.OutputSeqLen = &llmdSeqLen{Distribution: "other", Value: o.Mean}
+	}
+	switch {
+	case load.Mode == ingest.ModeConcurrency:
+		n := load.Concurrency
+		std.Concurrency = &n
+	case load.Mode == ingest.ModeRate && !math.IsInf(load.Rate, 1):
+		r := load.Rate
+		std.RateQPS = &r
+	}
+	return std
+}
+
+// aggregate is the level's request performance: counts, lengths,
+// latencies and throughput, each left out when the level has none.
+func (l *llmdLevel) aggregate() llmdAggregate {
+	total, _ := l.perRun(func(r analyze.RunSummary) float64 { return float64(r.Counts.Measured) })
+	failures, _ := l.perRun(func(r analyze.RunSummary) float64 { return float64(r.Counts.Errors) })
+	agg := llmdAggregate{Requests: llmdRequests{Total: int(total), Failures: int(failures),
+		InputLength:  l.length(promptTokens),
+		OutputLength: l.length(outputTokens)}}
+	lat := &llmdLatency{
+		TimeToFirstToken:   l.stats("ttft", "ms", "ttft.mean"),
+		TimePerOutputToken: l.stats("tpot", "ms/token", "tpot.mean"),
+		InterTokenLatency:  l.stats("itl", "ms/token", "itl.gap_weighted_mean"),
+		RequestLatency:     l.stats("e2e", "ms", "e2e.mean"),
+	}
+	if *lat != (llmdLatency{}) {
+		agg.Latency = lat
+	}
+	thr := &llmdThroughput{
+		OutputTokenRate: l.rate("throughput.client_output_tokens_per_s", "tokens/s"),
+		RequestRate:     l.rate("throughput.requests_per_s", "queries/s"),
+	}
+	if *thr != (llmdThroughput{}) {
+		agg.Throughput = thr
+	}
+	return agg
+}
+
+// median is the level's statistic key (the median across its runs).
+func (l *llmdLevel) median(key string) (float64, bool) {
+	st, ok := l.Stat(key)
+	if !ok || !st.Median.Valid() {
+		return 0, false
+	}
+	return float64(st.Median), true
+}
+
+// stats returns the level's mean (meanKey) and percentiles (prefix.p50,
+// .p95, .p99) in units, or nil without a mean.
+func (l *llmdLevel) stats(prefix, units string, meanKey string) *llmdStatistics {
+	mean, ok := l.median(meanKey)
+	if !ok {
+		return nil
+	}
+	st := &llmdStatistics{Units: units, Mean: mean}
+	for _, q := range []struct {
+		name string
+		to   **float64
+	}{{"p50", &st.P50}, {"p95", &st.P95}, {"p99", &st.P99}} {
+		if v, ok := l.median(prefix + "." + q.name); ok {
+			*q.to = &v
+		}
+	}
+	return st
+}
+
+// rate returns the level's statistic key as a mean in units, or nil.
+func (l *llmdLevel) rate(key, units string) *llmdStatistics {
+	v, ok := l.median(key)
+	if !ok {
+		return nil
+	}
+	return &llmdStatistics{Units: units, Mean: v}
+}
+
+// perRun is the median across the level's runs of get's finite values.
+func (l *llmdLevel) perRun(get func(analyze.RunSummary) float64) (float64, bool) {
+	var vs []float64
+	for _, r := range l.summaries {
+		if v := get(r); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vs = append(vs, v)
+		}
+	}
+	return medianOf(vs)
+}
+
+// length returns the median across runs of a length distribution's mean
+// and percentiles, in tokens, or nil without a mean.
+func (l *llmdLevel) length(get func(analyze.RunSummary) analyze.Distribution) *llmdStatistics {
+	mean, ok := l.perRun(func(r analyze.RunSummary) float64 { return float64(get(r).Mean) })
+	if !ok {
+		return nil
+	}
+	st := &llmdStatistics{Units: "count", Mean: mean}
+	for _, q := range []struct {
+		name string
+		to   **float64
+	}{{"p50", &st.P50}, {"p95", &st.P95}, {"p99", &st.P99}} {
+		if v, ok := l.perRun(func(r analyze.RunSummary) float64 { return float64(get(r).Value(q.name)) }); ok {
+			*q.to = &v
+		}
+	}
+	return st
+}
+
+// promptTokens and outputTokens pick a run's prompt and output lengths.
+func promptTokens(r analyze.RunSummary) analyze.Distribution { return r.Workload.PromptTokens }
+func outputTokens(r analyze.RunSummary) analyze.Distribution { return r.Workload.OutputTokens }
 
 // Label names the stage's level with its series: "c=16", "model=x c=16".
 func (s Stage) Label() string { return levelLabel(s.Level) }

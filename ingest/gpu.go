@@ -269,94 +269,116 @@ type gpuRecord struct {
 // cannot be used at all; rows it cannot use are counted in the GPUFile and
 // listed (the first MaxListedExclusions of each reason) in diags.
 func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnostic, error) {
-	gf := GPUFile{Path: relPath}
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxGPUFileBytes {
-			return gf, nil, nil, &FileError{tooLargeDiagnostic(relPath, Warning, MaxGPUFileBytes, "a GPU telemetry file", "its samples are not read")}
+			return GPUFile{Path: relPath}, nil, nil, &FileError{tooLargeDiagnostic(relPath, Warning, MaxGPUFileBytes, "a GPU telemetry file", "its samples are not read")}
 		}
 	}
+	f := newGPUFileReader(r, relPath)
+	if err := f.readHeader(); err != nil {
+		return f.gf, nil, nil, err
+	}
+	if err := f.readRows(); err != nil {
+		return f.gf, nil, nil, err
+	}
+	if f.ll.read > MaxGPUFileBytes {
+		// LimitReader stopped one byte past the bound: the file is larger.
+		return f.gf, nil, nil, &FileError{tooLargeDiagnostic(relPath, Warning, MaxGPUFileBytes, "a GPU telemetry file", "its samples are not read")}
+	}
+	f.countExcluded()
+	return f.gf, f.recs, f.diags, nil
+}
+
+// gpuFileReader is readGPUFile's state while it reads one file.
+type gpuFileReader struct {
+	relPath string
+	ll      *lineLimitReader
+	cr      *csv.Reader
+	header  []string
+	g       *gpuReader
+	gf      GPUFile
+	recs    []gpuRecord
+	diags   []Diagnostic
+	// excluded counts the rows excluded per reason; order holds the
+	// reasons in the order first met.
+	excluded map[string]int
+	order    []string
+	// interned holds one copy of each host, UUID and name.
+	interned map[string]string
+}
+
+// newGPUFileReader returns a reader of r's CSV, lines and size bounded.
+func newGPUFileReader(r io.Reader, relPath string) *gpuFileReader {
 	ll := &lineLimitReader{r: io.LimitReader(r, MaxGPUFileBytes+1), limit: MaxGPULineBytes, line: 1}
 	cr := csv.NewReader(ll)
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
-	readErr := func(err error) error {
-		if errors.Is(err, errGPULineTooLong) {
-			return fileErrorf(relPath, ll.line, 0, "", reasonTooLarge, "line longer than the limit of %s bytes for a GPU telemetry line", textfmt.Thousands(MaxGPULineBytes))
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return fileErrorf(relPath, pe.Line, pe.Column, "", "malformed CSV", "malformed CSV: %v", pe.Err)
-		}
-		return fileErrorf(relPath, 0, 0, "", reasonReadError, "reading GPU telemetry: %v", err)
+	return &gpuFileReader{relPath: relPath, ll: ll, cr: cr, gf: GPUFile{Path: relPath},
+		excluded: map[string]int{}, interned: map[string]string{}}
+}
+
+// readErr turns an error of the CSV reader into a *FileError.
+func (f *gpuFileReader) readErr(err error) error {
+	if errors.Is(err, errGPULineTooLong) {
+		return fileErrorf(f.relPath, f.ll.line, 0, "", reasonTooLarge, "line longer than the limit of %s bytes for a GPU telemetry line", textfmt.Thousands(MaxGPULineBytes))
 	}
-	header, err := cr.Read()
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fileErrorf(f.relPath, pe.Line, pe.Column, "", "malformed CSV", "malformed CSV: %v", pe.Err)
+	}
+	return fileErrorf(f.relPath, 0, 0, "", reasonReadError, "reading GPU telemetry: %v", err)
+}
+
+// readHeader reads the header row, tells the format and notes the unused
+// columns and whether times are relative.
+func (f *gpuFileReader) readHeader() error {
+	header, err := f.cr.Read()
 	if err == io.EOF {
-		return gf, nil, nil, fileErrorf(relPath, 0, 0, "", "empty file", "empty file: expected a header row (benchnote gpu.csv, nvidia-smi --query-gpu --format=csv or nvidia-smi dmon CSV)")
+		return fileErrorf(f.relPath, 0, 0, "", "empty file", "empty file: expected a header row (benchnote gpu.csv, nvidia-smi --query-gpu --format=csv or nvidia-smi dmon CSV)")
 	}
 	if err != nil {
-		return gf, nil, nil, readErr(err)
+		return f.readErr(err)
 	}
 	header = slices.Clone(header)
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
-	g, ferr := gpuLayout(header, relPath)
+	f.header = header
+	g, ferr := gpuLayout(header, f.relPath)
 	if ferr != nil {
-		return gf, nil, nil, ferr
+		return ferr
 	}
-	gf.Format = g.format
+	f.g = g
+	f.gf.Format = g.format
 	for i, c := range g.cols {
 		if c.field == gfNone {
-			gf.UnusedColumns = append(gf.UnusedColumns, header[i])
+			f.gf.UnusedColumns = append(f.gf.UnusedColumns, header[i])
 		}
 		if c.field == gfRelTime {
-			gf.Relative = true
+			f.gf.Relative = true
 		}
 	}
-	excluded := map[string]int{}
-	var order []string
-	var diags []Diagnostic
-	exclude := func(line, col int, reason, msg string) {
-		if excluded[reason] == 0 {
-			order = append(order, reason)
-		}
-		excluded[reason]++
-		if excluded[reason] <= MaxListedExclusions {
-			d := Diagnostic{Severity: Warning, File: relPath, Line: line, Column: col, Reason: reason, Message: msg}
-			if col > 0 && col <= len(header) {
-				d.ColumnName = strings.TrimSpace(header[col-1])
-			}
-			diags = append(diags, d)
-		}
-	}
-	var recs []gpuRecord
-	interned := map[string]string{}
-	intern := func(v string) string {
-		if v == "" {
-			return ""
-		}
-		if c, ok := interned[v]; ok {
-			return c
-		}
-		c := strings.Clone(v)
-		interned[c] = c
-		return c
-	}
+	return nil
+}
+
+// readRows reads the rows after the header: dmon's units row is checked
+// and skipped, blank lines skipped, every other row added.
+func (f *gpuFileReader) readRows() error {
 	first := true
 	for {
-		rec, err := cr.Read()
+		rec, err := f.cr.Read()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return gf, nil, nil, readErr(err)
+			return f.readErr(err)
 		}
-		line, _ := cr.FieldPos(0)
-		if g.format == GPUFormatNvidiaDmon && first {
+		line, _ := f.cr.FieldPos(0)
+		if f.g.format == GPUFormatNvidiaDmon && first {
 			first = false
-			if ok, msg := dmonUnits(g.cols, rec); msg != "" {
-				return gf, nil, nil, fileErrorf(relPath, line, 0, "", "bad units", "%s", msg)
+			if ok, msg := dmonUnits(f.g.cols, rec); msg != "" {
+				return fileErrorf(f.relPath, line, 0, "", "bad units", "%s", msg)
 			} else if ok {
 				continue // the units row
 			}
@@ -365,41 +387,79 @@ func readGPUFile(r io.Reader, relPath string) (GPUFile, []gpuRecord, []Diagnosti
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line
 		}
-		gf.Rows++
-		if len(rec) != len(g.cols) {
-			exclude(line, 0, "wrong number of fields", fmt.Sprintf("%d fields, expected %d as in the header", len(rec), len(g.cols)))
-			continue
+		if err := f.addRow(rec, line); err != nil {
+			return err
 		}
-		gr, col, reason, msg := g.row(rec)
-		if reason != "" {
-			exclude(line, col, reason, msg)
-			continue
-		}
-		// Hosts, UUIDs and names repeat on every row: one copy each, so
-		// that a sample does not keep its line alive.
-		gr.host, gr.uuid, gr.name = intern(gr.host), intern(gr.uuid), intern(gr.name)
-		if len(interned) > 3*MaxGPUsPerRun {
-			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %d distinct GPUs, hosts and names, the limit for a run's GPU telemetry", 3*MaxGPUsPerRun)
-		}
-		if len(recs) >= MaxGPUSamplesPerRun {
-			return gf, nil, nil, fileErrorf(relPath, line, 0, "", reasonTooLarge, "more than %s samples, the limit for a run's GPU telemetry", textfmt.Thousands(MaxGPUSamplesPerRun))
-		}
-		recs = append(recs, gr)
-		gf.Used++
 	}
-	if ll.read > MaxGPUFileBytes {
-		// LimitReader stopped one byte past the bound: the file is larger.
-		return gf, nil, nil, &FileError{tooLargeDiagnostic(relPath, Warning, MaxGPUFileBytes, "a GPU telemetry file", "its samples are not read")}
+}
+
+// addRow keeps row rec of line as a sample, or excludes it with why; an
+// error when the run's limits of GPUs or samples are passed.
+func (f *gpuFileReader) addRow(rec []string, line int) error {
+	f.gf.Rows++
+	if len(rec) != len(f.g.cols) {
+		f.exclude(line, 0, "wrong number of fields", fmt.Sprintf("%d fields, expected %d as in the header", len(rec), len(f.g.cols)))
+		return nil
 	}
-	for _, reason := range order {
-		n := excluded[reason]
-		gf.Excluded = append(gf.Excluded, ReasonCount{Reason: reason, Rows: n})
+	gr, col, reason, msg := f.g.row(rec)
+	if reason != "" {
+		f.exclude(line, col, reason, msg)
+		return nil
+	}
+	// Hosts, UUIDs and names repeat on every row: one copy each, so
+	// that a sample does not keep its line alive.
+	gr.host, gr.uuid, gr.name = f.intern(gr.host), f.intern(gr.uuid), f.intern(gr.name)
+	if len(f.interned) > 3*MaxGPUsPerRun {
+		return fileErrorf(f.relPath, line, 0, "", reasonTooLarge, "more than %d distinct GPUs, hosts and names, the limit for a run's GPU telemetry", 3*MaxGPUsPerRun)
+	}
+	if len(f.recs) >= MaxGPUSamplesPerRun {
+		return fileErrorf(f.relPath, line, 0, "", reasonTooLarge, "more than %s samples, the limit for a run's GPU telemetry", textfmt.Thousands(MaxGPUSamplesPerRun))
+	}
+	f.recs = append(f.recs, gr)
+	f.gf.Used++
+	return nil
+}
+
+// exclude counts a row excluded for reason and lists the first
+// MaxListedExclusions of each reason as diagnostics.
+func (f *gpuFileReader) exclude(line, col int, reason, msg string) {
+	if f.excluded[reason] == 0 {
+		f.order = append(f.order, reason)
+	}
+	f.excluded[reason]++
+	if f.excluded[reason] <= MaxListedExclusions {
+		d := Diagnostic{Severity: Warning, File: f.relPath, Line: line, Column: col, Reason: reason, Message: msg}
+		if col > 0 && col <= len(f.header) {
+			d.ColumnName = strings.TrimSpace(f.header[col-1])
+		}
+		f.diags = append(f.diags, d)
+	}
+}
+
+// intern returns the one copy kept of v.
+func (f *gpuFileReader) intern(v string) string {
+	if v == "" {
+		return ""
+	}
+	if c, ok := f.interned[v]; ok {
+		return c
+	}
+	c := strings.Clone(v)
+	f.interned[c] = c
+	return c
+}
+
+// countExcluded sets the file's excluded rows per reason and says how
+// many of each were not listed one by one.
+func (f *gpuFileReader) countExcluded() {
+	for _, reason := range f.order {
+		n := f.excluded[reason]
+		f.gf.Excluded = append(f.gf.Excluded, ReasonCount{Reason: reason, Rows: n})
 		if n > MaxListedExclusions {
-			diags = append(diags, Diagnostic{Severity: Warning, File: relPath, Reason: reason,
+			f.diags = append(f.diags, Diagnostic{Severity: Warning, File: f.relPath, Reason: reason,
 				Message: fmt.Sprintf("%s more rows excluded as %s; only the first %d are listed one by one", textfmt.Thousands(n-MaxListedExclusions), reason, MaxListedExclusions)})
 		}
 	}
-	return gf, recs, diags, nil
 }
 
 // gpuLayout tells the format from the header and maps its columns.

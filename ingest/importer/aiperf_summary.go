@@ -281,49 +281,65 @@ func telemetryMetric(name string) string {
 // avg, min, max, …}}. A GPU is keyed by its UUID: two endpoints reporting
 // one GPU give it once, from the first.
 func readTelemetrySummary(j *jsonIn) (*telemetrySummary, error) {
-	ts := &telemetrySummary{}
-	byUUID := map[string]*gpuSummary{}
+	rd := &telemetrySummaryReader{j: j, ts: &telemetrySummary{}, byKey: map[string]*gpuSummary{}}
 	if j.peek() == 'n' {
-		return ts, j.skip()
+		return rd.ts, j.skip()
 	}
 	err := j.object(func(name string) error {
 		if name != "endpoints" || j.peek() != '{' {
 			return j.skip()
 		}
-		return j.object(func(endpoint string) error {
-			ts.endpoints = append(ts.endpoints, endpoint)
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				if name != "gpus" || j.peek() != '{' {
-					return j.skip()
-				}
-				return j.object(func(string) error {
-					g, err := readGPUSummary(j, endpoint)
-					if err != nil || g == nil {
-						return err
-					}
-					key := g.uuid
-					if key == "" {
-						key = fmt.Sprintf("%s\x00%d", g.host, g.index)
-					}
-					if first, ok := byUUID[key]; ok {
-						first.also = append(first.also, endpoint)
-						ts.duplicates++
-						return nil
-					}
-					if len(ts.gpus) >= maxGPUs {
-						return j.errorf("more than %d GPUs; refusing to import", maxGPUs)
-					}
-					byUUID[key] = g
-					ts.gpus = append(ts.gpus, g)
-					return nil
-				})
-			})
-		})
+		return j.object(rd.endpoint)
 	})
-	return ts, err
+	return rd.ts, err
+}
+
+// telemetrySummaryReader reads telemetry_data into ts; byKey holds the
+// GPUs kept so far by their UUID (else host and index).
+type telemetrySummaryReader struct {
+	j     *jsonIn
+	ts    *telemetrySummary
+	byKey map[string]*gpuSummary
+}
+
+// endpoint reads the GPUs of one DCGM endpoint.
+func (rd *telemetrySummaryReader) endpoint(endpoint string) error {
+	j := rd.j
+	rd.ts.endpoints = append(rd.ts.endpoints, endpoint)
+	if j.peek() != '{' {
+		return j.skip()
+	}
+	return j.object(func(name string) error {
+		if name != "gpus" || j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(func(string) error { return rd.gpu(endpoint) })
+	})
+}
+
+// gpu reads one GPU of endpoint and keeps it, unless an earlier endpoint
+// reported it (then it is counted once, with endpoint noted).
+func (rd *telemetrySummaryReader) gpu(endpoint string) error {
+	ts := rd.ts
+	g, err := readGPUSummary(rd.j, endpoint)
+	if err != nil || g == nil {
+		return err
+	}
+	key := g.uuid
+	if key == "" {
+		key = fmt.Sprintf("%s\x00%d", g.host, g.index)
+	}
+	if first, ok := rd.byKey[key]; ok {
+		first.also = append(first.also, endpoint)
+		ts.duplicates++
+		return nil
+	}
+	if len(ts.gpus) >= maxGPUs {
+		return rd.j.errorf("more than %d GPUs; refusing to import", maxGPUs)
+	}
+	rd.byKey[key] = g
+	ts.gpus = append(ts.gpus, g)
+	return nil
 }
 
 // maxGPUs bounds the GPUs one telemetry file or summary may list.
@@ -335,78 +351,94 @@ func readGPUSummary(j *jsonIn, endpoint string) (*gpuSummary, error) {
 		return nil, j.skip()
 	}
 	nan := math.NaN()
-	g := &gpuSummary{endpoint: endpoint, index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
-	err := j.object(func(name string) error {
-		switch name {
-		case "gpu_index":
-			v, err := j.optCount()
-			g.index = v
+	rd := &gpuSummaryReader{j: j, g: &gpuSummary{endpoint: endpoint, index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}}
+	err := j.object(rd.member)
+	return rd.g, err
+}
+
+// gpuSummaryReader reads a GPU of telemetry_data into g.
+type gpuSummaryReader struct {
+	j *jsonIn
+	g *gpuSummary
+}
+
+// member reads a member of the GPU: its identity and its metrics.
+func (rd *gpuSummaryReader) member(name string) error {
+	j, g := rd.j, rd.g
+	switch name {
+	case "gpu_index":
+		v, err := j.optCount()
+		g.index = v
+		return err
+	case "gpu_name":
+		v, err := j.scalarText()
+		g.name = v
+		return err
+	case "gpu_uuid":
+		v, err := j.scalarText()
+		g.uuid = v
+		return err
+	case "hostname":
+		v, err := j.scalarText()
+		g.host = v
+		return err
+	case "metrics":
+		if j.peek() != '{' {
+			return j.skip()
+		}
+		return j.object(rd.metric)
+	}
+	return j.skip()
+}
+
+// metric reads one metric of the GPU, {unit, avg, min, max}, and sets the
+// GPU's figure of it in benchnote's unit; a metric benchnote does not
+// use is skipped.
+func (rd *gpuSummaryReader) metric(metric string) error {
+	j, g := rd.j, rd.g
+	table := telemetryUnits(metric)
+	if table == nil {
+		return j.skip()
+	}
+	st := map[string]float64{}
+	unit := ""
+	err := j.object(func(field string) error {
+		switch field {
+		case "unit":
+			u, err := j.scalarText()
+			unit = u
 			return err
-		case "gpu_name":
-			v, err := j.scalarText()
-			g.name = v
+		case "avg", "min", "max":
+			v, err := j.optNumber()
+			st[field] = v
 			return err
-		case "gpu_uuid":
-			v, err := j.scalarText()
-			g.uuid = v
-			return err
-		case "hostname":
-			v, err := j.scalarText()
-			g.host = v
-			return err
-		case "metrics":
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			return j.object(func(metric string) error {
-				table := telemetryUnits(metric)
-				if table == nil {
-					return j.skip()
-				}
-				st := map[string]float64{}
-				unit := ""
-				err := j.object(func(field string) error {
-					switch field {
-					case "unit":
-						u, err := j.scalarText()
-						unit = u
-						return err
-					case "avg", "min", "max":
-						v, err := j.optNumber()
-						st[field] = v
-						return err
-					}
-					return j.skip()
-				})
-				if err != nil {
-					return err
-				}
-				scale, err := unitScale(j, unit, table)
-				if err != nil {
-					return err
-				}
-				get := func(k string) float64 {
-					if v, ok := st[k]; ok {
-						return v * scale
-					}
-					return nan
-				}
-				switch telemetryMetric(metric) {
-				case "power_usage":
-					g.powerW = get("avg")
-				case "energy_consumption":
-					g.energyJ = get("max") - get("min")
-				case "utilization":
-					g.utilPercent = get("avg")
-				case "memory_used":
-					g.memUsedMiBMax = get("max")
-				}
-				return nil
-			})
 		}
 		return j.skip()
 	})
-	return g, err
+	if err != nil {
+		return err
+	}
+	scale, err := unitScale(j, unit, table)
+	if err != nil {
+		return err
+	}
+	get := func(k string) float64 {
+		if v, ok := st[k]; ok {
+			return v * scale
+		}
+		return math.NaN()
+	}
+	switch telemetryMetric(metric) {
+	case "power_usage":
+		g.powerW = get("avg")
+	case "energy_consumption":
+		g.energyJ = get("max") - get("min")
+	case "utilization":
+		g.utilPercent = get("avg")
+	case "memory_used":
+		g.memUsedMiBMax = get("max")
+	}
+	return nil
 }
 
 // shortUUID cuts a GPU UUID for a label: "GPU-8962cc8a…".
@@ -498,85 +530,110 @@ func (ts *telemetrySummary) figures(tool string, outputTokens float64) []ingest.
 // {unit, gpu0: {avg, min, max, …}, gpu1: …}}, the GPUs named by their
 // index only (GenAI-Perf records no UUID), in the order first met.
 func readGenAIPerfTelemetry(j *jsonIn) (*telemetrySummary, error) {
-	ts := &telemetrySummary{endpoints: []string{"--server-metrics-urls"}}
-	byName := map[string]*gpuSummary{}
+	rd := &genaiPerfTelemetryReader{j: j, ts: &telemetrySummary{endpoints: []string{"--server-metrics-urls"}}, byName: map[string]*gpuSummary{}}
 	if j.peek() != '{' {
-		return ts, j.skip()
+		return rd.ts, j.skip()
 	}
-	nan := math.NaN()
-	err := j.object(func(metric string) error {
-		table := telemetryUnits(metric)
-		if table == nil || j.peek() != '{' {
+	err := j.object(rd.metric)
+	return rd.ts, err
+}
+
+// genaiPerfTelemetryReader reads telemetry_stats into ts; byName holds
+// the GPUs met so far by their name (gpu0, gpu1, …).
+type genaiPerfTelemetryReader struct {
+	j      *jsonIn
+	ts     *telemetrySummary
+	byName map[string]*gpuSummary
+}
+
+// genaiPerfStat is one GPU's statistics of one metric.
+type genaiPerfStat struct {
+	gpu           *gpuSummary
+	avg, min, max float64
+}
+
+// metric reads one metric, {unit, gpu0: {…}, …}, and sets each GPU's
+// figure of it in benchnote's unit; a metric benchnote does not use is
+// skipped.
+func (rd *genaiPerfTelemetryReader) metric(metric string) error {
+	j := rd.j
+	table := telemetryUnits(metric)
+	if table == nil || j.peek() != '{' {
+		return j.skip()
+	}
+	unit := ""
+	var stats []genaiPerfStat
+	err := j.object(func(name string) error {
+		if name == "unit" {
+			u, err := j.scalarText()
+			unit = u
+			return err
+		}
+		if j.peek() != '{' {
 			return j.skip()
 		}
-		unit := ""
-		type stat struct {
-			gpu           *gpuSummary
-			avg, min, max float64
-		}
-		var stats []stat
-		err := j.object(func(name string) error {
-			if name == "unit" {
-				u, err := j.scalarText()
-				unit = u
-				return err
-			}
-			if j.peek() != '{' {
-				return j.skip()
-			}
-			g := byName[name]
-			if g == nil {
-				if len(ts.gpus) >= maxGPUs {
-					return j.errorf("more than %d GPUs; refusing to import", maxGPUs)
-				}
-				g = &gpuSummary{name: "", index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
-				if n, err := strconv.ParseInt(strings.TrimPrefix(name, "gpu"), 10, 64); err == nil && n >= 0 {
-					g.index = n
-				}
-				g.host = name
-				byName[name] = g
-				ts.gpus = append(ts.gpus, g)
-			}
-			st := stat{gpu: g, avg: nan, min: nan, max: nan}
-			err := j.object(func(field string) error {
-				switch field {
-				case "avg", "min", "max":
-					v, err := j.optNumber()
-					switch field {
-					case "avg":
-						st.avg = v
-					case "min":
-						st.min = v
-					default:
-						st.max = v
-					}
-					return err
-				}
-				return j.skip()
-			})
+		st, err := rd.gpuStat(name)
+		if st.gpu != nil {
 			stats = append(stats, st)
-			return err
-		})
-		if err != nil {
-			return err
 		}
-		scale, err := unitScale(j, unit, table)
-		if err != nil {
-			return err
-		}
-		for _, st := range stats {
-			switch telemetryMetric(metric) {
-			case "power_usage":
-				st.gpu.powerW = st.avg * scale
-			case "energy_consumption":
-				st.gpu.energyJ = (st.max - st.min) * scale
-			case "utilization":
-				st.gpu.utilPercent = st.avg * scale
-			case "memory_used":
-				st.gpu.memUsedMiBMax = st.max * scale
-			}
-		}
-		return nil
+		return err
 	})
-	return ts, err
+	if err != nil {
+		return err
+	}
+	scale, err := unitScale(j, unit, table)
+	if err != nil {
+		return err
+	}
+	for _, st := range stats {
+		switch telemetryMetric(metric) {
+		case "power_usage":
+			st.gpu.powerW = st.avg * scale
+		case "energy_consumption":
+			st.gpu.energyJ = (st.max - st.min) * scale
+		case "utilization":
+			st.gpu.utilPercent = st.avg * scale
+		case "memory_used":
+			st.gpu.memUsedMiBMax = st.max * scale
+		}
+	}
+	return nil
+}
+
+// gpuStat reads GPU name's {avg, min, max, …}, adding the GPU when first
+// met; the stat's gpu is nil when there are too many GPUs.
+func (rd *genaiPerfTelemetryReader) gpuStat(name string) (genaiPerfStat, error) {
+	j := rd.j
+	nan := math.NaN()
+	g := rd.byName[name]
+	if g == nil {
+		if len(rd.ts.gpus) >= maxGPUs {
+			return genaiPerfStat{}, j.errorf("more than %d GPUs; refusing to import", maxGPUs)
+		}
+		g = &gpuSummary{name: "", index: -1, powerW: nan, utilPercent: nan, memUsedMiBMax: nan, energyJ: nan}
+		if n, err := strconv.ParseInt(strings.TrimPrefix(name, "gpu"), 10, 64); err == nil && n >= 0 {
+			g.index = n
+		}
+		g.host = name
+		rd.byName[name] = g
+		rd.ts.gpus = append(rd.ts.gpus, g)
+	}
+	st := genaiPerfStat{gpu: g, avg: nan, min: nan, max: nan}
+	err := j.object(func(field string) error {
+		switch field {
+		case "avg", "min", "max":
+			v, err := j.optNumber()
+			switch field {
+			case "avg":
+				st.avg = v
+			case "min":
+				st.min = v
+			default:
+				st.max = v
+			}
+			return err
+		}
+		return j.skip()
+	})
+	return st, err
 }

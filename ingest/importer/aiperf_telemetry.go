@@ -485,21 +485,7 @@ func readServerScrape(j *jsonIn) (*serverScrape, error) {
 				if len(sc.families) >= maxScrapeFamilies {
 					return j.errorf("more than %d metric families in one scrape", maxScrapeFamilies)
 				}
-				if !promName(family, true) {
-					return j.errorf("%q is not a Prometheus metric name", cutText(family, 80))
-				}
-				fam := promFamily{name: family}
-				if j.peek() != '[' {
-					return j.expected("a list of samples")
-				}
-				err := j.array(func(int) error {
-					if len(fam.samples) >= maxFamilySamples {
-						return j.errorf("more than %d samples in one family", maxFamilySamples)
-					}
-					smp, err := readPromSample(j)
-					fam.samples = append(fam.samples, smp)
-					return err
-				})
+				fam, err := readPromFamily(j, family)
 				if len(fam.samples) > 0 {
 					sc.families = append(sc.families, fam)
 				}
@@ -512,6 +498,27 @@ func readServerScrape(j *jsonIn) (*serverScrape, error) {
 		err = &SourceError{File: j.file, Record: j.record, Path: "$", Msg: "not an AIPerf server metrics record: expected timestamp_ns"}
 	}
 	return sc, err
+}
+
+// readPromFamily reads the list of samples of the metric family named
+// family.
+func readPromFamily(j *jsonIn, family string) (promFamily, error) {
+	fam := promFamily{name: family}
+	if !promName(family, true) {
+		return fam, j.errorf("%q is not a Prometheus metric name", cutText(family, 80))
+	}
+	if j.peek() != '[' {
+		return fam, j.expected("a list of samples")
+	}
+	err := j.array(func(int) error {
+		if len(fam.samples) >= maxFamilySamples {
+			return j.errorf("more than %d samples in one family", maxFamilySamples)
+		}
+		smp, err := readPromSample(j)
+		fam.samples = append(fam.samples, smp)
+		return err
+	})
+	return fam, err
 }
 
 // readPromSample reads {labels, value} or {labels, buckets, sum, count}.

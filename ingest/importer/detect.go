@@ -57,75 +57,11 @@ func (s *shape) any(keys ...string) bool {
 
 // scanShape reads the shape of the JSON in data (which may be cut off).
 func scanShape(data []byte) *shape {
-	sh := &shape{keys: map[string]bool{}, scalars: map[string]string{}}
-	dec := jsontext.NewDecoder(newPyJSON(bytes.NewReader(data)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	var walk func(path string, depth int, first bool) bool
-	walk = func(path string, depth int, first bool) bool {
-		k := dec.PeekKind()
-		switch k {
-		case '{':
-			if _, err := dec.ReadToken(); err != nil {
-				return false
-			}
-			for dec.PeekKind() != '}' {
-				tok, err := dec.ReadToken()
-				if err != nil {
-					return false
-				}
-				name := tok.String()
-				p := name
-				if path != "" {
-					p = path + "." + name
-				}
-				if first {
-					sh.keys[p] = true
-				}
-				if depth < 3 && first {
-					if !walk(p, depth+1, true) {
-						return false
-					}
-				} else if dec.SkipValue() != nil {
-					return false
-				}
-			}
-			_, err := dec.ReadToken()
-			return err == nil
-		case '[':
-			if _, err := dec.ReadToken(); err != nil {
-				return false
-			}
-			for i := 0; dec.PeekKind() != ']'; i++ {
-				if i == 0 && depth < 3 && first {
-					if !walk(path+"[]", depth+1, true) {
-						return false
-					}
-				} else if dec.SkipValue() != nil {
-					return false
-				}
-			}
-			_, err := dec.ReadToken()
-			return err == nil
-		case 0:
-			return false
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		if first && depth == 0 {
-			sh.scalarOK = true
-		}
-		if first && len(v) <= 256 {
-			s := string(v)
-			if k == '"' {
-				if u, err := strconv.Unquote(s); err == nil {
-					s = u
-				}
-			}
-			sh.scalars[path] = s
-		}
-		return true
+	sc := &shapeScanner{
+		sh:  &shape{keys: map[string]bool{}, scalars: map[string]string{}},
+		dec: jsontext.NewDecoder(newPyJSON(bytes.NewReader(data)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)),
 	}
+	sh, dec := sc.sh, sc.dec
 	for {
 		k := dec.PeekKind()
 		if k == 0 {
@@ -135,7 +71,7 @@ func scanShape(data []byte) *shape {
 			sh.top = k
 		}
 		sh.values++
-		ok := walk("", 0, sh.values == 1)
+		ok := sc.walk("", 0, sh.values == 1)
 		if sh.values == 1 && sh.top == '"' && strings.HasPrefix(sh.scalars[""], pyLiteral) {
 			sh.top = '0' // NaN, Infinity or a number too long to keep (see pyJSON)
 		}
@@ -147,6 +83,96 @@ func scanShape(data []byte) *shape {
 		}
 	}
 	return sh
+}
+
+// shapeScanner is scanShape's walk over the values of the JSON.
+type shapeScanner struct {
+	sh  *shape
+	dec *jsontext.Decoder
+}
+
+// walk reads the value at path (depth deep); only the first top-level
+// value's keys and scalars, to depth 3, are noted. It returns false when
+// the JSON ends or breaks.
+func (sc *shapeScanner) walk(path string, depth int, first bool) bool {
+	k := sc.dec.PeekKind()
+	switch k {
+	case '{':
+		return sc.object(path, depth, first)
+	case '[':
+		return sc.array(path, depth, first)
+	case 0:
+		return false
+	}
+	v, err := sc.dec.ReadValue()
+	if err != nil {
+		return false
+	}
+	if first && depth == 0 {
+		sc.sh.scalarOK = true
+	}
+	if first && len(v) <= 256 {
+		s := string(v)
+		if k == '"' {
+			if u, err := strconv.Unquote(s); err == nil {
+				s = u
+			}
+		}
+		sc.sh.scalars[path] = s
+	}
+	return true
+}
+
+// object reads an object at path, noting its keys and walking into its
+// members.
+func (sc *shapeScanner) object(path string, depth int, first bool) bool {
+	dec := sc.dec
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		name := tok.String()
+		p := name
+		if path != "" {
+			p = path + "." + name
+		}
+		if first {
+			sc.sh.keys[p] = true
+		}
+		if depth < 3 && first {
+			if !sc.walk(p, depth+1, true) {
+				return false
+			}
+		} else if dec.SkipValue() != nil {
+			return false
+		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}
+
+// array reads an array at path, walking into its first element (as
+// path[]) and skipping the others.
+func (sc *shapeScanner) array(path string, depth int, first bool) bool {
+	dec := sc.dec
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		if i == 0 && depth < 3 && first {
+			if !sc.walk(path+"[]", depth+1, true) {
+				return false
+			}
+		} else if dec.SkipValue() != nil {
+			return false
+		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
 }
 
 // detection is what the first bytes of a file say.

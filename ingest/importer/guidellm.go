@@ -158,113 +158,42 @@ func guidellmTraits(env []ingest.KV, data, from string) traits {
 
 func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 	j := newJSONIn(r, s.path)
-	var (
-		schemaVersion = -1 // metadata.version; -1 when there is no metadata
-		toolVersion   string
-		hasArgs       bool
-		hasConfig     bool
-		benchmarks    []*guidellmBenchmark
-		preferUsage   = true
-		total         int
-		env           []ingest.KV
-		data          string // args.data (config.data from 0.7)
-		dataFrom      string
-	)
-	members := map[string]jsontext.Kind{}
-	err := j.object(func(name string) error {
-		members[name] = j.peek()
-		switch name {
-		case "metadata":
-			return j.object(func(name string) error {
-				switch name {
-				case "version":
-					v, err := j.count()
-					schemaVersion = int(v)
-					if err == nil && v > 2 {
-						return &SourceError{File: s.path, Path: "$.metadata.version",
-							Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", v)}
-					}
-					return err
-				case "guidellm_version":
-					v, err := j.scalarText()
-					toolVersion = v
-					return err
-				}
-				return j.skip()
-			})
-		case "args", "config":
-			hasArgs = hasArgs || name == "args"
-			hasConfig = hasConfig || name == "config"
-			outer := name
-			return j.object(func(name string) error {
-				switch name {
-				case "prefer_response_metrics":
-					b, err := j.boolean()
-					preferUsage = b
-					return err
-				case "target", "model", "backend", "backend_type", "request_format":
-					return readEnvScalar(j, guidellmEnvKey(name), &env)
-				case "data":
-					dataFrom = "$." + outer + ".data"
-					var err error
-					data, err = readGuideLLMData(j)
-					return err
-				}
-				return j.skip()
-			})
-		case "benchmarks":
-			return j.array(func(int) error {
-				b, err := readGuideLLMBenchmark(j, &total, opts.MaxRequests)
-				benchmarks = append(benchmarks, b)
-				return err
-			})
-		}
-		return j.skip()
-	})
+	rd := &guidellmFileReader{j: j, s: s, opts: opts, schemaVersion: -1, preferUsage: true, members: map[string]jsontext.Kind{}}
+	err := j.object(rd.member)
 	if err == nil {
 		err = j.end()
 	}
 	if err == nil {
-		err = checkMembers(s, 0, members)
+		err = checkMembers(s, 0, rd.members)
 	}
 	if err != nil {
 		return nil, err
 	}
-	generation := ""
-	switch {
-	case schemaVersion == 2:
-		generation = "benchmarks.json metadata version 2 (GuideLLM ≥ 0.7)"
-	case schemaVersion == 1:
-		generation = "benchmarks.json metadata version 1 (GuideLLM 0.5–0.6)"
-	case schemaVersion >= 0:
-		return nil, &SourceError{File: s.path, Path: "$.metadata.version",
-			Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", schemaVersion)}
-	case hasArgs || hasConfig:
-		generation = "GuideLLM 0.4 layout: no metadata"
-	default:
-		generation = "GuideLLM ≤ 0.3 layout: no metadata, no args"
+	generation, err := rd.generation()
+	if err != nil {
+		return nil, err
 	}
-	if len(benchmarks) == 0 {
+	if len(rd.benchmarks) == 0 {
 		return nil, &SourceError{File: s.path, Path: "$.benchmarks", Msg: "expected at least one benchmark"}
 	}
-	version := toolVersion + ", " + generation
-	if toolVersion == "" {
+	version := rd.toolVersion + ", " + generation
+	if rd.toolVersion == "" {
 		version = "not recorded in the file, " + generation
 	}
-	old := schemaVersion < 0 && !hasArgs && !hasConfig
+	old := rd.schemaVersion < 0 && !rd.hasArgs && !rd.hasConfig
 	var runs []Run
-	for k, b := range benchmarks {
-		run, err := guidellmRun(b, k, s, version, old, preferUsage, opts)
+	for k, b := range rd.benchmarks {
+		run, err := guidellmRun(b, k, s, version, old, rd.preferUsage, opts)
 		if err != nil {
 			return nil, err
 		}
-		run.Env = append(append([]ingest.KV(nil), env...), b.env...)
-		d, from := data, dataFrom
+		run.Env = append(append([]ingest.KV(nil), rd.env...), b.env...)
+		d, from := rd.data, rd.dataFrom
 		if d == "" {
 			d, from = b.data, b.dataFrom
 		}
 		run.traits = guidellmTraits(run.Env, d, from)
-		if len(benchmarks) > 1 {
+		if len(rd.benchmarks) > 1 {
 			run.Where = fmt.Sprintf("$.benchmarks[%d]", k)
 		}
 		runs = append(runs, run)
@@ -272,102 +201,230 @@ func importGuideLLM(r io.Reader, s *source, opts Options) ([]Run, error) {
 	return runs, nil
 }
 
-// readGuideLLMBenchmark reads one element of benchmarks.
-func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBenchmark, error) {
-	b := &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
-		start: math.NaN(), end: math.NaN()}
-	strategy := func(parent string) error {
-		return j.object(func(name string) error {
-			if name == "requests" && j.peek() == '{' {
-				return j.object(func(name string) error {
-					if name != "data" {
-						return j.skip()
-					}
-					b.dataFrom = "$.benchmarks[].config.requests.data"
-					var err error
-					b.data, err = readGuideLLMData(j)
-					return err
-				})
-			}
-			if name != "strategy" {
-				return j.skip()
-			}
-			b.strategyPath = parent + ".strategy"
-			return j.object(func(name string) error {
-				if j.peek() == '{' || j.peek() == '[' {
-					return j.skip()
-				}
-				v, err := j.scalarText()
-				b.strategy[name] = v
-				return err
-			})
+// guidellmFileReader reads a benchmarks.json, a method per object.
+type guidellmFileReader struct {
+	j             *jsonIn
+	s             *source
+	opts          Options
+	schemaVersion int // metadata.version; -1 when there is no metadata
+	toolVersion   string
+	hasArgs       bool
+	hasConfig     bool
+	benchmarks    []*guidellmBenchmark
+	preferUsage   bool
+	total         int
+	env           []ingest.KV
+	data          string // args.data (config.data from 0.7)
+	dataFrom      string
+	members       map[string]jsontext.Kind
+}
+
+// member reads a top-level member of the file.
+func (rd *guidellmFileReader) member(name string) error {
+	j := rd.j
+	rd.members[name] = j.peek()
+	switch name {
+	case "metadata":
+		return j.object(rd.metadata)
+	case "args", "config":
+		rd.hasArgs = rd.hasArgs || name == "args"
+		rd.hasConfig = rd.hasConfig || name == "config"
+		return j.object(func(member string) error { return rd.args(name, member) })
+	case "benchmarks":
+		return j.array(func(int) error {
+			b, err := readGuideLLMBenchmark(j, &rd.total, rd.opts.MaxRequests)
+			rd.benchmarks = append(rd.benchmarks, b)
+			return err
 		})
 	}
-	err := j.object(func(name string) error {
-		switch name {
-		case "args", "config":
-			return strategy(name)
-		case "request_loader":
-			return j.object(func(name string) error {
-				if name != "data" {
-					return j.skip()
-				}
-				b.dataFrom = "$.benchmarks[].request_loader.data"
-				var err error
-				b.data, err = readGuideLLMData(j)
-				return err
-			})
-		case "worker":
-			return j.object(func(name string) error {
-				switch name {
-				case "backend_type", "backend_target", "backend_model":
-					return readEnvScalar(j, guidellmEnvKey(name), &b.env)
-				}
-				return j.skip()
-			})
-		case "start_time", "end_time":
-			v, err := j.number()
-			if name == "start_time" {
-				b.start = v
-			} else {
-				b.end = v
-			}
-			if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				err = unixRange(j.file, j.record, j.path(), v)
-			}
-			return err
-		case "request_totals":
-			return readTotals(j, b.totals)
-		case "metrics":
-			return j.object(func(metric string) error {
-				if metric == "request_totals" {
-					return readTotals(j, b.totals)
-				}
-				return readGuideLLMMetric(j, metric, b)
-			})
-		case "requests":
-			return j.object(func(status string) error {
-				if status != "successful" && status != "errored" && status != "incomplete" {
-					return j.skip()
-				}
-				if j.peek() == 'n' {
-					return j.skip()
-				}
-				return j.array(func(i int) error {
-					if *total >= maxRequests {
-						return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", maxRequests)
-					}
-					*total++
-					rec, err := readGuideLLMRecord(j, status)
-					rec.list, rec.index = status, i
-					b.records = append(b.records, rec)
-					return err
-				})
-			})
+	return j.skip()
+}
+
+// metadata reads a member of metadata: the schema and tool versions.
+func (rd *guidellmFileReader) metadata(name string) error {
+	j := rd.j
+	switch name {
+	case "version":
+		v, err := j.count()
+		rd.schemaVersion = int(v)
+		if err == nil && v > 2 {
+			return rd.unsupportedVersion(v)
 		}
+		return err
+	case "guidellm_version":
+		v, err := j.scalarText()
+		rd.toolVersion = v
+		return err
+	}
+	return j.skip()
+}
+
+// args reads a member of args or config (outer): the usage preference,
+// the environment and the request data.
+func (rd *guidellmFileReader) args(outer, name string) error {
+	j := rd.j
+	switch name {
+	case "prefer_response_metrics":
+		b, err := j.boolean()
+		rd.preferUsage = b
+		return err
+	case "target", "model", "backend", "backend_type", "request_format":
+		return readEnvScalar(j, guidellmEnvKey(name), &rd.env)
+	case "data":
+		rd.dataFrom = "$." + outer + ".data"
+		var err error
+		rd.data, err = readGuideLLMData(j)
+		return err
+	}
+	return j.skip()
+}
+
+// unsupportedVersion is the error for a metadata version v benchnote
+// does not read.
+func (rd *guidellmFileReader) unsupportedVersion(v int64) error {
+	return &SourceError{File: rd.s.path, Path: "$.metadata.version",
+		Msg: fmt.Sprintf("GuideLLM benchmarks.json schema version %d is not supported (benchnote reads the ≤ 0.3 and 0.4 layouts and metadata versions 1 and 2)", v)}
+}
+
+// generation names the file's layout from its metadata version and
+// members; a metadata version benchnote does not read is an error.
+func (rd *guidellmFileReader) generation() (string, error) {
+	switch {
+	case rd.schemaVersion == 2:
+		return "benchmarks.json metadata version 2 (GuideLLM ≥ 0.7)", nil
+	case rd.schemaVersion == 1:
+		return "benchmarks.json metadata version 1 (GuideLLM 0.5–0.6)", nil
+	case rd.schemaVersion >= 0:
+		return "", rd.unsupportedVersion(int64(rd.schemaVersion))
+	case rd.hasArgs || rd.hasConfig:
+		return "GuideLLM 0.4 layout: no metadata", nil
+	}
+	return "GuideLLM ≤ 0.3 layout: no metadata, no args", nil
+}
+
+// readGuideLLMBenchmark reads one element of benchmarks.
+func readGuideLLMBenchmark(j *jsonIn, total *int, maxRequests int) (*guidellmBenchmark, error) {
+	rd := &guidellmBenchmarkReader{j: j, total: total, maxRequests: maxRequests,
+		b: &guidellmBenchmark{strategy: map[string]string{}, totals: map[string]float64{}, stats: map[string]map[string]float64{},
+			start: math.NaN(), end: math.NaN()}}
+	err := j.object(rd.member)
+	return rd.b, err
+}
+
+// guidellmBenchmarkReader reads a benchmark into b, a method per object;
+// total counts the requests of the file so far, at most maxRequests.
+type guidellmBenchmarkReader struct {
+	j           *jsonIn
+	b           *guidellmBenchmark
+	total       *int
+	maxRequests int
+}
+
+// member reads a member of the benchmark.
+func (rd *guidellmBenchmarkReader) member(name string) error {
+	j, b := rd.j, rd.b
+	switch name {
+	case "args", "config":
+		return j.object(func(member string) error { return rd.config(name, member) })
+	case "request_loader":
+		return j.object(func(member string) error { return rd.data(member, "$.benchmarks[].request_loader.data") })
+	case "worker":
+		return j.object(rd.worker)
+	case "start_time", "end_time":
+		v, err := j.number()
+		if name == "start_time" {
+			b.start = v
+		} else {
+			b.end = v
+		}
+		if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			err = unixRange(j.file, j.record, j.path(), v)
+		}
+		return err
+	case "request_totals":
+		return readTotals(j, b.totals)
+	case "metrics":
+		return j.object(rd.metric)
+	case "requests":
+		return j.object(rd.requests)
+	}
+	return j.skip()
+}
+
+// config reads a member of args or config (parent): the request data and
+// the strategy.
+func (rd *guidellmBenchmarkReader) config(parent, name string) error {
+	j := rd.j
+	if name == "requests" && j.peek() == '{' {
+		return j.object(func(member string) error { return rd.data(member, "$.benchmarks[].config.requests.data") })
+	}
+	if name != "strategy" {
 		return j.skip()
+	}
+	rd.b.strategyPath = parent + ".strategy"
+	return j.object(rd.strategy)
+}
+
+// data reads the member data (the request data, found at from) and skips
+// any other.
+func (rd *guidellmBenchmarkReader) data(name, from string) error {
+	if name != "data" {
+		return rd.j.skip()
+	}
+	rd.b.dataFrom = from
+	var err error
+	rd.b.data, err = readGuideLLMData(rd.j)
+	return err
+}
+
+// strategy reads a scalar member of the strategy.
+func (rd *guidellmBenchmarkReader) strategy(name string) error {
+	j := rd.j
+	if j.peek() == '{' || j.peek() == '[' {
+		return j.skip()
+	}
+	v, err := j.scalarText()
+	rd.b.strategy[name] = v
+	return err
+}
+
+// worker reads a member of worker: the backend's type, target and model.
+func (rd *guidellmBenchmarkReader) worker(name string) error {
+	switch name {
+	case "backend_type", "backend_target", "backend_model":
+		return readEnvScalar(rd.j, guidellmEnvKey(name), &rd.b.env)
+	}
+	return rd.j.skip()
+}
+
+// metric reads a member of metrics: the request totals or a metric.
+func (rd *guidellmBenchmarkReader) metric(metric string) error {
+	if metric == "request_totals" {
+		return readTotals(rd.j, rd.b.totals)
+	}
+	return readGuideLLMMetric(rd.j, metric, rd.b)
+}
+
+// requests reads a member of requests: the list of one status
+// (successful, errored or incomplete) of request records.
+func (rd *guidellmBenchmarkReader) requests(status string) error {
+	j := rd.j
+	if status != "successful" && status != "errored" && status != "incomplete" {
+		return j.skip()
+	}
+	if j.peek() == 'n' {
+		return j.skip()
+	}
+	return j.array(func(i int) error {
+		if *rd.total >= rd.maxRequests {
+			return j.errorf("more than %d requests; refusing to import (raise the limit with --max-requests if the file is genuine)", rd.maxRequests)
+		}
+		*rd.total++
+		rec, err := readGuideLLMRecord(j, status)
+		rec.list, rec.index = status, i
+		rd.b.records = append(rd.b.records, rec)
+		return err
 	})
-	return b, err
 }
 
 func readTotals(j *jsonIn, into map[string]float64) error {
@@ -707,24 +764,16 @@ func guidellmLevel(st map[string]string, check func(key string, v float64, rate 
 	return ingest.LoadLevel{}, nil
 }
 
+// guidellmRun converts benchmark k of a GuideLLM file into a run: its
+// level, its window, a row per request and the provenance.
 func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, preferUsage bool, opts Options) (Run, error) {
 	prov := &ingest.Provenance{Tool: "GuideLLM", Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}}
-	var err error
-	run.Config.Load, err = guidellmLevel(b.strategy, func(key string, v float64, rate bool) error {
-		if levelRange("", 0, "", v, rate) == nil {
-			return nil
-		}
-		max := int64(ingest.MaxConcurrency)
-		if rate {
-			max = ingest.MaxRate
-		}
-		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
-			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], textfmt.Thousands(max))}
-	})
+	load, err := guidellmRunLevel(b, k, s)
 	if err != nil {
 		return Run{}, err
 	}
+	run.Config.Load = load
 	if !run.Config.Load.Valid() {
 		run.Config.Load = opts.Level
 	}
@@ -736,11 +785,46 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		w := ingest.Window{Start: unixSeconds(b.start), End: unixSeconds(b.end), Source: "run.yaml"}
 		run.Config.Window = &w
 	}
+	t, n, err := guidellmRows(b, k, s, old, windowKnown, opts)
+	if err != nil {
+		return Run{}, err
+	}
+	run.Requests, run.Excluded = t.q, t.excluded
+	guidellmProvenance(prov, b, n, windowKnown, old, preferUsage)
+	return run, nil
+}
+
+// guidellmRunLevel is benchmark k's load level from its strategy, zero
+// when the strategy does not tell; a level out of range is an error.
+func guidellmRunLevel(b *guidellmBenchmark, k int, s *source) (ingest.LoadLevel, error) {
+	return guidellmLevel(b.strategy, func(key string, v float64, rate bool) error {
+		if levelRange("", 0, "", v, rate) == nil {
+			return nil
+		}
+		max := int64(ingest.MaxConcurrency)
+		if rate {
+			max = ingest.MaxRate
+		}
+		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d].%s.%s", k, b.strategyPath, key),
+			Msg: fmt.Sprintf("%s is above %s", b.strategy[key], textfmt.Thousands(max))}
+	})
+}
+
+// guidellmCounts counts what guidellmRows decided, for the provenance:
+// requests before and after the window, successful requests without a
+// first token, and token counts taken from the iterations.
+type guidellmCounts struct {
+	before, after, zero, fromIterations int
+}
+
+// guidellmRows makes a row of each of benchmark k's requests, marking
+// those outside a known window as warm-up or cool-down.
+func guidellmRows(b *guidellmBenchmark, k int, s *source, old, windowKnown bool, opts Options) (*table, guidellmCounts, error) {
+	var n guidellmCounts
 	t := newTable(columns{sent: true, first: true, last: true, status: true, maxTokens: true, textChunks: true, phase: true}, len(b.records), opts.MaxRequests, s.path)
 	t.where = func(i int, _ string) string {
 		return fmt.Sprintf("$.benchmarks[%d].requests.%s[%d]", k, b.records[i].list, b.records[i].index)
 	}
-	var before, after, zero, fromIterations int
 	ids := map[string]bool{}
 	for i, rec := range b.records {
 		row := newRow()
@@ -748,55 +832,75 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		row.sent, row.prompt, row.status, row.maxTokens = rec.start, rec.prompt, rec.status, rec.maxTokens
 		row.completion = rec.output
 		if rec.outputFromIteration {
-			fromIterations++
+			n.fromIterations++
 		}
 		if rec.iterations >= 0 && !old {
 			row.textChunks = rec.iterations
 		}
 		if rec.status == "" {
-			switch {
-			case rec.output == 0 || math.IsNaN(rec.first):
-				zero++
-				row.completion = 0
-			case math.IsNaN(rec.start):
-				return Run{}, &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d]", k), Msg: fmt.Sprintf("request %s has no start time", row.id)}
-			default:
-				row.first, row.last = rec.first, rec.last
-				if math.IsNaN(row.last) {
-					row.last = rec.end
-				}
-				row.ttft = ms(rec.first - rec.start)
-				row.e2e = ms(row.last - rec.start)
+			if err := n.setTimes(&row, rec, s, k); err != nil {
+				return nil, n, err
 			}
 		} else if rec.output < 0 {
 			row.completion = -1
 		}
 		if windowKnown && !math.IsNaN(rec.start) {
-			end := rec.end
-			if math.IsNaN(end) {
-				end = rec.last
-			}
-			switch {
-			case !math.IsNaN(end) && end < b.start:
-				row.phase = ingest.PhaseWarmup
-				before++
-			case rec.start > b.end:
-				row.phase = ingest.PhaseCooldown
-				after++
-			}
+			n.setPhase(&row, rec, b)
 		}
 		if err := t.add(&row); err != nil {
-			return Run{}, err
+			return nil, n, err
 		}
 	}
-	run.Requests, run.Excluded = t.q, t.excluded
+	return t, n, nil
+}
+
+// setTimes sets a successful request's first and last token, TTFT and
+// E2E; one without a first token or output is a zero-token request.
+func (n *guidellmCounts) setTimes(r *row, rec guidellmRecord, s *source, k int) error {
+	switch {
+	case rec.output == 0 || math.IsNaN(rec.first):
+		n.zero++
+		r.completion = 0
+	case math.IsNaN(rec.start):
+		return &SourceError{File: s.path, Path: fmt.Sprintf("$.benchmarks[%d]", k), Msg: fmt.Sprintf("request %s has no start time", r.id)}
+	default:
+		r.first, r.last = rec.first, rec.last
+		if math.IsNaN(r.last) {
+			r.last = rec.end
+		}
+		r.ttft = ms(rec.first - rec.start)
+		r.e2e = ms(r.last - rec.start)
+	}
+	return nil
+}
+
+// setPhase marks a request that ended before the benchmark's window as
+// warm-up and one that started after it as cool-down (GuideLLM's rule).
+func (n *guidellmCounts) setPhase(r *row, rec guidellmRecord, b *guidellmBenchmark) {
+	end := rec.end
+	if math.IsNaN(end) {
+		end = rec.last
+	}
+	switch {
+	case !math.IsNaN(end) && end < b.start:
+		r.phase = ingest.PhaseWarmup
+		n.before++
+	case rec.start > b.end:
+		r.phase = ingest.PhaseCooldown
+		n.after++
+	}
+}
+
+// guidellmProvenance says what the run recomputed, took as reported and
+// could not know, and how GuideLLM's definitions differ from benchnote's.
+func guidellmProvenance(prov *ingest.Provenance, b *guidellmBenchmark, n guidellmCounts, windowKnown, old, preferUsage bool) {
 	prov.Recomputed = []string{
 		"TTFT = first token iteration − request start; E2E = last token iteration − request start",
 		"status from the successful, errored and incomplete lists",
-		fmt.Sprintf("phase from GuideLLM's own rule (a request counts when it overlaps the benchmark's [start_time, end_time]): %d before the window (warm-up), %d after it (cool-down)", before, after),
+		fmt.Sprintf("phase from GuideLLM's own rule (a request counts when it overlaps the benchmark's [start_time, end_time]): %d before the window (warm-up), %d after it (cool-down)", n.before, n.after),
 	}
-	if zero > 0 {
-		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d successful requests without a first token are zero-token requests", zero))
+	if n.zero > 0 {
+		prov.Recomputed = append(prov.Recomputed, fmt.Sprintf("%d successful requests without a first token are zero-token requests", n.zero))
 	}
 	prov.AsReported = []string{"prompt and output token counts", "request start and token iteration times (wall clock)", "text_chunks: GuideLLM's token iterations"}
 	if windowKnown {
@@ -806,17 +910,17 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 	}
 	prov.Unavailable = append(prov.Unavailable, ingest.UnavailablePerGapITL)
 	switch {
-	case fromIterations > 0:
+	case n.fromIterations > 0:
 		prov.TokenCounts = "requested"
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without a token count: GuideLLM's token iterations taken as the count", fromIterations))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("%d requests without a token count: GuideLLM's token iterations taken as the count", n.fromIterations))
 	case preferUsage || old:
 		prov.TokenCounts = "usage"
 	default:
 		prov.TokenCounts = "tokenizer"
 	}
-	if n := totalsCount(b.totals); n > len(b.records) {
+	if total := totalsCount(b.totals); total > len(b.records) {
 		prov.Unavailable = append(prov.Unavailable, ingest.UnavailableAllRequests)
-		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the file keeps %d of the benchmark's %d requests (GuideLLM's request sampling)", len(b.records), n))
+		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the file keeps %d of the benchmark's %d requests (GuideLLM's request sampling)", len(b.records), total))
 	}
 	tpot := "(last token − first token) / n per request: divided by n, not n − 1"
 	if !old {
@@ -829,7 +933,6 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		{Metric: "measured requests", Source: "requests overlapping [start_time, end_time] of the benchmark (warm-up and cool-down by duration or count)", Benchnote: "the same requests: the others are marked warm-up or cool-down and excluded; benchnote's own warm-up rule then applies to the rest"},
 	}
 	prov.Reported = b.figures()
-	return run, nil
 }
 
 // totalsCount adds up GuideLLM's request_totals (successful, errored,

@@ -246,6 +246,49 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
+	srcs, err := listSources(paths)
+	if err != nil {
+		return nil, err
+	}
+	imp := &Import{}
+	defer func() {
+		for _, s := range srcs {
+			if s.in != nil {
+				s.in.close()
+			}
+		}
+	}()
+	// yamlDocs holds the files read as YAML, to name the YAML line of a
+	// JSON path in an error.
+	yamlDocs := map[string]*yaml.Node{}
+	kept := srcs[:0]
+	for _, s := range srcs {
+		keep, err := s.identify(imp, yamlDocs, opts)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			kept = append(kept, s)
+		}
+	}
+	srcs = kept
+	markSweepFiles(srcs)
+	if err := importSources(imp, srcs, yamlDocs, opts); err != nil {
+		return nil, err
+	}
+	for i := range imp.Runs {
+		finishRun(&imp.Runs[i])
+	}
+	imp.SeriesNote = assignSeries(imp)
+	if err := dropDuplicates(imp); err != nil {
+		return nil, err
+	}
+	return imp, nil
+}
+
+// listSources returns a source for each path given, and for each file
+// found under a directory given (in path order).
+func listSources(paths []string) ([]*source, error) {
 	var srcs []*source
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -267,81 +310,91 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 			srcs = append(srcs, &source{path: f})
 		}
 	}
-	imp := &Import{}
-	defer func() {
-		for _, s := range srcs {
-			if s.in != nil {
-				s.in.close()
-			}
-		}
-	}()
-	// yamlDocs holds the files read as YAML, to name the YAML line of a
-	// JSON path in an error.
-	yamlDocs := map[string]*yaml.Node{}
-	kept := srcs[:0]
-	for _, s := range srcs {
-		in, head, err := openInput(s.path, opts.MaxFileBytes)
-		if err != nil {
-			return nil, err
-		}
-		s.in = in
-		if !opensJSON(head) && looksLikeYAML(head) {
-			doc, err := readYAML(in, opts.MaxFileBytes)
-			in.close()
-			var se *SourceError
-			switch {
-			case err != nil && !s.named && errors.As(err, &se) && isYAMLName(s.path):
-				// A .yaml file of a directory that cannot be read (too
-				// large, broken): listed, with why.
-				imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: strings.TrimPrefix(se.Error(), controls.Escape(s.path)+": ")})
-				continue
-			case err != nil && !s.named:
-				// Not YAML either (a log whose first line reads "key:"):
-				// like any file that is not JSON in a directory, not listed.
-				continue
-			case err != nil:
-				return nil, err
-			}
-			in = &input{path: s.path, head: doc.json, whole: true, max: opts.MaxFileBytes}
-			s.in, head, s.yaml = in, doc.json, true
-			yamlDocs[s.path] = doc.root
-		}
-		d, err := detectHead(s.path, head)
-		if err != nil && s.yaml {
-			err.(*SourceError).Msg = strings.Replace(err.(*SourceError).Msg, "a JSON object", "a YAML mapping", 1)
-		}
-		s.multiValue = d.shape.values > 1
-		switch {
-		case !s.named && d.notJSON:
-			// A directory holds CSVs, logs and plots too: not result
-			// files, and not listed.
-			in.close()
-			continue
-		case opts.Format != "" && err == nil && slices.Contains(companionOf[d.format], opts.Format):
-			// --format names the records' format; the summaries read with
-			// them keep theirs.
-			s.format = d.format
-		case opts.Format != "":
-			s.format, s.forced = opts.Format, true
-		case len(d.matches) > 1:
-			// A result file of two formats at once: reading it as either
-			// could drop the other's requests without a word.
-			return nil, err
-		case err != nil && !s.named:
-			// A directory holds other JSON files too (GenAI-Perf's
-			// llm_inputs.json, a notebook's settings): listed, not read.
-			in.close()
-			imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: err.(*SourceError).Msg})
-			continue
-		case err != nil:
-			return nil, err
-		default:
-			s.format = d.format
-		}
-		kept = append(kept, s)
+	return srcs, nil
+}
+
+// identify opens s and sets its format, reading it as YAML first when it
+// looks like YAML. It returns false for a file found in a directory that
+// is not a result file (listed in imp.Skipped when the reason helps), and
+// an error for a file named on the command line that is not one.
+func (s *source) identify(imp *Import, yamlDocs map[string]*yaml.Node, opts Options) (bool, error) {
+	in, head, err := openInput(s.path, opts.MaxFileBytes)
+	if err != nil {
+		return false, err
 	}
-	srcs = kept
-	markSweepFiles(srcs)
+	s.in = in
+	if !opensJSON(head) && looksLikeYAML(head) {
+		if ok, err := s.readAsYAML(imp, yamlDocs, opts); !ok {
+			return false, err
+		}
+		in, head = s.in, s.in.head
+	}
+	d, err := detectHead(s.path, head)
+	if err != nil && s.yaml {
+		err.(*SourceError).Msg = strings.Replace(err.(*SourceError).Msg, "a JSON object", "a YAML mapping", 1)
+	}
+	s.multiValue = d.shape.values > 1
+	switch {
+	case !s.named && d.notJSON:
+		// A directory holds CSVs, logs and plots too: not result
+		// files, and not listed.
+		in.close()
+		return false, nil
+	case opts.Format != "" && err == nil && slices.Contains(companionOf[d.format], opts.Format):
+		// --format names the records' format; the summaries read with
+		// them keep theirs.
+		s.format = d.format
+	case opts.Format != "":
+		s.format, s.forced = opts.Format, true
+	case len(d.matches) > 1:
+		// A result file of two formats at once: reading it as either
+		// could drop the other's requests without a word.
+		return false, err
+	case err != nil && !s.named:
+		// A directory holds other JSON files too (GenAI-Perf's
+		// llm_inputs.json, a notebook's settings): listed, not read.
+		in.close()
+		imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: err.(*SourceError).Msg})
+		return false, nil
+	case err != nil:
+		return false, err
+	default:
+		s.format = d.format
+	}
+	return true, nil
+}
+
+// readAsYAML reads s, which looks like YAML, and makes its JSON form s's
+// input. It returns false for a file found in a directory that is not
+// YAML after all (not listed) or, named .yaml, cannot be read (listed in
+// imp.Skipped, with why), and an error for a file named on the command
+// line.
+func (s *source) readAsYAML(imp *Import, yamlDocs map[string]*yaml.Node, opts Options) (bool, error) {
+	doc, err := readYAML(s.in, opts.MaxFileBytes)
+	s.in.close()
+	var se *SourceError
+	switch {
+	case err != nil && !s.named && errors.As(err, &se) && isYAMLName(s.path):
+		// A .yaml file of a directory that cannot be read (too
+		// large, broken): listed, with why.
+		imp.Skipped = append(imp.Skipped, FileFormat{Path: s.path, Note: strings.TrimPrefix(se.Error(), controls.Escape(s.path)+": ")})
+		return false, nil
+	case err != nil && !s.named:
+		// Not YAML either (a log whose first line reads "key:"):
+		// like any file that is not JSON in a directory, not listed.
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	s.in, s.yaml = &input{path: s.path, head: doc.json, whole: true, max: opts.MaxFileBytes}, true
+	yamlDocs[s.path] = doc.root
+	return true, nil
+}
+
+// importSources converts each source into runs, in order, and lists each
+// in imp.Files (or imp.Skipped) with how it was read; a sweep's warm-up
+// files are added last, to the runs they precede.
+func importSources(imp *Import, srcs []*source, yamlDocs map[string]*yaml.Node, opts Options) error {
 	comp := pairCompanions(srcs)
 	var warmups []*source
 	for _, s := range srcs {
@@ -367,23 +420,16 @@ func ImportFiles(paths []string, opts Options) (*Import, error) {
 		}
 		runs, err := importSource(s, comp.of[s], opts)
 		if err != nil {
-			return nil, withYAMLLine(err, yamlDocs)
+			return withYAMLLine(err, yamlDocs)
 		}
 		imp.Runs = append(imp.Runs, runs...)
 	}
 	for _, w := range warmups {
 		if err := addSweepWarmup(imp, w, opts); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	for i := range imp.Runs {
-		finishRun(&imp.Runs[i])
-	}
-	imp.SeriesNote = assignSeries(imp)
-	if err := dropDuplicates(imp); err != nil {
-		return nil, err
-	}
-	return imp, nil
+	return nil
 }
 
 // The most run.yaml's provenance keys hold (ingest refuses more): a text

@@ -127,102 +127,115 @@ func importInferencePerf(r io.Reader, s *source, companions []*source, opts Opti
 	return runs, nil
 }
 
+// readIPRecord reads one inference-perf request record.
 func readIPRecord(j *jsonIn) (ipRecord, error) {
-	rec := ipRecord{stage: -1, start: math.NaN(), end: math.NaN(), prompt: -1, output: -1, usage: -1, usagePrompt: -1}
-	responseMetrics := func() error {
+	rd := &ipRecordReader{j: j, rec: ipRecord{stage: -1, start: math.NaN(), end: math.NaN(), prompt: -1, output: -1, usage: -1, usagePrompt: -1}}
+	err := j.object(rd.member)
+	if err == nil && (math.IsNaN(rd.rec.start) || math.IsInf(rd.rec.start, 0)) {
+		err = j.errorf("expected a start_time")
+	}
+	return rd.rec, err
+}
+
+// ipRecordReader reads a record's objects into rec, a method per object.
+type ipRecordReader struct {
+	j   *jsonIn
+	rec ipRecord
+}
+
+// member reads a member of the record.
+func (rd *ipRecordReader) member(name string) error {
+	j := rd.j
+	switch name {
+	case "start_time":
+		v, err := j.number()
+		rd.rec.start = v
+		return err
+	case "end_time":
+		v, err := j.number()
+		rd.rec.end = v
+		return err
+	case "stage_id":
+		v, err := j.optCount()
+		rd.rec.stage = int(v)
+		return err
+	case "info":
+		return rd.j.optObject(rd.info)
+	case "error":
 		if j.peek() == 'n' {
 			return j.skip()
 		}
-		return j.object(func(name string) error {
-			switch name {
-			case "output_tokens":
-				v, err := j.optCount()
-				rec.output = v
-				return err
-			case "chunk_times":
-				rec.streamed = true
-				return j.array(func(int) error {
-					v, err := j.number()
-					rec.chunks = append(rec.chunks, v)
-					return err
-				})
-			case "server_usage":
-				if j.peek() == 'n' {
-					return j.skip()
-				}
-				return j.object(func(name string) error {
-					switch name {
-					case "completion_tokens":
-						v, err := j.optCount()
-						rec.usage = v
-						return err
-					case "prompt_tokens":
-						v, err := j.optCount()
-						rec.usagePrompt = v
-						return err
-					}
-					return j.skip()
-				})
-			}
-			return j.skip()
-		})
+		rd.rec.hasError = true
+		return j.object(rd.errorMember)
 	}
-	err := j.object(func(name string) error {
-		switch name {
-		case "start_time":
-			v, err := j.number()
-			rec.start = v
-			return err
-		case "end_time":
-			v, err := j.number()
-			rec.end = v
-			return err
-		case "stage_id":
-			v, err := j.optCount()
-			rec.stage = int(v)
-			return err
-		case "info":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				switch name {
-				case "input_tokens":
-					v, err := j.optCount()
-					if v >= 0 {
-						rec.prompt = v
-					}
-					return err
-				case "response_metrics":
-					return responseMetrics()
-				}
-				return j.skip()
-			})
-		case "error":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			rec.hasError = true
-			return j.object(func(name string) error {
-				switch name {
-				case "error_type":
-					v, err := j.scalarText()
-					rec.errType = v
-					return err
-				case "error_msg":
-					v, err := j.scalarText()
-					rec.errMsg = v
-					return err
-				}
-				return j.skip()
-			})
+	return j.skip()
+}
+
+// info reads a member of info: the input tokens and the response metrics.
+func (rd *ipRecordReader) info(name string) error {
+	switch name {
+	case "input_tokens":
+		v, err := rd.j.optCount()
+		if v >= 0 {
+			rd.rec.prompt = v
 		}
-		return j.skip()
-	})
-	if err == nil && (math.IsNaN(rec.start) || math.IsInf(rec.start, 0)) {
-		err = j.errorf("expected a start_time")
+		return err
+	case "response_metrics":
+		return rd.j.optObject(rd.responseMetric)
 	}
-	return rec, err
+	return rd.j.skip()
+}
+
+// responseMetric reads a member of info.response_metrics: the output
+// tokens, the chunk times and the server's usage.
+func (rd *ipRecordReader) responseMetric(name string) error {
+	j := rd.j
+	switch name {
+	case "output_tokens":
+		v, err := j.optCount()
+		rd.rec.output = v
+		return err
+	case "chunk_times":
+		rd.rec.streamed = true
+		return j.array(func(int) error {
+			v, err := j.number()
+			rd.rec.chunks = append(rd.rec.chunks, v)
+			return err
+		})
+	case "server_usage":
+		return rd.j.optObject(rd.usage)
+	}
+	return j.skip()
+}
+
+// usage reads a member of server_usage: the completion and prompt tokens.
+func (rd *ipRecordReader) usage(name string) error {
+	switch name {
+	case "completion_tokens":
+		v, err := rd.j.optCount()
+		rd.rec.usage = v
+		return err
+	case "prompt_tokens":
+		v, err := rd.j.optCount()
+		rd.rec.usagePrompt = v
+		return err
+	}
+	return rd.j.skip()
+}
+
+// errorMember reads a member of error: its type and message.
+func (rd *ipRecordReader) errorMember(name string) error {
+	switch name {
+	case "error_type":
+		v, err := rd.j.scalarText()
+		rd.rec.errType = v
+		return err
+	case "error_msg":
+		v, err := rd.j.scalarText()
+		rd.rec.errMsg = v
+		return err
+	}
+	return rd.j.skip()
 }
 
 // ipStage is one stage report.

@@ -276,6 +276,14 @@ func (j *jsonIn) end() error {
 // skip skips the next value.
 func (j *jsonIn) skip() error { return j.wrap(j.dec.SkipValue()) }
 
+// optObject reads an object as object does, or skips a null.
+func (j *jsonIn) optObject(member func(name string) error) error {
+	if j.peek() == 'n' {
+		return j.skip()
+	}
+	return j.object(member)
+}
+
 // object reads an object, calling member for each member name with the
 // decoder positioned at its value; member must consume the value.
 func (j *jsonIn) object(member func(name string) error) error {

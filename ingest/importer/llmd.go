@@ -184,17 +184,7 @@ func readLLMD(j *jsonIn) (*llmdReport, error) {
 		case "scenario":
 			return rep.readScenario(j)
 		case "results":
-			return j.object(func(name string) error {
-				if name != "request_performance" {
-					return j.skip()
-				}
-				return j.object(func(name string) error {
-					if name != "aggregate" {
-						return j.skip()
-					}
-					return rep.readAggregate(j, false)
-				})
-			})
+			return rep.readResults(j)
 		case "metrics":
 			return rep.readAggregate(j, true)
 		}
@@ -562,93 +552,124 @@ func (ld *llmdLoad) setLevel() error {
 	return nil
 }
 
+// readResults reads v0.2's results: its request_performance.aggregate.
+func (rep *llmdReport) readResults(j *jsonIn) error {
+	return j.object(func(name string) error {
+		if name != "request_performance" {
+			return j.skip()
+		}
+		return j.object(func(name string) error {
+			if name != "aggregate" {
+				return j.skip()
+			}
+			return rep.readAggregate(j, false)
+		})
+	})
+}
+
 // readAggregate reads v0.2's results.request_performance.aggregate or
 // v0.1's metrics: requests, latency and throughput.
 func (rep *llmdReport) readAggregate(j *jsonIn, v1 bool) error {
-	if j.peek() == 'n' {
+	rd := &llmdAggregateReader{rep: rep, j: j, v1: v1}
+	return rd.j.optObject(rd.member)
+}
+
+// llmdAggregateReader reads the aggregate's objects into rep, a method
+// per object; v1 is set for v0.1's metrics.
+type llmdAggregateReader struct {
+	rep *llmdReport
+	j   *jsonIn
+	v1  bool
+}
+
+// member reads a member of the aggregate.
+func (rd *llmdAggregateReader) member(name string) error {
+	switch name {
+	case "time":
+		if !rd.v1 {
+			return rd.j.skip()
+		}
+		return rd.j.object(rd.time)
+	case "requests":
+		return rd.j.optObject(rd.requests)
+	case "latency":
+		return rd.j.optObject(rd.latency)
+	case "throughput":
+		return rd.j.optObject(rd.throughput)
+	}
+	return rd.j.skip()
+}
+
+// time reads a member of v0.1's time: the duration in seconds.
+func (rd *llmdAggregateReader) time(name string) error {
+	j := rd.j
+	if name != "duration" {
 		return j.skip()
 	}
-	return j.object(func(name string) error {
-		switch name {
-		case "time":
-			if !v1 {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				if name != "duration" {
-					return j.skip()
-				}
-				v, err := j.optNumber()
-				if err == nil && !math.IsNaN(v) {
-					if v < 0 || math.IsInf(v, 0) {
-						return j.errorf("expected a duration in seconds, got %s", formatValue(v))
-					}
-					rep.duration = v
-				}
-				return err
-			})
-		case "requests":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				switch name {
-				case "total", "failures", "incomplete":
-					v, err := j.optCount()
-					if err != nil || v < 0 {
-						return err
-					}
-					key := map[string]string{"total": "counts.sent", "failures": "counts.errors", "incomplete": "counts.incomplete"}[name]
-					label := map[string]string{"total": "requests sent", "failures": "failed requests", "incomplete": "incomplete requests"}[name]
-					rep.counts = append(rep.counts, ingest.ReportedFigure{Key: key, Label: label, Value: float64(v), Unit: "requests"})
-					return nil
-				case "input_length", "output_length":
-					figs, err := rep.readStatistics(j, llmdLengths[name])
-					rep.lengths[name] = figs
-					return err
-				}
-				return j.skip()
-			})
-		case "latency":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				m, ok := llmdLatency[name]
-				if !ok {
-					return j.skip()
-				}
-				figs, err := rep.readStatistics(j, m)
-				rep.latency[name] = figs
-				return err
-			})
-		case "throughput":
-			if j.peek() == 'n' {
-				return j.skip()
-			}
-			return j.object(func(name string) error {
-				m, ok := llmdRates[name]
-				if !ok {
-					return j.skip()
-				}
-				if v1 {
-					v, err := j.optNumber()
-					if err == nil && !math.IsNaN(v) {
-						rep.rates[name] = []ingest.ReportedFigure{{Key: m.key, Label: m.label, Value: v, Unit: m.unit}}
-					}
-					return err
-				}
-				kind := "rate"
-				if m.unit == "req/s" {
-					kind = "req-rate"
-				}
-				figs, err := rep.readStatistics(j, llmdMetric{key: m.key, label: m.label, kind: kind, stats: []string{"mean"}})
-				rep.rates[name] = figs
-				return err
-			})
+	v, err := j.optNumber()
+	if err == nil && !math.IsNaN(v) {
+		if v < 0 || math.IsInf(v, 0) {
+			return j.errorf("expected a duration in seconds, got %s", formatValue(v))
 		}
+		rd.rep.duration = v
+	}
+	return err
+}
+
+// requests reads a member of requests: the counts and the lengths.
+func (rd *llmdAggregateReader) requests(name string) error {
+	j, rep := rd.j, rd.rep
+	switch name {
+	case "total", "failures", "incomplete":
+		v, err := j.optCount()
+		if err != nil || v < 0 {
+			return err
+		}
+		key := map[string]string{"total": "counts.sent", "failures": "counts.errors", "incomplete": "counts.incomplete"}[name]
+		label := map[string]string{"total": "requests sent", "failures": "failed requests", "incomplete": "incomplete requests"}[name]
+		rep.counts = append(rep.counts, ingest.ReportedFigure{Key: key, Label: label, Value: float64(v), Unit: "requests"})
+		return nil
+	case "input_length", "output_length":
+		figs, err := rep.readStatistics(j, llmdLengths[name])
+		rep.lengths[name] = figs
+		return err
+	}
+	return j.skip()
+}
+
+// latency reads a member of latency: a latency's statistics.
+func (rd *llmdAggregateReader) latency(name string) error {
+	m, ok := llmdLatency[name]
+	if !ok {
+		return rd.j.skip()
+	}
+	figs, err := rd.rep.readStatistics(rd.j, m)
+	rd.rep.latency[name] = figs
+	return err
+}
+
+// throughput reads a member of throughput: a rate, one number in v0.1,
+// statistics in v0.2.
+func (rd *llmdAggregateReader) throughput(name string) error {
+	j, rep := rd.j, rd.rep
+	m, ok := llmdRates[name]
+	if !ok {
 		return j.skip()
-	})
+	}
+	if rd.v1 {
+		v, err := j.optNumber()
+		if err == nil && !math.IsNaN(v) {
+			rep.rates[name] = []ingest.ReportedFigure{{Key: m.key, Label: m.label, Value: v, Unit: m.unit}}
+		}
+		return err
+	}
+	kind := "rate"
+	if m.unit == "req/s" {
+		kind = "req-rate"
+	}
+	figs, err := rep.readStatistics(j, llmdMetric{key: m.key, label: m.label, kind: kind, stats: []string{"mean"}})
+	rep.rates[name] = figs
+	return err
 }
 
 // llmdUnits gives, per kind, each unit the schema allows and its factor to

@@ -148,56 +148,90 @@ func readLLMPerfSummaryFile(s *source) (*llmperfSummary, error) {
 	return readLLMPerfSummary(newJSONIn(f, s.path))
 }
 
+// readLLMPerfSummary reads an LLMPerf summary: its version, model and
+// framework, its level and the tool's figures.
 func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
-	sum := &llmperfSummary{}
-	nums := map[string]float64{}
-	var order []string
-	err := j.object(func(name string) error {
-		switch j.peek() {
-		case '0':
-			v, err := j.number()
-			nums[name] = v
-			order = append(order, name)
-			if err == nil && name == "num_concurrent_requests" {
-				err = j.checkLevel(v, false)
-			}
-			return err
-		case '"':
-			v, err := j.rawString()
-			if lit, ok := strings.CutPrefix(v, pyLiteral); ok && err == nil {
-				// Python's NaN or Infinity: no figure to show.
-				if what, wrong, long := longNumber(lit); long {
-					return j.errorf("%s %s", what, wrong)
-				}
-				return nil
-			}
-			switch name {
-			case "version":
-				sum.version = v
-			case "model", "framework", "model_size", "name":
-				sum.env = append(sum.env, ingest.KV{Key: name, Value: v})
-			default:
-				if f, perr := strconv.ParseFloat(v, 64); perr == nil {
-					nums[name] = f
-					order = append(order, name)
-					if name == "num_concurrent_requests" {
-						err = j.checkLevel(f, false)
-					}
-				}
-			}
-			return err
-		}
-		return j.skip()
-	})
+	rd := &llmperfSummaryReader{j: j, sum: &llmperfSummary{}, nums: map[string]float64{}}
+	err := j.object(rd.member)
 	if err == nil {
 		err = j.end()
 	}
 	if err != nil {
 		return nil, err
 	}
+	sum := rd.sum
 	if sum.version != llmperfSummaryVersion {
 		return nil, &SourceError{File: j.file, Path: "$.version", Msg: fmt.Sprintf("LLMPerf summary version %q is not supported (benchnote reads version %s)", sum.version, llmperfSummaryVersion)}
 	}
+	sum.setTraits(rd.nums)
+	if c := rd.nums["num_concurrent_requests"]; c >= 1 && c == math.Trunc(c) {
+		sum.level = ingest.ConcurrencyLoad(int(c))
+	}
+	sum.addFigures(rd.nums, rd.order)
+	return sum, nil
+}
+
+// llmperfSummaryReader reads the members of an LLMPerf summary: the texts
+// into sum, the numbers (also those written as text) into nums, in the
+// order of order.
+type llmperfSummaryReader struct {
+	j     *jsonIn
+	sum   *llmperfSummary
+	nums  map[string]float64
+	order []string
+}
+
+// member reads one member of the summary; a member neither number nor
+// text is skipped.
+func (rd *llmperfSummaryReader) member(name string) error {
+	j := rd.j
+	switch j.peek() {
+	case '0':
+		v, err := j.number()
+		rd.nums[name] = v
+		rd.order = append(rd.order, name)
+		if err == nil && name == "num_concurrent_requests" {
+			err = j.checkLevel(v, false)
+		}
+		return err
+	case '"':
+		return rd.text(name)
+	}
+	return j.skip()
+}
+
+// text reads a member written as text: Python's NaN or Infinity (no
+// figure), the version, an environment key, or a number.
+func (rd *llmperfSummaryReader) text(name string) error {
+	j := rd.j
+	v, err := j.rawString()
+	if lit, ok := strings.CutPrefix(v, pyLiteral); ok && err == nil {
+		// Python's NaN or Infinity: no figure to show.
+		if what, wrong, long := longNumber(lit); long {
+			return j.errorf("%s %s", what, wrong)
+		}
+		return nil
+	}
+	switch name {
+	case "version":
+		rd.sum.version = v
+	case "model", "framework", "model_size", "name":
+		rd.sum.env = append(rd.sum.env, ingest.KV{Key: name, Value: v})
+	default:
+		if f, perr := strconv.ParseFloat(v, 64); perr == nil {
+			rd.nums[name] = f
+			rd.order = append(rd.order, name)
+			if name == "num_concurrent_requests" {
+				err = j.checkLevel(f, false)
+			}
+		}
+	}
+	return err
+}
+
+// setTraits takes the series traits from the model, the framework and
+// the mean token lengths.
+func (sum *llmperfSummary) setTraits(nums map[string]float64) {
 	for _, kv := range sum.env {
 		switch kv.Key {
 		case "model":
@@ -211,9 +245,11 @@ func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
 			sum.traits.add(m.label, numberText(v), m.member)
 		}
 	}
-	if c := nums["num_concurrent_requests"]; c >= 1 && c == math.Trunc(c) {
-		sum.level = ingest.ConcurrencyLoad(int(c))
-	}
+}
+
+// addFigures adds the tool's figures: each statistic of each metric, in
+// the file's order, then the counts and the mean output throughput.
+func (sum *llmperfSummary) addFigures(nums map[string]float64, order []string) {
 	metric := map[string]struct{ key, label, unit string }{
 		"ttft_s":                                {"ttft", "TTFT", "ms"},
 		"end_to_end_latency_s":                  {"e2e", "end-to-end latency", "ms"},
@@ -254,7 +290,6 @@ func readLLMPerfSummary(j *jsonIn) (*llmperfSummary, error) {
 			sum.figures = append(sum.figures, ingest.ReportedFigure{Key: c.key, Label: c.label, Value: v, Unit: c.unit})
 		}
 	}
-	return sum, nil
 }
 
 func cutPrefix(s, p string) (string, bool) {

@@ -391,6 +391,34 @@ func (v validation) verdictLine(sw *ingest.Sweep) string {
 // finding and the verdict line, and returns the exit code of the worst of
 // them.
 func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
+	cols := newRunColumns(sw.Runs)
+	fmt.Fprintf(w, "sweep %s: %s at %s%s\n", controls.Escape(sw.Root), textfmt.Count(len(sw.Runs), "run", "runs"), textfmt.Count(cols.levels, cols.levelNoun, cols.levelNoun+"s"), cols.seriesNote)
+	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
+	printRunTable(w, sw.Runs, cols)
+	printExtraColumns(w, sw.Runs)
+	printGPUTelemetry(w, sw.Runs)
+	printReported(w, sw.Reported)
+	v := check(sw, s)
+	v.print(w, sw)
+	return v.exitCode()
+}
+
+// runColumns are the level and series columns of validate's run table.
+type runColumns struct {
+	// levels counts the sweep's levels (of every series).
+	levels int
+	// levelNoun names a level in the first line, levelHead heads its
+	// column and levelCell fills it.
+	levelNoun, levelHead string
+	levelCell            func(*ingest.Run) string
+	// seriesNote (" of 2 series") is empty for a sweep without series
+	// labels; else seriesHead and seriesCell add a SERIES column.
+	seriesNote, seriesHead string
+	seriesCell             func(*ingest.Run) string
+}
+
+// newRunColumns returns the level and series columns for runs.
+func newRunColumns(runs []*ingest.Run) runColumns {
 	type levelID struct {
 		series ingest.Series
 		load   ingest.LoadLevel
@@ -398,92 +426,100 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	levels := map[levelID]bool{}
 	series := map[ingest.Series]bool{}
 	rates := false
-	for _, r := range sw.Runs {
+	for _, r := range runs {
 		levels[levelID{r.Series, r.Load}] = true
 		series[r.Series] = true
 		rates = rates || r.Load.Mode == ingest.ModeRate
 	}
 	// A sweep of concurrency levels keeps its plain CONC column; one with
 	// request rates names every level.
-	levelNoun, levelHead := "concurrency level", "CONC"
-	levelCell := func(r *ingest.Run) string { return fmt.Sprint(r.Concurrency) }
+	cols := runColumns{levels: len(levels), levelNoun: "concurrency level", levelHead: "CONC",
+		levelCell:  func(r *ingest.Run) string { return fmt.Sprint(r.Concurrency) },
+		seriesCell: func(*ingest.Run) string { return "" }}
 	if rates {
-		levelNoun, levelHead = "load level", "LEVEL"
-		levelCell = func(r *ingest.Run) string {
+		cols.levelNoun, cols.levelHead = "load level", "LEVEL"
+		cols.levelCell = func(r *ingest.Run) string {
 			if !r.Load.Valid() {
 				return "-"
 			}
 			return r.Load.Describe()
 		}
 	}
-	seriesNote := ""
 	if len(series) > 1 || !series[ingest.Series{}] && len(series) == 1 {
-		seriesNote = fmt.Sprintf(" of %d series", len(series))
-	}
-	fmt.Fprintf(w, "sweep %s: %s at %s%s\n", controls.Escape(sw.Root), textfmt.Count(len(sw.Runs), "run", "runs"), textfmt.Count(len(levels), levelNoun, levelNoun+"s"), seriesNote)
-	fmt.Fprintf(w, "method: %s percentiles, %s MAD, warm-up %s\n\n", sw.Config.Percentile, sw.Config.MAD, sw.Config.Warmup.Mode)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	// A sweep with series labels names each run's in a column of its own.
-	seriesHead, seriesCell := "", func(*ingest.Run) string { return "" }
-	if seriesNote != "" {
-		seriesHead = "SERIES\t"
-		seriesCell = func(r *ingest.Run) string {
+		cols.seriesNote = fmt.Sprintf(" of %d series", len(series))
+		// A sweep with series labels names each run's in a column of its own.
+		cols.seriesHead = "SERIES\t"
+		cols.seriesCell = func(r *ingest.Run) string {
 			if r.Series.IsZero() {
 				return "-\t"
 			}
 			return controls.Escape(r.Series.String()) + "\t"
 		}
 	}
-	fmt.Fprintln(tw, seriesHead+levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
-	for _, r := range sw.Runs {
-		format, rows, excluded := "-", "-", "-"
-		if r.Requests != nil {
-			format = r.Requests.Format
-			rows = fmt.Sprint(r.Requests.RowsRead)
-			excluded = excludedSummary(r.Requests)
-			if r.Failed {
-				excluded = "all (run failed)"
-			}
-		}
-		var scrapes []string
-		if r.ScrapeStart != nil {
-			scrapes = append(scrapes, "start")
-		}
-		if r.ScrapeEnd != nil {
-			scrapes = append(scrapes, "end")
-		}
-		if len(scrapes) == 0 {
-			scrapes = []string{"none"}
-		}
-		window := "unknown"
-		if r.Window.Known() {
-			window = fmt.Sprintf("%.1f s (%s)", r.Window.Seconds(), r.Window.Source)
-		}
-		var env []string
-		for _, s := range r.Env.Sources {
-			env = append(env, s.Path+" ["+s.Format+"]")
-		}
-		if len(env) == 0 {
-			env = []string{"none"}
-		}
-		status := "ok"
-		switch {
-		case r.Failed:
-			status = "FAILED"
-		case r.DuplicateOf != "":
-			status = "duplicate of " + r.DuplicateOf
-		}
-		cells := []string{r.Dir, format, rows, excluded, strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status}
+	return cols
+}
+
+// printRunTable writes the table of runs, one line each.
+func printRunTable(w io.Writer, runs []*ingest.Run, cols runColumns) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, cols.seriesHead+cols.levelHead+"\tREPEAT\tRUN\tFORMAT\tROWS\tEXCLUDED\tSCRAPES\tWINDOW\tENVIRONMENT\tSTATUS")
+	for _, r := range runs {
+		cells := runCells(r)
 		for i, c := range cells {
 			cells[i] = controls.Escape(c) // a tab or newline in a name must not break the table
 		}
-		fmt.Fprintf(tw, "%s%s\t%d\t%s\n", seriesCell(r), levelCell(r), r.Repeat, strings.Join(cells, "\t"))
+		fmt.Fprintf(tw, "%s%s\t%d\t%s\n", cols.seriesCell(r), cols.levelCell(r), r.Repeat, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
 
+// runCells are a run's cells from RUN to STATUS, not yet escaped.
+func runCells(r *ingest.Run) []string {
+	format, rows, excluded := "-", "-", "-"
+	if r.Requests != nil {
+		format = r.Requests.Format
+		rows = fmt.Sprint(r.Requests.RowsRead)
+		excluded = excludedSummary(r.Requests)
+		if r.Failed {
+			excluded = "all (run failed)"
+		}
+	}
+	var scrapes []string
+	if r.ScrapeStart != nil {
+		scrapes = append(scrapes, "start")
+	}
+	if r.ScrapeEnd != nil {
+		scrapes = append(scrapes, "end")
+	}
+	if len(scrapes) == 0 {
+		scrapes = []string{"none"}
+	}
+	window := "unknown"
+	if r.Window.Known() {
+		window = fmt.Sprintf("%.1f s (%s)", r.Window.Seconds(), r.Window.Source)
+	}
+	var env []string
+	for _, s := range r.Env.Sources {
+		env = append(env, s.Path+" ["+s.Format+"]")
+	}
+	if len(env) == 0 {
+		env = []string{"none"}
+	}
+	status := "ok"
+	switch {
+	case r.Failed:
+		status = "FAILED"
+	case r.DuplicateOf != "":
+		status = "duplicate of " + r.DuplicateOf
+	}
+	return []string{r.Dir, format, rows, excluded, strings.Join(scrapes, "+"), window, strings.Join(env, ", "), status}
+}
+
+// printExtraColumns names, per request file, the extra columns kept by
+// name.
+func printExtraColumns(w io.Writer, runs []*ingest.Run) {
 	var extras []string
-	for _, r := range sw.Runs {
+	for _, r := range runs {
 		if r.Requests != nil && len(r.Requests.Requests.ExtraColumns) > 0 {
 			extras = append(extras, fmt.Sprintf("%s: extra columns kept by name, not used: %s", r.Requests.Path, strings.Join(r.Requests.Requests.ExtraColumns, ", ")))
 		}
@@ -491,42 +527,59 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extras, "\n"))
 	}
+}
+
+// printGPUTelemetry writes a line per run with GPU telemetry: its GPUs and
+// the files read, used and not read.
+func printGPUTelemetry(w io.Writer, runs []*ingest.Run) {
 	var gpu []string
-	for _, r := range sw.Runs {
-		if r.GPU == nil {
-			continue
+	for _, r := range runs {
+		if r.GPU != nil {
+			gpu = append(gpu, controls.Escape(gpuLine(r)))
 		}
-		var files []string
-		for _, f := range r.GPU.Files {
-			file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, textfmt.Count(f.Rows, "row", "rows"), f.Used)
-			for _, e := range f.Excluded {
-				file += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
-			}
-			files = append(files, file)
-		}
-		for _, u := range r.GPU.Unread {
-			files = append(files, path.Base(u.Path)+" not read ("+u.Reason+")")
-		}
-		line := fmt.Sprintf("  %s: %s from %s", r.Dir, textfmt.Count(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
-		if r.GPU.Unplaced != "" {
-			line += "; not placed in the window: " + r.GPU.Unplaced
-		}
-		gpu = append(gpu, controls.Escape(line))
 	}
 	if len(gpu) > 0 {
 		fmt.Fprintf(w, "\nGPU telemetry:\n%s\n", strings.Join(gpu, "\n"))
 	}
-	if len(sw.Reported) > 0 {
-		fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", textfmt.Count(len(sw.Reported), "run", "runs"))
-		for _, r := range sw.Reported {
-			tool := "?"
-			if r.Provenance != nil {
-				tool = r.Provenance.Tool
-			}
-			fmt.Fprintf(w, "  %s (%s)\n", r.Dir, tool)
+}
+
+// gpuLine is printGPUTelemetry's line for r, not yet escaped.
+func gpuLine(r *ingest.Run) string {
+	var files []string
+	for _, f := range r.GPU.Files {
+		file := fmt.Sprintf("%s [%s] %s read, %d used", path.Base(f.Path), f.Format, textfmt.Count(f.Rows, "row", "rows"), f.Used)
+		for _, e := range f.Excluded {
+			file += fmt.Sprintf(", %d %s", e.Rows, e.Reason)
 		}
+		files = append(files, file)
 	}
-	v := check(sw, s)
+	for _, u := range r.GPU.Unread {
+		files = append(files, path.Base(u.Path)+" not read ("+u.Reason+")")
+	}
+	line := fmt.Sprintf("  %s: %s from %s", r.Dir, textfmt.Count(len(r.GPU.GPUs), "GPU", "GPUs"), strings.Join(files, "; "))
+	if r.GPU.Unplaced != "" {
+		line += "; not placed in the window: " + r.GPU.Unplaced
+	}
+	return line
+}
+
+// printReported lists the runs known only by their tools' aggregates.
+func printReported(w io.Writer, reported []*ingest.ReportedRun) {
+	if len(reported) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s known only by their tools' aggregates (reported.yaml: shown as reported, in no level):\n", textfmt.Count(len(reported), "run", "runs"))
+	for _, r := range reported {
+		tool := "?"
+		if r.Provenance != nil {
+			tool = r.Provenance.Tool
+		}
+		fmt.Fprintf(w, "  %s (%s)\n", r.Dir, tool)
+	}
+}
+
+// print writes the diagnostics, the findings and the verdict line.
+func (v validation) print(w io.Writer, sw *ingest.Sweep) {
 	if len(v.diags) > 0 {
 		fmt.Fprintf(w, "\n%s:\n", textfmt.Count(len(v.diags), "diagnostic", "diagnostics"))
 	}
@@ -540,7 +593,6 @@ func printValidation(sw *ingest.Sweep, s *analyze.Summary, w io.Writer) int {
 		fmt.Fprintln(w, findingLine(f))
 	}
 	fmt.Fprintf(w, "\n%s\n", v.verdictLine(sw))
-	return v.exitCode()
 }
 
 // maxRunsShown is how many of a finding's runs one line names.

@@ -23,13 +23,30 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func compareCommand() *command {
-	def := compare.DefaultOptions()
 	return &command{
 		name:    "compare",
 		summary: "compare two sweeps: comparable? changed beyond run-to-run noise? (a CI gate)",
 		args:    "BASE NEW", minArgs: 2, maxArgs: 2,
 		errorExit: compare.ExitInputError,
-		help: `BASE and NEW are each a sweep directory, a report directory or a
+		help:      compareHelp,
+		flags: func(fs *flag.FlagSet) func(*call, []string) int {
+			f := addCompareFlags(fs)
+			return func(c *call, args []string) int {
+				if err := f.out.check(); err != nil {
+					return c.usageError("%v", err)
+				}
+				opts, err := f.options(fs)
+				if err != nil {
+					return c.usageError("%v", err)
+				}
+				return runCompare(c, fs, f, opts, args)
+			}
+		},
+	}
+}
+
+// compareHelp is compare's help text.
+const compareHelp = `BASE and NEW are each a sweep directory, a report directory or a
 summary.json. compare checks first whether the two can be compared
 (hardware, model, engine, method, workload; --expect KEY declares an
 intended change), then tests each headline statistic of each series once
@@ -60,124 +77,155 @@ exit codes: 0 nothing flagged that fails, 1 a flagged regression (each on
 stderr, one line each), 2 not comparable or nothing in common, 3 an input
 error or bad usage, 4 undecided: a primary statistic moved beyond its
 threshold but the runs are too few for its test (with how many are needed;
---allow-incomparable passes 2 and 4).`,
-		flags: func(fs *flag.FlagSet) func(*call, []string) int {
-			outDir := fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
-			var expect, thresholds listFlag
-			fs.Var(&expect, "expect", "declare an intended change, e.g. engine.version (`KEY`, repeatable)")
-			fs.Var(&thresholds, "threshold", "smallest change to flag: 5% for every relative metric, ttft.p99=10%, goodput=2pp (`T`, repeatable)")
-			correct := fs.String("correct", def.Correction, "correction over the gate's family of tests: holm or none")
-			gate := fs.String("gate", "", "the gate's family of statistics, tested per series across levels (`STAT,...`; default "+strings.Join(compare.DefaultGate, ",")+")")
-			perLevel := fs.Bool("per-level", false, "add each level's test of the gate's statistics to the family")
-			noTest := fs.Bool("no-test", false, "flag the gate's statistics on their threshold alone, with no statistical test (for 1 run at 1 level); the verdict says so")
-			alpha := fs.Float64("alpha", def.Alpha, "significance level")
-			attainment := fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
-			failOn := fs.String("fail-on", compare.FailOnRegression, "what fails: regression (a primary finding worse, the error rate's included), error-rate (its finding only), any (any flagged primary finding)")
-			allow := fs.Bool("allow-incomparable", false, "pass (exit 0) instead of exit 2 when the sweeps are not comparable or have nothing in common, and instead of exit 4 when the runs are too few to decide")
-			series := fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
-			baseSeries := fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")
-			newSeries := fs.String("new-series", "", "the one series of NEW matching `SEL`, compared with --base-series'")
-			out := addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
-			return func(c *call, args []string) int {
-				if err := out.check(); err != nil {
-					return c.usageError("%v", err)
-				}
-				opts := def
-				opts.Alpha, opts.Correction, opts.Attainment, opts.Expect = *alpha, *correct, *attainment, expect
-				opts.PerLevel, opts.NoTest = *perLevel, *noTest
-				if flagSet(fs, "gate") {
-					for _, k := range strings.Split(*gate, ",") {
-						if k = strings.TrimSpace(k); k != "" {
-							opts.Gate = append(opts.Gate, k)
-						}
-					}
-					if err := compare.CheckGate(opts.Gate); err != nil {
-						return c.usageError("%v", err)
-					}
-				}
-				for _, t := range thresholds {
-					th, err := compare.ParseThreshold(t)
-					if err != nil {
-						return c.usageError("%v", err)
-					}
-					if th.Key == "" {
-						if th.Points {
-							return c.usageError("threshold %q: the default threshold is relative (write it as NUMBER%%); give points per metric, e.g. goodput=2pp", t)
-						}
-						opts.Threshold = th.Value
-						continue
-					}
-					opts.Overrides = append(opts.Overrides, th)
-				}
-				if err := seriesOptions(fs, &opts, *series, *baseSeries, *newSeries); err != nil {
-					return c.usageError("%v", err)
-				}
-				if err := opts.Validate(); err != nil {
-					return c.usageError("%v", err)
-				}
-				if err := compare.CheckFailOn(*failOn); err != nil {
-					return c.usageError("%v", err)
-				}
-				// OUT may not be, or hold, BASE or NEW (a report directory
-				// is one benchnote wrote, so only this check keeps it);
-				// refused before the work, and again under WriteDir's lock.
-				inputs := args[:2]
-				if *outDir != "" {
-					if err := outdir.Check(*outDir, outdir.Options{Inputs: inputs}); err != nil {
-						return c.fail(err)
-					}
-				}
-				p := c.progress(out)
-				defer p.close()
-				base, err := loadSummary(args[0], p)
-				if err != nil {
-					return c.fail(err)
-				}
-				nw, err := loadSummary(args[1], p)
-				if err != nil {
-					return c.fail(err)
-				}
-				if !flagSet(fs, "attainment") {
-					// The sweeps' own slo.attainment, as their reports use it,
-					// when both have the same one.
-					if a, b := base.Method.SLO.Attainment, nw.Method.SLO.Attainment; a > 0 && a == b {
-						opts.Attainment = 100 * a
-					}
-				}
-				p.stage("comparing", "compared")
-				res, err := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
-				if err != nil {
-					return c.fail(err)
-				}
-				gopts := compare.GateOptions{FailOn: *failOn, AllowIncomparable: *allow}
-				gate := res.Gate(gopts)
-				files, err := render.Build(render.Input{Result: res, Base: base, New: nw, Gate: gate, GateOptions: gopts})
-				if err != nil {
-					return c.fail(err)
-				}
-				if *outDir != "" {
-					p.stage("writing", "wrote the files")
-					if err := report.WriteDir(*outDir, files, inputs...); err != nil {
-						return c.fail(err)
-					}
-				}
-				p.finish()
-				switch {
-				case *outDir == "":
-					c.stdout.Write(files[render.MarkdownFile])
-				case !out.quiet:
-					fmt.Fprintln(c.stdout, res.Verdict)
-					fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s\n", *outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile)
-					for _, l := range render.SeriesLines(res) {
-						fmt.Fprintln(c.stdout, l)
-					}
-				}
-				for _, l := range gate.Lines {
-					fmt.Fprintln(c.stderr, l)
-				}
-				return gate.Code
+--allow-incomparable passes 2 and 4).`
+
+// compareFlags are compare's flags.
+type compareFlags struct {
+	outDir                        *string
+	expect, thresholds            listFlag
+	correct, gate, failOn         *string
+	perLevel, noTest, allow       *bool
+	alpha, attainment             *float64
+	series, baseSeries, newSeries *string
+	out                           *outputFlags
+}
+
+// addCompareFlags defines compare's flags on fs.
+func addCompareFlags(fs *flag.FlagSet) *compareFlags {
+	def := compare.DefaultOptions()
+	f := &compareFlags{}
+	f.outDir = fs.String("o", "", "write compare.md, compare.html and compare.json into the directory `OUT` (default: compare.md on stdout)")
+	fs.Var(&f.expect, "expect", "declare an intended change, e.g. engine.version (`KEY`, repeatable)")
+	fs.Var(&f.thresholds, "threshold", "smallest change to flag: 5% for every relative metric, ttft.p99=10%, goodput=2pp (`T`, repeatable)")
+	f.correct = fs.String("correct", def.Correction, "correction over the gate's family of tests: holm or none")
+	f.gate = fs.String("gate", "", "the gate's family of statistics, tested per series across levels (`STAT,...`; default "+strings.Join(compare.DefaultGate, ",")+")")
+	f.perLevel = fs.Bool("per-level", false, "add each level's test of the gate's statistics to the family")
+	f.noTest = fs.Bool("no-test", false, "flag the gate's statistics on their threshold alone, with no statistical test (for 1 run at 1 level); the verdict says so")
+	f.alpha = fs.Float64("alpha", def.Alpha, "significance level")
+	f.attainment = fs.Float64("attainment", def.Attainment, "percentage goodput a level must reach to meet the SLO (default: the sweeps' slo.attainment when both have the same, else 90)")
+	f.failOn = fs.String("fail-on", compare.FailOnRegression, "what fails: regression (a primary finding worse, the error rate's included), error-rate (its finding only), any (any flagged primary finding)")
+	f.allow = fs.Bool("allow-incomparable", false, "pass (exit 0) instead of exit 2 when the sweeps are not comparable or have nothing in common, and instead of exit 4 when the runs are too few to decide")
+	f.series = fs.String("series", "", "compare only the series whose labels include all of `KEY=V[,KEY=V]`, on both sides")
+	f.baseSeries = fs.String("base-series", "", "compare the one series of BASE matching `SEL` (KEY=V[,KEY=V]; \"\" for its only series) with --new-series', levels matched by load alone")
+	f.newSeries = fs.String("new-series", "", "the one series of NEW matching `SEL`, compared with --base-series'")
+	f.out = addOutputFlags(fs, "print nothing on stdout with -o (gate reasons still go to stderr)")
+	return f
+}
+
+// options turns the flags into compare's options; an error is a usage
+// error.
+func (f *compareFlags) options(fs *flag.FlagSet) (compare.Options, error) {
+	opts := compare.DefaultOptions()
+	opts.Alpha, opts.Correction, opts.Attainment, opts.Expect = *f.alpha, *f.correct, *f.attainment, f.expect
+	opts.PerLevel, opts.NoTest = *f.perLevel, *f.noTest
+	if flagSet(fs, "gate") {
+		for _, k := range strings.Split(*f.gate, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				opts.Gate = append(opts.Gate, k)
 			}
-		},
+		}
+		if err := compare.CheckGate(opts.Gate); err != nil {
+			return opts, err
+		}
+	}
+	if err := f.setThresholds(&opts); err != nil {
+		return opts, err
+	}
+	if err := seriesOptions(fs, &opts, *f.series, *f.baseSeries, *f.newSeries); err != nil {
+		return opts, err
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	return opts, compare.CheckFailOn(*f.failOn)
+}
+
+// setThresholds sets opts' default threshold and per-metric overrides
+// from --threshold.
+func (f *compareFlags) setThresholds(opts *compare.Options) error {
+	for _, t := range f.thresholds {
+		th, err := compare.ParseThreshold(t)
+		if err != nil {
+			return err
+		}
+		if th.Key == "" {
+			if th.Points {
+				return fmt.Errorf("threshold %q: the default threshold is relative (write it as NUMBER%%); give points per metric, e.g. goodput=2pp", t)
+			}
+			opts.Threshold = th.Value
+			continue
+		}
+		opts.Overrides = append(opts.Overrides, th)
+	}
+	return nil
+}
+
+// runCompare loads BASE and NEW, compares them, writes or prints the
+// result and returns the gate's exit code.
+func runCompare(c *call, fs *flag.FlagSet, f *compareFlags, opts compare.Options, args []string) int {
+	// OUT may not be, or hold, BASE or NEW (a report directory
+	// is one benchnote wrote, so only this check keeps it);
+	// refused before the work, and again under WriteDir's lock.
+	inputs := args[:2]
+	if *f.outDir != "" {
+		if err := outdir.Check(*f.outDir, outdir.Options{Inputs: inputs}); err != nil {
+			return c.fail(err)
+		}
+	}
+	p := c.progress(f.out)
+	defer p.close()
+	base, err := loadSummary(args[0], p)
+	if err != nil {
+		return c.fail(err)
+	}
+	nw, err := loadSummary(args[1], p)
+	if err != nil {
+		return c.fail(err)
+	}
+	if !flagSet(fs, "attainment") {
+		// The sweeps' own slo.attainment, as their reports use it,
+		// when both have the same one.
+		if a, b := base.Method.SLO.Attainment, nw.Method.SLO.Attainment; a > 0 && a == b {
+			opts.Attainment = 100 * a
+		}
+	}
+	p.stage("comparing", "compared")
+	res, err := compare.Compare(compare.Input{Name: args[0], Summary: base}, compare.Input{Name: args[1], Summary: nw}, opts)
+	if err != nil {
+		return c.fail(err)
+	}
+	gopts := compare.GateOptions{FailOn: *f.failOn, AllowIncomparable: *f.allow}
+	gate := res.Gate(gopts)
+	files, err := render.Build(render.Input{Result: res, Base: base, New: nw, Gate: gate, GateOptions: gopts})
+	if err != nil {
+		return c.fail(err)
+	}
+	if *f.outDir != "" {
+		p.stage("writing", "wrote the files")
+		if err := report.WriteDir(*f.outDir, files, inputs...); err != nil {
+			return c.fail(err)
+		}
+	}
+	p.finish()
+	printCompare(c, f, res, files)
+	for _, l := range gate.Lines {
+		fmt.Fprintln(c.stderr, l)
+	}
+	return gate.Code
+}
+
+// printCompare prints compare.md on stdout without -o, else (unless -q)
+// the verdict, the files written and the series compared.
+func printCompare(c *call, f *compareFlags, res *compare.Result, files map[string][]byte) {
+	switch {
+	case *f.outDir == "":
+		c.stdout.Write(files[render.MarkdownFile])
+	case !f.out.quiet:
+		fmt.Fprintln(c.stdout, res.Verdict)
+		fmt.Fprintf(c.stdout, "wrote %s: %s, %s, %s\n", *f.outDir, render.MarkdownFile, render.HTMLFile, render.JSONFile)
+		for _, l := range render.SeriesLines(res) {
+			fmt.Fprintln(c.stdout, l)
+		}
 	}
 }
 
