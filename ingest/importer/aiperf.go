@@ -85,7 +85,7 @@ func importAIPerf(r io.Reader, s *source, companions []*source, opts Options) ([
 		run.traits = perfTraits(sum.config)
 	}
 	// The notes this adds to prov.Recomputed and prov.AsReported, and the
-	// place's below, are replaced by aiperfProvenance's lists.
+	// place's below, follow the first lines of aiperfProvenance's lists.
 	if !run.Config.Load.Valid() {
 		if l, dir := aiperfDirLevel(s.path); l.Valid() {
 			run.Config.Load = l
@@ -327,11 +327,15 @@ func aiperfProvenance(prov *ingest.Provenance, recs []aiperfRecord, c aiperfCoun
 	} else if recs[0].generation == "0.1" {
 		prov.Version = "0.1.x (records with metadata.timestamp_ns)"
 	}
+	// The notes importAIPerf made before (the level from a directory, the
+	// run's place, the summary's schema) follow the lists' first lines.
+	earlierRecomputed, earlierAsReported := prov.Recomputed, prov.AsReported
 	prov.Recomputed = []string{
 		"chunk arrival times = TTFT + Σ inter_chunk_latency, and E2E at the last of them",
 		"phase from benchmark_phase (credit_phase in 0.1.x): " + textfmt.Count(c.warm, "warm-up request", "warm-up requests") + ", excluded as warm-up",
 		fmt.Sprintf("status from error: %s failed; was_cancelled: %s cancelled (status \"cancelled\")", textfmt.Count(c.failed, "request", "requests"), textfmt.Count(c.cancelled, "request", "requests")),
 	}
+	prov.Recomputed = append(prov.Recomputed, earlierRecomputed...)
 	switch {
 	case c.noStart < len(recs) && w.monotonic:
 		prov.Recomputed = append(prov.Recomputed, "t_request_sent from request_start_ns, which is on a monotonic clock here (before 2000)")
@@ -363,7 +367,7 @@ func aiperfProvenance(prov *ingest.Provenance, recs []aiperfRecord, c aiperfCoun
 		prov.Approximate = append(prov.Approximate, fmt.Sprintf("inter_chunk_latency holds the gaps between chunks, not tokens: %d of %d requests' lists are not output_token_count − 1 long (chunks of several tokens), so per-gap ITL percentiles are per chunk; mean ITL and TPOT use the token counts",
 			c.gapsShort, c.withGaps))
 	}
-	prov.AsReported = []string{"TTFT (time_to_first_token, AIPerf's first response)", "prompt and output token counts (input_sequence_length, output_token_count: AIPerf's client tokenizer)"}
+	prov.AsReported = append([]string{"TTFT (time_to_first_token, AIPerf's first response)", "prompt and output token counts (input_sequence_length, output_token_count: AIPerf's client tokenizer)"}, earlierAsReported...)
 	prov.TokenCounts = "tokenizer"
 	if sum != nil && sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
