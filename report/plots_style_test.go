@@ -87,7 +87,7 @@ func TestChartDodge(t *testing.T) {
 		// One level: 1.5 % of the ±1 axis gonum gives it.
 		{one, 8, 0, 3, 7.97},
 	} {
-		if got := tc.r.dodge(tc.x, tc.i, tc.n); math.Abs(got-tc.want) > 1e-12 {
+		if got := tc.r.dodge(tc.x, tc.i, tc.n); !(math.Abs(got-tc.want) <= 1e-12) {
 			t.Errorf("%+v.dodge(%g, %d, %d) = %v, want %v", tc.r, tc.x, tc.i, tc.n, got, tc.want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestChartPadLow(t *testing.T) {
 	} {
 		a := plot.Axis{Min: tc.min, Max: tc.max}
 		chartPadLow(&a, tc.log, 0.02)
-		if math.Abs(a.Min-tc.want) > 1e-12 || a.Max != tc.max {
+		if !(math.Abs(a.Min-tc.want) <= 1e-12) || a.Max != tc.max {
 			t.Errorf("pad(%v, %g–%g) = %g–%g, want %g–%g", tc.log, tc.min, tc.max, a.Min, a.Max, tc.want, tc.max)
 		}
 	}
