@@ -1100,7 +1100,7 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	}
 	prov := &ingest.Provenance{Tool: sum.tool, Version: "not recorded in the file", File: filepath.Base(s.path), Reported: sum.figures}
 	prov.AsReported = []string{"every figure: the file holds aggregates only; nothing can be recomputed"}
-	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+	prov.Unavailable = unavailableWithoutRecords()
 	prov.TokenCounts = "tokenizer"
 	if sum.tokenizer != "" {
 		prov.TokenCounts = "tokenizer:" + sum.tokenizer
@@ -1128,9 +1128,7 @@ func importPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: perfTraits(sum.config)}
 	sum.addRunInfo(&run)
 	aiperfPlaceOf(s.path).apply(&run)
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	return []Run{run}, nil
 }
 

@@ -381,9 +381,7 @@ func genaiRun(mode string, value float64, reqs []genaiRequest, window []int64, s
 			run.Config.Load = ingest.RateLoad(value, "")
 		}
 	}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	for _, kv := range [][2]string{{"service_kind", serviceKind}, {"endpoint", endpoint}, {"model", payloadModel(reqs)}} {
 		if kv[1] != "" {
 			run.Env = append(run.Env, ingest.KV{Key: kv[0], Value: kv[1]})

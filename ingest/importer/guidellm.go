@@ -774,9 +774,7 @@ func guidellmRun(b *guidellmBenchmark, k int, s *source, version string, old, pr
 		return Run{}, err
 	}
 	run.Config.Load = load
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	if st := b.strategy["type_"]; st != "" {
 		run.Config.Notes = "GuideLLM strategy " + st
 	}

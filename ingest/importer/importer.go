@@ -115,6 +115,22 @@ type Options struct {
 	MaxFileBytes int64
 }
 
+// levelOr is l, or the Level given for files that do not record theirs
+// when l is no level.
+func (o Options) levelOr(l ingest.LoadLevel) ingest.LoadLevel {
+	if !l.Valid() {
+		return o.Level
+	}
+	return l
+}
+
+// unavailableWithoutRecords lists what a run known only by a tool's
+// aggregates cannot give: request ids, send times, the window and the
+// per-gap ITL (a new slice each call, for the caller to append to).
+func unavailableWithoutRecords() []string {
+	return []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+}
+
 // DefaultMaxRequests is the most requests one file may hold unless
 // Options.MaxRequests says otherwise: far beyond any real benchmark, and
 // small enough that the columns fit in memory.

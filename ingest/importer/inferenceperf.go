@@ -434,9 +434,7 @@ func ipRun(recs []ipRecord, idx []int, st *ipStage, stage int, s *source, opts O
 		run.Config.Load = st.level
 		prov.Reported = st.figures
 	}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	if stage >= 0 {
 		run.Config.Notes = fmt.Sprintf("inference-perf stage %d", stage)
 	}
@@ -525,13 +523,11 @@ func importInferenceStage(r io.Reader, s *source, opts Options) ([]Run, error) {
 	}
 	prov := &ingest.Provenance{Tool: "inference-perf", Version: "not recorded in the file", File: filepath.Base(s.path), Reported: st.figures}
 	prov.AsReported = []string{"every figure: the stage report holds aggregates only; nothing can be recomputed"}
-	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+	prov.Unavailable = unavailableWithoutRecords()
 	prov.TokenCounts = "tokenizer"
 	prov.Definitions = inferencePerfDefinitions
 	run := Run{Config: ingest.RunConfig{Load: st.level, Provenance: prov}}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	return []Run{run}, nil
 }
 

@@ -143,13 +143,11 @@ func importLLMD(r io.Reader, s *source, opts Options) ([]Run, error) {
 	if rep.notKept > 0 {
 		prov.AsReported = append(prov.AsReported, fmt.Sprintf("the report's other statistics (min, p0.1, p1, p5, p10, p25, p75, p99.9, stddev, mode): %d values, not kept", rep.notKept))
 	}
-	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+	prov.Unavailable = unavailableWithoutRecords()
 	prov.TokenCounts = "tokenizer"
 	prov.Definitions = llmdDefinitions
 	run := Run{Config: ingest.RunConfig{Load: rep.level, Provenance: prov}, Env: rep.env, traits: rep.traits}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	return []Run{run}, nil
 }
 

@@ -109,9 +109,7 @@ func importLLMPerf(r io.Reader, s *source, companions []*source, opts Options) (
 	} else {
 		prov.AsReported = append(prov.AsReported, "no <name>_summary.json with the responses: the level comes from --level and the tool's own figures are not shown")
 	}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	prov.Recomputed = []string{
 		fmt.Sprintf("status from error_code: %d records of the client's own \"Output too few tokens\" check (code −100) are %q, with their timings kept; %d other errors", tooFew, llmperfTooFewTokens, failed),
 		"request ids: numbered in file order (completion order)",
@@ -307,13 +305,11 @@ func importLLMPerfSummary(r io.Reader, s *source, opts Options) ([]Run, error) {
 	}
 	prov := &ingest.Provenance{Tool: "LLMPerf", Version: "summary " + sum.version, File: filepath.Base(s.path), Reported: sum.figures}
 	prov.AsReported = []string{"every figure: the summary holds aggregates only; nothing can be recomputed"}
-	prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+	prov.Unavailable = unavailableWithoutRecords()
 	prov.TokenCounts = "tokenizer:hf-internal-testing/llama-tokenizer"
 	prov.Definitions = llmperfDefinitions
 	run := Run{Config: ingest.RunConfig{Load: sum.level, Provenance: prov}, Env: sum.env, traits: sum.traits}
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	return []Run{run}, nil
 }
 

@@ -29,9 +29,7 @@ func sglangRun(res *servingResult, s *source, record int, opts Options) (Run, er
 	prov := &ingest.Provenance{Tool: "SGLang bench_serving", Version: "not recorded in the file", File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: servingEnv(res)}
 	run.Config.Load = res.level()
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	prov.TokenCounts = "requested"
 	if native {
 		prov.TokenCounts = "usage"
@@ -48,7 +46,7 @@ func sglangRun(res *servingResult, s *source, record int, opts Options) (Run, er
 			}
 		}
 		prov.AsReported = []string{"every figure: the line holds aggregates only (written without --output-details); nothing can be recomputed"}
-		prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+		prov.Unavailable = unavailableWithoutRecords()
 		return run, nil
 	}
 	j := &jsonIn{file: s.path, record: record}

@@ -458,9 +458,7 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 	prov := &ingest.Provenance{Tool: tool, Version: version, File: filepath.Base(s.path)}
 	run := Run{Config: ingest.RunConfig{Provenance: prov}, Env: servingEnv(res)}
 	run.Config.Load = res.level()
-	if !run.Config.Load.Valid() {
-		run.Config.Load = opts.Level
-	}
+	run.Config.Load = opts.levelOr(run.Config.Load)
 	if d := res.strs["date"]; d != "" {
 		run.Config.Notes = "vLLM result dated " + d
 	}
@@ -470,7 +468,7 @@ func vllmRun(res *servingResult, s *source, record int, opts Options) (Run, erro
 	}
 	if !res.perRequest() {
 		prov.Reported = servingFigures(res, "vLLM", false, 0)
-		prov.Unavailable = []string{ingest.UnavailableRequestIDs, ingest.UnavailableSendTime, ingest.UnavailableWindow, ingest.UnavailablePerGapITL}
+		prov.Unavailable = unavailableWithoutRecords()
 		prov.AsReported = []string{"every figure: the file holds aggregates only (saved without --save-detailed); nothing can be recomputed"}
 		prov.TokenCounts = vllmTokenCounts(recent, tokenizer)
 		prov.Definitions = vllmDefinitions(recent)
